@@ -1,0 +1,22 @@
+// Error channels (house style §13): InputError for bad input, LTSIM_CHECK for our invariants.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace ltsim {
+
+/// Bad input (a file, a flag, a string that does not fit a model). The message is one line
+/// naming the file and the key or position; the command line prints it and exits with 2.
+class InputError : public std::runtime_error {
+ public:
+  explicit InputError(const std::string& message) : std::runtime_error(message) {}
+};
+
+/// Aborts with file:line when an invariant of ours is broken (never for bad input).
+[[noreturn]] void CheckFailed(const char* file, int line, const char* condition);
+
+}  // namespace ltsim
+
+#define LTSIM_CHECK(condition) \
+  ((condition) ? static_cast<void>(0) : ::ltsim::CheckFailed(__FILE__, __LINE__, #condition))

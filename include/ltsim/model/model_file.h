@@ -1,0 +1,26 @@
+// Strict reader and writer of the `ltsim-model` JSON format (model.md "Model file").
+#pragma once
+
+#include <string>
+
+#include "ltsim/model/transformer.h"
+
+namespace ltsim {
+
+/// Parses model JSON text. `source` names the file in error messages. Throws InputError
+/// (one line: "<source>: <key path>: <rule>") on malformed JSON, unknown or missing keys,
+/// wrong shapes, non-finite numbers, a bias of length ≠ τ+1, or `precision_bits` missing on
+/// a `finite` layer / present on any other.
+Transformer ParseModel(const std::string& text, const std::string& source);
+
+/// Reads and parses a model file; a missing or unreadable file is an InputError.
+Transformer ReadModel(const std::string& path);
+
+/// Serialises a model to the JSON format (round-trips exactly through ParseModel: numbers
+/// are written with 17 significant digits).
+std::string ModelToJson(const Transformer& model);
+
+/// Writes ModelToJson(model) to `path`; failure to write is an InputError.
+void WriteModel(const Transformer& model, const std::string& path);
+
+}  // namespace ltsim

@@ -1,0 +1,69 @@
+// The in-memory limit transformer of spec model.md: any depth, any number of heads.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ltsim/core/types.h"
+
+namespace ltsim {
+
+/// How a layer turns logits into attention weights (model.md "Forward pass").
+enum class Attention { kSoftmax, kHardmax, kFinite };
+
+/// β(i) multiplying the local bias: `none` gives 1, `log` gives ln i.
+enum class BiasScaling { kNone, kLog };
+
+/// One attention head: M = KᵀQ (`qk`), O = value·output (`ov`), τ-local bias φ[0..τ].
+struct Head {
+  Matrix qk;
+  Matrix ov;
+  Vector bias;
+};
+
+/// Optional ReLU MLP of a layer: y = u + B·ReLU(A u + b).
+struct Mlp {
+  Matrix in;       ///< A, m×d
+  Vector in_bias;  ///< b, m
+  Matrix out;      ///< B, d×m
+};
+
+/// One layer: its attention mode, bias scaling, heads and optional MLP.
+struct Layer {
+  Attention attention = Attention::kHardmax;
+  BiasScaling bias_scaling = BiasScaling::kNone;
+  int precision_bits = 0;  ///< p, only for Attention::kFinite (≥ 1 there, 0 elsewhere)
+  std::vector<Head> heads;
+  std::optional<Mlp> mlp;
+};
+
+/// A limit transformer: Δ-periodic positions, τ-local bias, readout at the last position.
+struct Transformer {
+  std::string name;
+  int alphabet = 0;  ///< S
+  int width = 0;     ///< d
+  int period = 1;    ///< Δ
+  int locality = 0;  ///< τ
+  double tie_tolerance = 1e-9;  ///< θ of hardmax ties and of the logit margin
+  Matrix embedding;             ///< E, S×d
+  Matrix positional;            ///< P, Δ×d
+  std::vector<Layer> layers;
+  Matrix readout_weight;  ///< W, k×d
+  Vector readout_bias;    ///< c, k
+  std::string meta_json = "{}";  ///< free-form `meta` object, kept verbatim as JSON text
+
+  int outputs() const { return static_cast<int>(readout_weight.rows()); }
+  /// D = S·Δ, the number of far-key types (token, residue).
+  int types() const { return alphabet * period; }
+};
+
+/// Name of an attention mode as written in model files ("softmax", "hardmax", "finite").
+const char* AttentionName(Attention attention);
+/// Name of a bias scaling as written in model files ("none", "log").
+const char* BiasScalingName(BiasScaling scaling);
+
+/// Checks every shape and range rule of model.md; throws InputError naming `source` and the key.
+void ValidateTransformer(const Transformer& model, const std::string& source);
+
+}  // namespace ltsim
