@@ -1,1 +1,127 @@
-// placeholder
+// γ(f), T_hard, L(f), γ_pos and head regimes, exactly as model.md defines them.
+#include "ltsim/model/constants.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <Eigen/SVD>
+
+namespace ltsim {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Smallest difference > θ between two elements of `values` (sorted in place), or +∞.
+double SmallestGap(std::vector<double>& values, double theta) {
+  std::sort(values.begin(), values.end());
+  double gap = kInf;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    // The nearest element more than θ above values[i].
+    auto it = std::upper_bound(values.begin() + i, values.end(), values[i] + theta);
+    if (it != values.end()) gap = std::min(gap, *it - values[i]);
+  }
+  return gap;
+}
+
+// The logit set 𝒜 of model.md for one head and query type (y, r).
+std::vector<double> LogitSet(const Transformer& model, const Head& head, int y, int r) {
+  const int period = model.period;
+  const Vector query = model.embedding.row(y).transpose() + model.positional.row(r).transpose();
+  const Vector mq = head.qk * query;
+  std::vector<double> set;
+  for (int s = 0; s < model.alphabet; ++s) {
+    const Vector token = model.embedding.row(s).transpose();
+    for (int rk = 0; rk < period; ++rk)
+      set.push_back((token + model.positional.row(rk).transpose()).dot(mq));
+    for (int t = 1; t <= model.locality; ++t) {
+      const int rk = ((r - t) % period + period) % period;
+      set.push_back((token + model.positional.row(rk).transpose()).dot(mq) + head.bias[t]);
+    }
+  }
+  set.push_back(query.dot(mq) + head.bias[0]);
+  return set;
+}
+
+}  // namespace
+
+const char* HeadRegimeName(HeadRegime regime) {
+  switch (regime) {
+    case HeadRegime::kTokenDominated:
+      return "token-dominated";
+    case HeadRegime::kBalanced:
+      return "balanced";
+    case HeadRegime::kPositionDominated:
+      return "position-dominated";
+  }
+  return "?";
+}
+
+double LogitMargin(const Transformer& model) {
+  double margin = kInf;
+  for (const Head& head : model.layers.front().heads) {
+    for (int y = 0; y < model.alphabet; ++y) {
+      for (int r = 0; r < model.period; ++r) {
+        std::vector<double> set = LogitSet(model, head, y, r);
+        margin = std::min(margin, SmallestGap(set, model.tie_tolerance));
+      }
+    }
+  }
+  return margin;
+}
+
+double Log2HardmaxLength(const Transformer& model) {
+  const Layer& layer = model.layers.front();
+  if (layer.attention != Attention::kFinite) return std::numeric_limits<double>::quiet_NaN();
+  const double gamma = LogitMargin(model);
+  return std::isinf(gamma) ? 0.0 : layer.precision_bits / gamma;
+}
+
+double HardmaxLength(const Transformer& model) {
+  const double log2_length = Log2HardmaxLength(model);
+  return std::isnan(log2_length) ? log2_length : std::exp2(log2_length);
+}
+
+double SpectralNorm(const Matrix& m) {
+  if (m.size() == 0) return 0.0;
+  Eigen::JacobiSVD<Matrix> svd(m);
+  return svd.singularValues()(0);
+}
+
+double LipschitzConstant(const Transformer& model) {
+  if (model.layers.size() != 1) return std::numeric_limits<double>::quiet_NaN();
+  const Layer& layer = model.layers.front();
+  double radius = 0.0;
+  for (int s = 0; s < model.alphabet; ++s)
+    for (int r = 0; r < model.period; ++r)
+      radius = std::max(radius, (model.embedding.row(s) + model.positional.row(r)).norm());
+  double heads = 0.0;
+  for (const Head& head : layer.heads) heads += SpectralNorm(head.ov);
+  const double mlp = layer.mlp ? SpectralNorm(layer.mlp->out) * SpectralNorm(layer.mlp->in) : 0.0;
+  return SpectralNorm(model.readout_weight) * (1.0 + mlp) * heads * radius;
+}
+
+double PositionalMargin(const Transformer& model) {
+  double margin = kInf;
+  for (const Head& head : model.layers.front().heads) {
+    std::vector<double> set(head.bias.data(), head.bias.data() + head.bias.size());
+    set.push_back(1.0);
+    std::sort(set.begin(), set.end());
+    set.erase(std::unique(set.begin(), set.end()), set.end());
+    if (set.size() >= 2) margin = std::min(margin, set[set.size() - 1] - set[set.size() - 2]);
+  }
+  return margin;
+}
+
+std::vector<HeadRegime> HeadRegimes(const Transformer& model) {
+  std::vector<HeadRegime> regimes;
+  for (const Head& head : model.layers.front().heads) {
+    const double top = head.bias.maxCoeff();
+    regimes.push_back(top < 1.0   ? HeadRegime::kTokenDominated
+                      : top > 1.0 ? HeadRegime::kPositionDominated
+                                  : HeadRegime::kBalanced);
+  }
+  return regimes;
+}
+
+}  // namespace ltsim

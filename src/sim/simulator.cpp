@@ -1,1 +1,145 @@
-// placeholder
+// The simulator registry (house style §20) and the layout helpers the constructions share.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numeric>
+#include <string>
+
+#include "ltsim/core/error.h"
+#include "sim/simulators.h"
+
+namespace ltsim {
+namespace {
+
+struct Entry {
+  const char* name;
+  std::function<std::unique_ptr<Simulator>()> make;
+};
+
+// The registry: one line per method, in the order help texts list them.
+const std::vector<Entry>& Registry() {
+  static const std::vector<Entry> entries = {
+      {"frequency", MakeFrequencyMatching},
+      {"frequency-agnostic", MakeFrequencyAgnostic},
+      {"truncate", MakeTruncate},
+      {"uniform", MakeUniformSubsequence},
+  };
+  return entries;
+}
+
+}  // namespace
+
+JointView JointViewOf(const std::vector<const Transformer*>& models) {
+  LTSIM_CHECK(!models.empty());
+  JointView view{models.front()->alphabet, 1, 0};
+  for (const Transformer* model : models) {
+    if (model->alphabet != view.alphabet)
+      throw InputError("models have different alphabets (" + std::to_string(view.alphabet) +
+                       " and " + std::to_string(model->alphabet) + ")");
+    view.period = std::lcm(view.period, model->period);
+    view.locality = std::max(view.locality, model->locality);
+  }
+  return view;
+}
+
+std::vector<std::string> SimulatorNames() {
+  std::vector<std::string> names;
+  for (const Entry& entry : Registry()) names.emplace_back(entry.name);
+  return names;
+}
+
+std::unique_ptr<Simulator> MakeSimulator(const std::string& name) {
+  std::string known;
+  for (const Entry& entry : Registry()) {
+    if (name == entry.name) return entry.make();
+    known += (known.empty() ? "" : ", ") + std::string(entry.name);
+  }
+  throw InputError("--method: unknown method '" + name + "' (known: " + known + ")");
+}
+
+FarRegion PlanFarRegion(const TypeCounts& counts, std::uint64_t target, const char* method) {
+  const std::uint64_t period = counts.period;
+  const std::uint64_t suffix = counts.suffix.size();
+  const std::uint64_t length = target - ((target % period + period - counts.length % period) % period);
+  if (target < suffix + period || length < suffix)
+    throw InputError(std::string("--length: ") + method + " needs at least " +
+                     std::to_string(suffix + period) + " positions (suffix τ+1 plus a period)");
+  FarRegion region;
+  region.length = length - suffix;
+  region.residue_sizes.assign(period, region.length / period);
+  for (std::uint64_t j = 1; j <= region.length % period; ++j) ++region.residue_sizes[j % period];
+  return region;
+}
+
+std::vector<Run> LayOut(const TypeCounts& counts, const FarRegion& region,
+                        const std::vector<std::uint64_t>& far) {
+  const int period = counts.period;
+  // Per residue, a cursor over (token, remaining count) in token order.
+  std::vector<int> next_token(period, 0);
+  std::vector<std::uint64_t> left(far);
+  std::vector<Run> runs;
+  auto emit = [&runs](Token token, std::uint64_t count) {
+    if (!runs.empty() && runs.back().token == token)
+      runs.back().count += count;
+    else
+      runs.push_back({token, count});
+  };
+  auto take = [&](int r, std::uint64_t count) {
+    while (count > 0) {
+      int& s = next_token[r];
+      while (left[counts.TypeIndex(s, r)] == 0) ++s;
+      LTSIM_CHECK(s < counts.alphabet);
+      const std::uint64_t k = std::min(count, left[counts.TypeIndex(s, r)]);
+      emit(static_cast<Token>(s), k);
+      left[counts.TypeIndex(s, r)] -= k;
+      count -= k;
+    }
+  };
+  if (period == 1) {
+    take(0, region.length);
+  } else {
+    for (std::uint64_t j = 1; j <= region.length; ++j) take(static_cast<int>(j % period), 1);
+  }
+  for (Token s : counts.suffix) emit(s, 1);
+  return runs;
+}
+
+std::vector<std::uint64_t> LargestRemainder(const std::vector<double>& quotas,
+                                            std::uint64_t total) {
+  const double sum = std::accumulate(quotas.begin(), quotas.end(), 0.0);
+  LTSIM_CHECK(sum > 0.0);
+  std::vector<std::uint64_t> out(quotas.size());
+  std::vector<std::pair<double, std::size_t>> remainders;
+  std::uint64_t used = 0;
+  for (std::size_t k = 0; k < quotas.size(); ++k) {
+    const double exact = quotas[k] / sum * static_cast<double>(total);
+    out[k] = static_cast<std::uint64_t>(std::floor(exact));
+    used += out[k];
+    remainders.push_back({exact - std::floor(exact), k});
+  }
+  LTSIM_CHECK(used <= total);
+  std::stable_sort(remainders.begin(), remainders.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t k = 0; used < total; k = (k + 1) % remainders.size(), ++used)
+    ++out[remainders[k].second];
+  return out;
+}
+
+std::vector<Run> WholeString(const Source& x) {
+  std::vector<Run> runs;
+  auto reader = x.Open();
+  Chunk chunk;
+  while (reader->Next(chunk)) {
+    for (std::uint64_t k = 0; k < (chunk.kind == Chunk::Kind::kRun ? 1 : chunk.size); ++k) {
+      const Token s = chunk.at(k);
+      const std::uint64_t count = chunk.kind == Chunk::Kind::kRun ? chunk.run.count : 1;
+      if (!runs.empty() && runs.back().token == s)
+        runs.back().count += count;
+      else
+        runs.push_back({s, count});
+    }
+  }
+  return runs;
+}
+
+}  // namespace ltsim

@@ -1,0 +1,23 @@
+// Evaluation of a model on a source, picking the fastest exact evaluator that applies.
+#pragma once
+
+#include <cstdint>
+
+#include "ltsim/eval/type_counts.h"
+#include "ltsim/model/transformer.h"
+#include "ltsim/strings/source.h"
+
+namespace ltsim {
+
+/// Longest string the reference evaluator accepts when no fast path applies.
+inline constexpr std::uint64_t kReferenceLimit = 20000;
+
+/// f(x): one-layer models stream once through the source (memory independent of T); deeper
+/// models use the reference evaluator up to kReferenceLimit tokens (InputError beyond).
+/// A model/string alphabet mismatch is an InputError naming the position.
+Vector Evaluate(const Transformer& model, const Source& x);
+
+/// Sup-norm distance ‖a − b‖_∞ (model.md: the distance between outputs).
+double SupDistance(const Vector& a, const Vector& b);
+
+}  // namespace ltsim

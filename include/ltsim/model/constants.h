@@ -1,0 +1,44 @@
+// Constants computed from the weights (model.md "Quantities computed from the weights").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ltsim/model/transformer.h"
+
+namespace ltsim {
+
+/// Regime of a first-layer head under `log` bias scaling (model.md).
+enum class HeadRegime { kTokenDominated, kBalanced, kPositionDominated };
+
+/// "token-dominated", "balanced" or "position-dominated".
+const char* HeadRegimeName(HeadRegime regime);
+
+/// γ(f), Section 4: the smallest positive gap (> θ) between two logits a query type can
+/// see — far keys of every type, suffix keys with φ[t], the query with φ[0] — minimised
+/// over heads and query types (s, r) of the first layer. +∞ when no set has a gap.
+double LogitMargin(const Transformer& model);
+
+/// T_hard = 2^(p/γ(f)) for a model whose first layer is `finite` with p bits (+∞ if it
+/// overflows); 1 when γ = ∞. Only meaningful for `finite` layers: NaN otherwise.
+double HardmaxLength(const Transformer& model);
+
+/// log₂ T_hard = p/γ, finite even when T_hard overflows a double; NaN if not `finite`.
+double Log2HardmaxLength(const Transformer& model);
+
+/// L(f) = ‖W‖·(1 + ‖B‖‖A‖)·Σ_h ‖O_h‖·R with R = max_{s,r} ‖E_s + P_r‖ (spectral norms),
+/// the Lipschitz constant of a one-layer model with respect to the per-head attention
+/// distributions in ℓ1: ‖f(x) − f(z)‖_∞ ≤ L(f)·max_h ‖α_h(x) − α_h(z)‖₁. NaN if depth ≠ 1.
+double LipschitzConstant(const Transformer& model);
+
+/// γ_pos(f), Section 5: min over first-layer heads of (largest − second largest) of the set
+/// {φ_h[t]} ∪ {1}; +∞ when every such set has one element (or there are no heads).
+double PositionalMargin(const Transformer& model);
+
+/// Regime of each first-layer head: by max_t φ_h[t] against 1.
+std::vector<HeadRegime> HeadRegimes(const Transformer& model);
+
+/// Spectral norm (largest singular value) of a matrix; 0 for an empty one.
+double SpectralNorm(const Matrix& m);
+
+}  // namespace ltsim

@@ -1,0 +1,65 @@
+// The common interface of every construction of a short z from a long x, and its registry.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ltsim/eval/type_counts.h"
+#include "ltsim/model/transformer.h"
+#include "ltsim/strings/source.h"
+
+namespace ltsim {
+
+/// The joint view of several models: one type space fine enough for all of them.
+struct JointView {
+  int alphabet = 0;
+  int period = 1;    ///< Δ* = lcm of the periods
+  int locality = 0;  ///< τ* = max of the localities
+};
+
+/// Δ* and τ* of `models` (at least one); InputError if their alphabets differ.
+JointView JointViewOf(const std::vector<const Transformer*>& models);
+
+/// What a simulator may use: x itself (re-readable), x's counts in the joint view of the
+/// models, the models (model-aware methods read their weights, the others only Δ and τ),
+/// the target length n and the master seed.
+struct SimulationInput {
+  const Source& x;
+  const TypeCounts& counts;
+  std::vector<const Transformer*> models;
+  std::uint64_t target_length = 0;
+  std::uint64_t seed = 0;
+};
+
+/// A constructed z, run-length encoded, with what the construction claims about it.
+struct Simulation {
+  std::vector<Run> z;
+  std::uint64_t length = 0;
+  /// The construction's bound on max_h ‖α_h(x) − α_h(z)‖₁ over every head of every model
+  /// (theory.md §2 requirement (d)); NaN when the method claims none.
+  double eta = std::numeric_limits<double>::quiet_NaN();
+  /// Frequency matching: the common group total Θ it reached; NaN otherwise.
+  double theta = std::numeric_limits<double>::quiet_NaN();
+  std::string detail;  ///< one line for the summary
+};
+
+/// A construction of z. Implementations are pure: safe to call from any thread.
+class Simulator {
+ public:
+  virtual ~Simulator() = default;
+  virtual std::string name() const = 0;
+  /// Builds z with |z| ≤ target_length. InputError when the request cannot be met (e.g. a
+  /// target shorter than the construction's minimum, or models it does not support).
+  virtual Simulation Simulate(const SimulationInput& input) const = 0;
+};
+
+/// Registered method names, in registry order.
+std::vector<std::string> SimulatorNames();
+
+/// The simulator registered under `name`; InputError listing the names if unknown.
+std::unique_ptr<Simulator> MakeSimulator(const std::string& name);
+
+}  // namespace ltsim

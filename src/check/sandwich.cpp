@@ -1,0 +1,82 @@
+// Measures |f(x) − f(z)|, |g(x) − g(z)|, |f(z) − g(z)| and the sandwich inequality (theory.md §1).
+#include "ltsim/check/sandwich.h"
+
+#include <cmath>
+
+#include "ltsim/eval/evaluate.h"
+#include "ltsim/eval/one_layer.h"
+#include "ltsim/model/constants.h"
+#include "ltsim/strings/sources.h"
+
+namespace ltsim {
+namespace {
+
+// f on a string whose joint-view counts are known: the counting pass is shared.
+Vector EvaluateWithCounts(const Transformer& model, const TypeCounts& joint, const Source& s) {
+  if (model.layers.size() == 1)
+    return EvaluateOneLayer(model, Coarsen(joint, model.period, model.locality));
+  return Evaluate(model, s);
+}
+
+// z keeps x's τ*-suffix and |z| ≡ |x| (mod Δ*): then the slots of x and z are the same keys.
+bool SlotsAligned(const TypeCounts& x, const TypeCounts& z) {
+  return x.suffix == z.suffix && x.length % x.period == z.length % z.period;
+}
+
+ModelSide Side(const Transformer& model, const TypeCounts& x_counts, const Source& x,
+               const TypeCounts& z_counts, const Source& z) {
+  ModelSide side;
+  side.on_x = EvaluateWithCounts(model, x_counts, x);
+  side.on_z = EvaluateWithCounts(model, z_counts, z);
+  side.sim = SupDistance(side.on_x, side.on_z);
+  const bool one_layer = model.layers.size() == 1;
+  side.lipschitz = LipschitzConstant(model);
+  side.logit_margin = one_layer ? LogitMargin(model) : std::nan("");
+  side.log2_hardmax_length = one_layer ? Log2HardmaxLength(model) : std::nan("");
+  if (one_layer && SlotsAligned(x_counts, z_counts)) {
+    side.eta_achieved =
+        AttentionDistance(model, Coarsen(x_counts, model.period, model.locality),
+                          Coarsen(z_counts, model.period, model.locality));
+  }
+  return side;
+}
+
+}  // namespace
+
+bool LessOrClose(double a, double b) {
+  return a <= b + 1e-12 * (1.0 + std::abs(a) + std::abs(b));
+}
+
+Simulation RunSimulation(const std::vector<const Transformer*>& models, const Source& x,
+                         const SandwichOptions& options) {
+  const JointView view = JointViewOf(models);
+  const TypeCounts counts = CountTypes(x, view.alphabet, view.period, view.locality);
+  const auto simulator = MakeSimulator(options.method);
+  return simulator->Simulate({x, counts, models, options.length, options.seed});
+}
+
+SandwichResult RunSandwich(const Transformer& f, const Transformer& g, const Source& x,
+                           const SandwichOptions& options) {
+  const std::vector<const Transformer*> models = {&f, &g};
+  const JointView view = JointViewOf(models);
+  const auto simulator = MakeSimulator(options.method);
+  const TypeCounts x_counts = CountTypes(x, view.alphabet, view.period, view.locality);
+  SandwichResult result;
+  result.method = options.method;
+  result.simulation = simulator->Simulate({x, x_counts, models, options.length, options.seed});
+  const auto z = MakeRunSource(result.simulation.z, "z");
+  const TypeCounts z_counts = CountTypes(*z, view.alphabet, view.period, view.locality);
+  result.f = Side(f, x_counts, x, z_counts, *z);
+  result.g = Side(g, x_counts, x, z_counts, *z);
+  result.x_length = x_counts.length;
+  result.z_length = z_counts.length;
+  result.gap_x = SupDistance(result.f.on_x, result.g.on_x);
+  result.gap_z = SupDistance(result.f.on_z, result.g.on_z);
+  result.holds = LessOrClose(result.gap_x, result.f.sim + result.gap_z + result.g.sim);
+  const double eta = result.simulation.eta;
+  result.rate_holds = !std::isnan(eta) && LessOrClose(result.f.sim, result.f.lipschitz * eta) &&
+                      LessOrClose(result.g.sim, result.g.lipschitz * eta);
+  return result;
+}
+
+}  // namespace ltsim

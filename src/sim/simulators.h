@@ -1,0 +1,41 @@
+// Factories of the registered simulators (one file pair each) and their shared layout helpers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ltsim/sim/simulator.h"
+
+namespace ltsim {
+
+std::unique_ptr<Simulator> MakeFrequencyMatching();
+std::unique_ptr<Simulator> MakeFrequencyAgnostic();
+std::unique_ptr<Simulator> MakeTruncate();
+std::unique_ptr<Simulator> MakeUniformSubsequence();
+
+/// Where z's far region and suffix go, for constructions that keep x's τ*-suffix and
+/// x's length modulo Δ* (requirements (a) and (e) of theory.md §2).
+struct FarRegion {
+  std::uint64_t length = 0;                  ///< n_far = |z| − (τ* + 1)
+  std::vector<std::uint64_t> residue_sizes;  ///< N_r: far positions of z with residue r
+};
+
+/// The largest |z| ≤ target with |z| ≡ T (mod Δ*) and its far region; InputError when the
+/// target leaves no room for the suffix.
+FarRegion PlanFarRegion(const TypeCounts& counts, std::uint64_t target, const char* method);
+
+/// Lays out far counts c'[κ] (indexed like TypeCounts::far, summing to N_r in each residue)
+/// position by position, then appends x's suffix: z as runs.
+std::vector<Run> LayOut(const TypeCounts& counts, const FarRegion& region,
+                        const std::vector<std::uint64_t>& far);
+
+/// Splits `total` into integers proportional to `quotas` (≥ 0, summing to > 0) by largest
+/// remainder, ties to the lower index.
+std::vector<std::uint64_t> LargestRemainder(const std::vector<double>& quotas,
+                                            std::uint64_t total);
+
+/// x as runs, for a short x (used when T ≤ target: z = x).
+std::vector<Run> WholeString(const Source& x);
+
+}  // namespace ltsim

@@ -1,0 +1,99 @@
+// `ltsim info MODEL`: sizes and the constants of model.md computed from the weights.
+#include <cmath>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "ltsim/model/constants.h"
+#include "ltsim/model/model_file.h"
+#include "output.h"
+
+namespace ltsim::cli {
+namespace {
+
+struct InfoArgs {
+  std::string model;
+  bool json = false;
+};
+
+// The constants, computed once; the two printers only format them.
+struct Info {
+  double logit_margin, log2_hardmax_length, hardmax_length, lipschitz, positional_margin;
+  std::vector<HeadRegime> regimes;
+};
+
+Info Compute(const Transformer& model) {
+  const bool one_layer = model.layers.size() == 1;
+  return {one_layer ? LogitMargin(model) : std::nan(""),
+          one_layer ? Log2HardmaxLength(model) : std::nan(""),
+          one_layer ? HardmaxLength(model) : std::nan(""),
+          LipschitzConstant(model),
+          PositionalMargin(model),
+          HeadRegimes(model)};
+}
+
+void PrintJsonInfo(const Transformer& model, const Info& info) {
+  Json doc;
+  doc["context"] = Context("info", 0);
+  doc["name"] = model.name;
+  doc["alphabet"] = model.alphabet;
+  doc["width"] = model.width;
+  doc["period"] = model.period;
+  doc["locality"] = model.locality;
+  doc["layers"] = model.layers.size();
+  doc["heads"] = Json::array();
+  for (const Layer& layer : model.layers) doc["heads"].push_back(layer.heads.size());
+  doc["outputs"] = model.outputs();
+  doc["attention"] = AttentionName(model.layers.front().attention);
+  doc["logit_margin"] = Number(info.logit_margin);
+  doc["hardmax_length"] = Number(info.hardmax_length);
+  doc["log2_hardmax_length"] = Number(info.log2_hardmax_length);
+  doc["lipschitz"] = Number(info.lipschitz);
+  doc["positional_margin"] = Number(info.positional_margin);
+  doc["regimes"] = Json::array();
+  for (HeadRegime regime : info.regimes) doc["regimes"].push_back(HeadRegimeName(regime));
+  doc["null_means"] = "∞ for margins (no positive gap); not applicable otherwise";
+  PrintJson(doc);
+}
+
+void PrintTextInfo(const Transformer& model, const Info& info) {
+  std::cout << fmt::format("model            {}\n", model.name);
+  std::cout << fmt::format("sizes            S = {}, d = {}, Δ = {}, τ = {}, layers = {}, outputs = {}\n",
+                           model.alphabet, model.width, model.period, model.locality,
+                           model.layers.size(), model.outputs());
+  for (std::size_t l = 0; l < model.layers.size(); ++l) {
+    const Layer& layer = model.layers[l];
+    std::cout << fmt::format("layer {}          {} heads, {}{}, bias scaling {}, {}\n", l + 1,
+                             layer.heads.size(), AttentionName(layer.attention),
+                             layer.attention == Attention::kFinite
+                                 ? fmt::format(" (p = {})", layer.precision_bits)
+                                 : std::string(),
+                             BiasScalingName(layer.bias_scaling), layer.mlp ? "MLP" : "no MLP");
+  }
+  std::cout << fmt::format("logit margin γ   {}\n", Show(info.logit_margin));
+  std::cout << fmt::format("hardmax length   {} (log2 = {})\n", Show(info.hardmax_length),
+                           Show(info.log2_hardmax_length));
+  std::cout << fmt::format("Lipschitz L(f)   {}\n", Show(info.lipschitz));
+  std::cout << fmt::format("positional γ_pos {}\n", Show(info.positional_margin));
+  std::string regimes;
+  for (HeadRegime regime : info.regimes) regimes += std::string(regimes.empty() ? "" : ", ") + HeadRegimeName(regime);
+  std::cout << fmt::format("head regimes     {}\n", regimes.empty() ? "(no heads)" : regimes);
+}
+
+}  // namespace
+
+void AddInfoCommand(CLI::App& app) {
+  auto args = std::make_shared<InfoArgs>();
+  CLI::App* cmd = app.add_subcommand("info", "Print a model's sizes and constants (γ, T_hard, L, γ_pos).");
+  cmd->add_option("MODEL", args->model, "model file (ltsim-model JSON)")->required();
+  cmd->add_flag("--json", args->json, "print as JSON (null = ∞ or not applicable)");
+  cmd->callback([args] {
+    const Transformer model = ReadModel(args->model);
+    const Info info = Compute(model);
+    args->json ? PrintJsonInfo(model, info) : PrintTextInfo(model, info);
+  });
+}
+
+}  // namespace ltsim::cli

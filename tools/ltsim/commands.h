@@ -1,0 +1,14 @@
+// The explicit registry of ltsim's subcommands (house style §20).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace ltsim::cli {
+
+void AddEvalCommand(CLI::App& app);
+void AddInfoCommand(CLI::App& app);
+void AddSimulateCommand(CLI::App& app);
+void AddSandwichCommand(CLI::App& app);
+void AddGenerateCommand(CLI::App& app);
+
+}  // namespace ltsim::cli

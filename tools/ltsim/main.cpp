@@ -1,0 +1,36 @@
+// ltsim: parse → validate → build options → run, with one error funnel (house style §6, §13).
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+#include "ltsim/core/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "ltsim: limit transformers, short simulating strings and the length-generalization "
+      "sandwich (Izzo–Nichani–Lee, ICLR 2026)."};
+  app.set_version_flag("--version", std::string("ltsim ") + LTSIM_VERSION);
+  app.require_subcommand(1);
+  ltsim::cli::AddEvalCommand(app);
+  ltsim::cli::AddInfoCommand(app);
+  ltsim::cli::AddSimulateCommand(app);
+  ltsim::cli::AddSandwichCommand(app);
+  ltsim::cli::AddGenerateCommand(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "ltsim: " << e.what() << " (see ltsim --help)\n";
+    return 2;
+  } catch (const ltsim::InputError& e) {
+    std::cerr << "ltsim: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}
