@@ -1,1 +1,220 @@
-// placeholder
+// Writing strings to disk: run-length text and .u8/.u16 binary (model.md "Strings on disk").
+#include <algorithm>
+#include <bit>
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "ltsim/core/error.h"
+#include "ltsim/strings/sources.h"
+
+namespace ltsim {
+namespace {
+
+constexpr std::size_t kBufferBytes = 1 << 20;
+constexpr int kRunsPerLine = 16;
+
+/// An output file that reports failures as InputErrors naming the path and removes itself
+/// unless Close() succeeded.
+class OutputFile {
+ public:
+  explicit OutputFile(std::string path) : path_(std::move(path)) {
+    file_ = std::fopen(path_.c_str(), "wb");
+    if (!file_) throw InputError(path_ + ": cannot open for writing");
+  }
+  ~OutputFile() {
+    if (!file_) return;
+    std::fclose(file_);
+    std::error_code ignored;
+    std::filesystem::remove(path_, ignored);
+  }
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  void Write(const void* data, std::size_t bytes) {
+    if (bytes > 0 && std::fwrite(data, 1, bytes, file_) != bytes) Fail();
+  }
+  void Close() {
+    std::FILE* file = file_;
+    file_ = nullptr;
+    if (std::fclose(file) != 0) {
+      std::error_code ignored;
+      std::filesystem::remove(path_, ignored);
+      Fail();
+    }
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  [[noreturn]] void Fail() const { throw InputError(path_ + ": cannot write string file"); }
+
+  std::string path_;
+  std::FILE* file_ = nullptr;
+};
+
+/// Merges runs across chunk boundaries and prints them as "s" or "s^c", kRunsPerLine a line.
+class RunTextWriter {
+ public:
+  explicit RunTextWriter(OutputFile& out) : out_(out) {}
+
+  void Add(Token token, std::uint64_t count) {
+    if (current_.count > 0 && current_.token == token) {
+      current_.count += count;
+      return;
+    }
+    Emit();
+    current_ = Run{token, count};
+  }
+
+  void Finish() {
+    Emit();
+    if (on_line_ > 0) text_ += '\n';
+    out_.Write(text_.data(), text_.size());
+    text_.clear();
+  }
+
+ private:
+  void Emit() {
+    if (current_.count == 0) return;
+    if (on_line_ > 0) text_ += ' ';
+    AppendNumber(current_.token);
+    if (current_.count > 1) {
+      text_ += '^';
+      AppendNumber(current_.count);
+    }
+    if (++on_line_ == kRunsPerLine) {
+      text_ += '\n';
+      on_line_ = 0;
+    }
+    if (text_.size() >= kBufferBytes) {
+      out_.Write(text_.data(), text_.size());
+      text_.clear();
+    }
+  }
+
+  void AppendNumber(std::uint64_t value) {
+    char digits[24];
+    const auto result = std::to_chars(digits, digits + sizeof(digits), value);
+    text_.append(digits, result.ptr);
+  }
+
+  OutputFile& out_;
+  Run current_;
+  int on_line_ = 0;
+  std::string text_;
+};
+
+/// Buffers tokens of on-disk type T (little-endian) and checks that each one fits.
+template <typename T>
+class BinaryWriter {
+ public:
+  BinaryWriter(const Source& source, OutputFile& out) : source_(source), out_(out) {
+    buffer_.reserve(kCapacity);
+  }
+
+  void Add(const Chunk& chunk) {
+    if (CanWriteDirectly(chunk)) {
+      Flush();
+      out_.Write(sizeof(T) == 1 ? static_cast<const void*>(chunk.bytes) : chunk.words,
+                 chunk.size * sizeof(T));
+    } else if (chunk.kind == Chunk::Kind::kRun) {
+      AddRun(chunk.run);
+    } else {
+      AddTokens(chunk);
+    }
+    index_ += chunk.length();
+  }
+
+  void Flush() {
+    if constexpr (sizeof(T) == 2 && std::endian::native == std::endian::big) {
+      for (T& word : buffer_) word = static_cast<T>((word >> 8) | (word << 8));
+    }
+    out_.Write(buffer_.data(), buffer_.size() * sizeof(T));
+    buffer_.clear();
+  }
+
+ private:
+  static constexpr std::size_t kCapacity = kBufferBytes / sizeof(T);
+
+  static bool CanWriteDirectly(const Chunk& chunk) {
+    if constexpr (sizeof(T) == 1) return chunk.kind == Chunk::Kind::kBytes;
+    return chunk.kind == Chunk::Kind::kWords && std::endian::native == std::endian::little;
+  }
+
+  void CheckFits(Token token, std::uint64_t index) const {
+    if (sizeof(T) == 1 && token > 0xff) {
+      throw InputError(out_.path() + ": token " + std::to_string(token) + " at " +
+                       source_.Locate(index) +
+                       " does not fit in one byte (.u8 needs tokens below 256)");
+    }
+  }
+
+  void AddTokens(const Chunk& chunk) {
+    for (std::size_t k = 0; k < chunk.size; ++k) {
+      CheckFits(chunk.at(k), index_ + k);
+      buffer_.push_back(static_cast<T>(chunk.at(k)));
+      if (buffer_.size() == kCapacity) Flush();
+    }
+  }
+
+  // Appends run.count copies; the run starts at index_.
+  void AddRun(const Run& run) {
+    CheckFits(run.token, index_);
+    for (std::uint64_t left = run.count; left > 0;) {
+      const std::size_t room = kCapacity - buffer_.size();
+      const std::size_t n = std::min<std::uint64_t>(left, room);
+      buffer_.insert(buffer_.end(), n, static_cast<T>(run.token));
+      left -= n;
+      if (buffer_.size() == kCapacity) Flush();
+    }
+  }
+
+  const Source& source_;
+  OutputFile& out_;
+  std::vector<T> buffer_;
+  std::uint64_t index_ = 0;
+};
+
+template <typename T>
+void WriteTokens(const Source& source, OutputFile& out) {
+  BinaryWriter<T> writer(source, out);
+  auto reader = source.Open();
+  Chunk chunk;
+  while (reader->Next(chunk)) writer.Add(chunk);
+  writer.Flush();
+}
+
+}  // namespace
+
+void WriteRunLengthText(const Source& source, const std::string& path) {
+  OutputFile out(path);
+  const std::string header = "# ltsim string, length " + std::to_string(source.length()) + "\n";
+  out.Write(header.data(), header.size());
+  RunTextWriter writer(out);
+  auto reader = source.Open();
+  Chunk chunk;
+  while (reader->Next(chunk)) {
+    if (chunk.kind == Chunk::Kind::kRun) {
+      writer.Add(chunk.run.token, chunk.run.count);
+    } else {
+      for (std::size_t k = 0; k < chunk.size; ++k) writer.Add(chunk.at(k), 1);
+    }
+  }
+  writer.Finish();
+  out.Close();
+}
+
+void WriteBinary(const Source& source, const std::string& path, int bytes_per_token) {
+  LTSIM_CHECK(bytes_per_token == 1 || bytes_per_token == 2);
+  OutputFile out(path);
+  if (bytes_per_token == 1) {
+    WriteTokens<std::uint8_t>(source, out);
+  } else {
+    WriteTokens<std::uint16_t>(source, out);
+  }
+  out.Close();
+}
+
+}  // namespace ltsim
