@@ -218,7 +218,9 @@ FrequencyPlan PlanFrequencyMatching(const TypeCounts& counts,
     plan.hardmax_regime = plan.hardmax_regime && InHardmaxRegime(*model, counts.length, z_length);
   for (std::size_t h = 0; h < c.groups.size(); ++h) {
     const Group& g = c.groups[h];
-    if (c.group_root[h] < 0) continue;
+    // A one-slot support is the point mass on that slot in x and in z (the slot stays
+    // present): its distance is 0 whatever the counts.
+    if (c.group_root[h] < 0 || !g.scaled()) continue;
     const double lambda = Scale(c, c.group_root[h], plan.theta);
     double deviation = (1.0 - lambda) * g.fixed;
     double mass_z = 0.0;

@@ -27,7 +27,8 @@ namespace ltsim {
 /// with bias_scaling none) each head satisfies
 ///     ‖α_h(x) − α_h(z)‖₁ ≤ η_h = 2(Σ_κ |c'_κ − λ_C c_κ| + (1 − λ_C) m_h) / max(λ_C(S_h + m_h), S'_h + m_h)
 ///                         ≤ 2(|K_h| + m_h)/Θ   when no padding entered the group,
-/// so sim_f ≤ L(f)·η with η = max_h η_h (model.md's L(f)). Hence |z| ~ Δ·D(D+τ)·(L/ε)².
+/// (η_h = 0 for a one-slot support: a point mass in x and in z), so sim_f ≤ L(f)·η with
+/// η = max_h η_h (model.md's L(f)). Hence |z| ~ Δ·D(D+τ)·(L/ε)².
 struct FrequencyPlan {
   std::vector<std::uint64_t> far;  ///< c'[κ], indexed like TypeCounts::far
   double theta = 0.0;              ///< Θ

@@ -1,0 +1,99 @@
+// Properties of the model-aware frequency matching (theory.md §2): requirements (a)–(e) and its η bound.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "ltsim/check/sandwich.h"
+#include "ltsim/eval/type_counts.h"
+#include "ltsim/sim/frequency_matching.h"
+#include "ltsim/strings/sources.h"
+#include "ltsim_test/random_models.h"
+
+namespace ltsim {
+namespace {
+
+struct Case {
+  Transformer f, g;
+  std::vector<Token> x;
+  std::uint64_t n = 0;
+};
+
+// A pair in the hardmax regime, a long skewed x and a target length n ≥ both T_hard.
+Case GenCase() {
+  Case c;
+  const test::ModelShape fs = *test::GenHardmaxRegimeShape();
+  const test::ModelShape gs = *test::WithAlphabet(test::GenHardmaxRegimeShape(), fs.alphabet);
+  c.f = test::MakeRandomModel(fs);
+  c.g = test::MakeRandomModel(gs);
+  c.x = *test::GenString(fs.alphabet, 5000, 60000);
+  c.n = *rc::gen::inRange<std::uint64_t>(300, 4000);
+  return c;
+}
+
+TypeCounts JointCounts(const Case& c, const std::vector<Token>& s) {
+  const int period = std::lcm(c.f.period, c.g.period);
+  const int locality = std::max(c.f.locality, c.g.locality);
+  return CountTypes(s, c.f.alphabet, period, locality);
+}
+
+std::vector<Token> Expand(const std::vector<Run>& runs) {
+  std::vector<Token> out;
+  for (const Run& run : runs) out.insert(out.end(), run.count, run.token);
+  return out;
+}
+
+RC_GTEST_PROP(FrequencyProperty, MeetsRequirementsAndItsEtaBound, ()) {
+  const Case c = GenCase();
+  const auto x = MakeTokenSource(c.x, "x");
+  const SandwichResult r = RunSandwich(c.f, c.g, *x, {"frequency", c.n, 1});
+  const std::vector<Token> z = Expand(r.simulation.z);
+  const TypeCounts cx = JointCounts(c, c.x);
+  const TypeCounts cz = JointCounts(c, z);
+  // (a) the suffix and the length modulo Δ*; |z| ≤ n.
+  RC_ASSERT(z.size() == r.z_length);
+  RC_ASSERT(r.z_length <= c.n);
+  RC_ASSERT(cz.suffix == cx.suffix);
+  RC_ASSERT(r.z_length % cx.period == r.x_length % cx.period);
+  // (c) only types present in x.
+  for (std::size_t k = 0; k < cx.far.size(); ++k) RC_ASSERT(cz.far[k] == 0 || cx.far[k] > 0);
+  // The bound: in the hardmax regime η is claimed, and sim ≤ L·η is the Lipschitz lemma
+  // applied to attention distances the construction certifies (slack: LessOrClose, 1e-12).
+  const bool regime = !std::isnan(r.simulation.eta);
+  RC_TAG(regime ? "hardmax regime" : "below T_hard");
+  if (!regime) return;
+  RC_ASSERT(r.rate_holds);
+  RC_ASSERT(LessOrClose(r.f.eta_achieved, r.simulation.eta));
+  RC_ASSERT(LessOrClose(r.g.eta_achieved, r.simulation.eta));
+  RC_ASSERT(LessOrClose(r.f.sim, r.f.lipschitz * r.f.eta_achieved));
+  RC_ASSERT(LessOrClose(r.g.sim, r.g.lipschitz * r.g.eta_achieved));
+  RC_ASSERT(r.holds);
+}
+
+// The documented rate: without padding every scaled group is within 2(|K_h| + m_h)/Θ.
+RC_GTEST_PROP(FrequencyProperty, CertificateWithinTheStatedRate, ()) {
+  const Case c = GenCase();
+  const TypeCounts cx = JointCounts(c, c.x);
+  const std::uint64_t far = c.n - cx.suffix.size();
+  std::vector<std::uint64_t> sizes(cx.period, far / cx.period);
+  for (std::uint64_t j = 1; j <= far % cx.period; ++j) ++sizes[j % cx.period];
+  RC_PRE(far >= static_cast<std::uint64_t>(cx.period));
+  const FrequencyPlan plan = PlanFrequencyMatching(cx, sizes, c.n, {&c.f, &c.g});
+  RC_PRE(plan.padded_groups == 0);
+  RC_TAG(plan.exact_components == plan.components ? "all exact" : "scaled");
+  if (plan.exact_components == plan.components) {
+    RC_ASSERT(plan.eta == 0.0);
+  } else {
+    RC_ASSERT(LessOrClose(plan.eta, plan.eta_rate));
+  }
+  // Every residue class of the far region is filled exactly (requirement (e)).
+  for (int r = 0; r < cx.period; ++r) {
+    std::uint64_t used = 0;
+    for (int s = 0; s < cx.alphabet; ++s) used += plan.far[cx.TypeIndex(s, r)];
+    RC_ASSERT(used == sizes[r]);
+  }
+}
+
+}  // namespace
+}  // namespace ltsim

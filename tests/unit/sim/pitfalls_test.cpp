@@ -1,0 +1,79 @@
+// The two pitfalls of theory.md §2: the baseline falls into each, the model-aware construction does not.
+#include <gtest/gtest.h>
+
+#include "ltsim/check/sandwich.h"
+#include "ltsim/strings/sources.h"
+
+namespace ltsim {
+namespace {
+
+// One hardmax head over coordinates (0: [token 0], 1: [token 1], 2: [token 2], 3: const 1,
+// 4: output). Logit of a key = Σ_s key_weight[s]·[key is s] (+ φ[t] near the query); the
+// output is the attention share of token 1.
+Transformer ShareModel(int period, int locality, std::vector<double> key_weight,
+                       std::vector<double> bias) {
+  Transformer m;
+  m.name = "share";
+  m.alphabet = 3;
+  m.width = 5;
+  m.period = period;
+  m.locality = locality;
+  m.embedding = Matrix::Zero(3, 5);
+  for (int s = 0; s < 3; ++s) m.embedding(s, s) = m.embedding(s, 3) = 1.0;
+  m.positional = Matrix::Zero(period, 5);
+  Head head{Matrix::Zero(5, 5), Matrix::Zero(5, 5), Vector::Map(bias.data(), bias.size())};
+  for (int s = 0; s < 3; ++s) head.qk(s, 3) = key_weight[s];
+  head.ov(4, 1) = 1.0;
+  Layer layer;
+  layer.attention = Attention::kHardmax;
+  layer.heads.push_back(head);
+  m.layers.push_back(layer);
+  m.readout_weight = Matrix::Zero(1, 5);
+  m.readout_weight(0, 4) = 1.0;
+  m.readout_bias = Vector::Zero(1);
+  ValidateTransformer(m, "share");
+  return m;
+}
+
+// Pitfall 1, a single global scale with a suffix tie: far keys of token 0 (1000 of them)
+// are maximal and the key just before the query (a 1, lifted by φ[1] = 1) ties them, so
+// f(x) = 1/1002. Scaling every count by n/T ≈ 1/1000 leaves one far 0 against the tie:
+// 1 or 2 vs the tie, f(z) ≥ 1/4.
+TEST(Pitfalls, GlobalScaleWithASuffixTie) {
+  const Transformer f = ShareModel(1, 1, {1.0, 0.0, 0.0}, {0.0, 1.0});
+  const auto x = MakeRunSource({{1, 999000}, {0, 1000}, {1, 1}, {0, 1}}, "x");
+  const SandwichResult agnostic = RunSandwich(f, f, *x, {"frequency-agnostic", 1000, 1});
+  EXPECT_NEAR(agnostic.f.on_x[0], 1.0 / 1002.0, 1e-15);
+  EXPECT_GT(agnostic.f.sim, 0.2);  // one or two far 0s against the tie: f(z) ≥ 1/4
+  const SandwichResult aware = RunSandwich(f, f, *x, {"frequency", 1000, 1});
+  EXPECT_LE(aware.z_length, 1000u);
+  EXPECT_LT(aware.f.sim, 1e-5);  // ~ |1/1000 − 1/1002|: the 0s keep a total of Θ ≈ 998
+  EXPECT_TRUE(aware.rate_holds);
+  EXPECT_LE(aware.f.sim, aware.f.lipschitz * aware.simulation.eta);
+}
+
+// Pitfall 2, exact-small/scaled-large inside one maximal set: tokens 0 and 1 are maximal,
+// 0 is rare (50 in all, spread over Δ = 20 residues) and 1 common (10^5); 10^6 filler 2s.
+// Keeping each rare type once while scaling the common one by n/T inflates the 0s' share
+// 20-fold; one scale for the whole maximal set (and the whole budget for it) does not.
+TEST(Pitfalls, ExactSmallScaledLargeInOneMaximalSet) {
+  const Transformer f = ShareModel(20, 0, {1.0, 1.0, 0.0}, {0.0});
+  std::vector<ltsim::Run> runs;
+  for (int block = 0; block < 50; ++block) {
+    runs.push_back({2, 20000});
+    runs.push_back({1, 2000});
+    runs.push_back({0, 1});
+  }
+  runs.push_back({1, 1});
+  const auto x = MakeRunSource(runs, "x");
+  const SandwichResult agnostic = RunSandwich(f, f, *x, {"frequency-agnostic", 20000, 1});
+  const SandwichResult aware = RunSandwich(f, f, *x, {"frequency", 20000, 1});
+  // f(x) = share of 1s among the 0s and 1s ≈ 1 − 50/100051.
+  EXPECT_NEAR(agnostic.f.on_x[0], 100001.0 / 100051.0, 1e-12);
+  EXPECT_GT(agnostic.f.sim, 5e-3);
+  EXPECT_LT(aware.f.sim, 1e-3);
+  EXPECT_TRUE(aware.rate_holds);
+}
+
+}  // namespace
+}  // namespace ltsim

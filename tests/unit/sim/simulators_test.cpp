@@ -1,0 +1,91 @@
+// Unit tests of every registered simulator: structure of z, seeds, and refusals.
+#include <gtest/gtest.h>
+
+#include "ltsim/check/sandwich.h"
+#include "ltsim/core/error.h"
+#include "ltsim/model/tasks.h"
+#include "ltsim/strings/sources.h"
+
+namespace ltsim {
+namespace {
+
+std::vector<Token> Expand(const std::vector<Run>& runs) {
+  std::vector<Token> out;
+  for (const Run& run : runs) out.insert(out.end(), run.count, run.token);
+  return out;
+}
+
+std::vector<Token> Iid(std::uint64_t length, std::uint64_t seed) {
+  return ReadAll(*MakeIidSource(length, 2, seed, {0.7, 0.3}), length);
+}
+
+TEST(Simulators, RegistryListsEveryMethodAndRefusesUnknownOnes) {
+  EXPECT_EQ(SimulatorNames(),
+            (std::vector<std::string>{"frequency", "frequency-agnostic", "truncate", "uniform"}));
+  EXPECT_THROW(MakeSimulator("nope"), InputError);
+}
+
+TEST(Simulators, TruncateKeepsTheLastNTokens) {
+  const Transformer m = MakeModPTask(3, 1);
+  const std::vector<Token> x = Iid(10000, 5);
+  const Simulation z = RunSimulation({&m}, *MakeTokenSource(x, "x"), {"truncate", 777, 1});
+  EXPECT_EQ(Expand(z.z), std::vector<Token>(x.end() - 777, x.end()));
+  EXPECT_EQ(z.length, 777u);
+}
+
+TEST(Simulators, UniformIsASeededSubsequenceOfLengthN) {
+  const Transformer m = MakeModPTask(3, 1);
+  const std::vector<Token> x = Iid(5000, 6);
+  const auto source = MakeTokenSource(x, "x");
+  const std::vector<Token> z = Expand(RunSimulation({&m}, *source, {"uniform", 400, 9}).z);
+  ASSERT_EQ(z.size(), 400u);
+  std::size_t j = 0;  // z is a subsequence of x
+  for (Token s : z) {
+    while (j < x.size() && x[j] != s) ++j;
+    ASSERT_LT(j, x.size());
+    ++j;
+  }
+  EXPECT_EQ(z, Expand(RunSimulation({&m}, *source, {"uniform", 400, 9}).z));
+  EXPECT_NE(z, Expand(RunSimulation({&m}, *source, {"uniform", 400, 10}).z));
+}
+
+TEST(Simulators, FrequencyMethodsKeepSuffixAndResidueOfLength) {
+  const Transformer f = MakeModPTask(4, 1);
+  const Transformer g = MakeModPTask(6, 5);
+  const std::vector<Token> x = Iid(30001, 7);
+  for (const char* method : {"frequency", "frequency-agnostic"}) {
+    const Simulation z = RunSimulation({&f, &g}, *MakeTokenSource(x, "x"), {method, 1000, 1});
+    const std::vector<Token> zt = Expand(z.z);
+    ASSERT_EQ(zt.size(), z.length) << method;
+    EXPECT_LE(z.length, 1000u) << method;
+    EXPECT_EQ(z.length % 12, x.size() % 12) << method;  // Δ* = lcm(4, 6)
+    EXPECT_EQ(zt.back(), x.back()) << method;
+    EXPECT_GT(z.length, 1000u - 12) << method;  // the largest |z| ≤ n with that residue
+  }
+}
+
+TEST(Simulators, ShortStringsAreTheirOwnSimulation) {
+  const Transformer m = MakeModPTask(2, 0);
+  const std::vector<Token> x = Iid(300, 8);
+  for (const char* method : {"frequency", "frequency-agnostic", "truncate", "uniform"})
+    EXPECT_EQ(Expand(RunSimulation({&m}, *MakeTokenSource(x, "x"), {method, 500, 1}).z), x)
+        << method;
+}
+
+TEST(Simulators, FrequencyRefusesATargetTooShortForTheSuffix) {
+  const Transformer m = MakeModPTask(5, 0);
+  const std::vector<Token> x = Iid(3000, 9);
+  EXPECT_THROW(RunSimulation({&m}, *MakeTokenSource(x, "x"), {"frequency", 3, 1}), InputError);
+}
+
+TEST(Simulators, ModelsWithDifferentAlphabetsAreRefused) {
+  const Transformer f = MakeModPTask(2, 0);
+  Transformer g = MakeModPTask(2, 0);
+  g.alphabet = 3;
+  g.embedding.conservativeResize(3, g.width);
+  g.embedding.row(2).setZero();
+  EXPECT_THROW(JointViewOf({&f, &g}), InputError);
+}
+
+}  // namespace
+}  // namespace ltsim
