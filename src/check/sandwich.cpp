@@ -34,18 +34,15 @@ ModelSide Side(const Transformer& model, const TypeCounts& x_counts, const Sourc
   side.logit_margin = one_layer ? LogitMargin(model) : std::nan("");
   side.log2_hardmax_length = one_layer ? Log2HardmaxLength(model) : std::nan("");
   if (one_layer && SlotsAligned(x_counts, z_counts)) {
-    side.eta_achieved =
-        AttentionDistance(model, Coarsen(x_counts, model.period, model.locality),
-                          Coarsen(z_counts, model.period, model.locality));
+    side.eta_achieved = AttentionDistance(model, Coarsen(x_counts, model.period, model.locality),
+                                          Coarsen(z_counts, model.period, model.locality));
   }
   return side;
 }
 
 }  // namespace
 
-bool LessOrClose(double a, double b) {
-  return a <= b + 1e-12 * (1.0 + std::abs(a) + std::abs(b));
-}
+bool LessOrClose(double a, double b) { return a <= b + 1e-12 * (1.0 + std::abs(a) + std::abs(b)); }
 
 Simulation RunSimulation(const std::vector<const Transformer*>& models, const Source& x,
                          const SandwichOptions& options) {

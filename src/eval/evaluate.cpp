@@ -13,8 +13,6 @@ Vector Evaluate(const Transformer& model, const Source& x) {
   return EvaluateReference(model, ReadAll(x, kReferenceLimit));
 }
 
-double SupDistance(const Vector& a, const Vector& b) {
-  return (a - b).cwiseAbs().maxCoeff();
-}
+double SupDistance(const Vector& a, const Vector& b) { return (a - b).cwiseAbs().maxCoeff(); }
 
 }  // namespace ltsim

@@ -14,8 +14,8 @@ inline double BiasScale(BiasScaling scaling, double i) {
 
 /// Unnormalised weight of a key with logit `a` when the largest logit is `a_max` at query
 /// position i. Softmax: exp(a − a*). Hardmax: 1 if a ≥ a* − θ else 0. Finite (p bits):
-/// w = i^(a − a*), set to 0 when w ≤ 2^(−p). Both evaluators call this with bit-identical
-/// arguments, so ties and the rounding threshold fall the same way in each.
+/// w = i^(a − a*) = 2^(log₂ i·(a − a*)), set to 0 when w ≤ 2^(−p). Both evaluators call this with
+/// bit-identical arguments, so ties and the rounding threshold fall the same way in each.
 inline double AttentionWeight(const Layer& layer, double theta, double a, double a_max, double i) {
   switch (layer.attention) {
     case Attention::kSoftmax:
@@ -23,8 +23,10 @@ inline double AttentionWeight(const Layer& layer, double theta, double a, double
     case Attention::kHardmax:
       return a >= a_max - theta ? 1.0 : 0.0;
     case Attention::kFinite: {
-      const double w = std::exp(std::log(i) * (a - a_max));
-      return w <= std::ldexp(1.0, -layer.precision_bits) ? 0.0 : w;
+      // Compared in log₂ space, where the threshold 2^(−p) is exact: at i = T_hard = 2^(p/γ)
+      // a key γ below the maximum has log₂ w = −p exactly and is dropped, as model.md says.
+      const double log2_w = std::log2(i) * (a - a_max);
+      return log2_w <= -layer.precision_bits ? 0.0 : std::exp2(log2_w);
     }
   }
   return 0.0;

@@ -95,8 +95,7 @@ double L1Distance(const std::vector<double>& a, const std::vector<double>& b) {
 
 }  // namespace
 
-std::vector<HeadAttention> OneLayerAttention(const Transformer& model,
-                                             const TypeCounts& counts) {
+std::vector<HeadAttention> OneLayerAttention(const Transformer& model, const TypeCounts& counts) {
   return AttendAll(model, counts, CollectKeys(model, counts));
 }
 

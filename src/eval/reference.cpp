@@ -18,8 +18,8 @@ Vector HeadOutput(const Transformer& model, const Layer& layer, const Head& head
   std::vector<double> logits(i + 1);
   for (std::size_t j = 0; j <= i; ++j) {
     const std::size_t t = i - j;
-    logits[j] = Logit(y[j], mq, head, beta, t <= static_cast<std::size_t>(model.locality)
-                                                ? static_cast<int>(t) : -1);
+    logits[j] = Logit(y[j], mq, head, beta,
+                      t <= static_cast<std::size_t>(model.locality) ? static_cast<int>(t) : -1);
   }
   const double a_max = *std::max_element(logits.begin(), logits.end());
   Vector acc = Vector::Zero(model.width);

@@ -1,11 +1,10 @@
 // γ(f), T_hard, L(f), γ_pos and head regimes, exactly as model.md defines them.
 #include "ltsim/model/constants.h"
 
+#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <Eigen/SVD>
 
 namespace ltsim {
 namespace {

@@ -2,6 +2,7 @@
 #include "ltsim/model/tasks.h"
 
 #include <cmath>
+#include <sstream>
 #include <string>
 
 #include "ltsim/core/error.h"
@@ -35,7 +36,9 @@ Transformer Skeleton(int alphabet, int width, int period, Attention attention) {
 Transformer MakeSimpleTask(double omega, double accuracy) {
   LTSIM_CHECK(omega > 0.0 && accuracy > 0.0);
   Transformer model = Skeleton(2, 3, 1, Attention::kHardmax);
-  model.name = "simple-task omega=" + std::to_string(omega);
+  std::ostringstream name;
+  name << "simple-task omega=" << omega;
+  model.name = name.str();
   model.embedding(0, 0) = 1.0;
   model.embedding(1, 0) = -1.0;
   model.layers[0].heads[0].ov(1, 0) = 1.0;

@@ -1,7 +1,8 @@
-// `frequency-agnostic`: per-residue largest-remainder apportionment of every type (a baseline, theory.md §2).
-#include <algorithm>
-
+// `frequency-agnostic`: per-residue largest-remainder apportionment of every type (a baseline,
+// theory.md §2).
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "ltsim/core/error.h"
 #include "sim/simulators.h"

@@ -1,12 +1,13 @@
-// `frequency`: one scale per coupled maximal set, so both models' attention survives (theory.md §2).
+// `frequency`: one scale per coupled maximal set, so both models' attention survives (theory.md
+// §2).
 #include "ltsim/sim/frequency_matching.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "ltsim/core/error.h"
 #include "ltsim/eval/one_layer.h"
@@ -70,7 +71,7 @@ struct Coupling {
   std::vector<int> group_root;  // component root of each group (−1: no far types)
   std::vector<int> type_root;   // component root of each joint type (−1: not in a group)
   std::vector<int> roots;
-  std::vector<double> min_mass;       // per root: min S_h over its scaled groups (or S_C)
+  std::vector<double> min_mass;  // per root: min S_h over its scaled groups (or S_C)
 };
 
 Coupling Couple(const TypeCounts& counts, const std::vector<const Transformer*>& models) {
@@ -263,8 +264,8 @@ class FrequencyMatching : public Simulator {
     out.theta = plan.theta;
     out.eta = plan.hardmax_regime ? plan.eta : std::numeric_limits<double>::quiet_NaN();
     out.detail = fmt::format(
-        "Θ = {:.6g}; {} coupled components ({} copied exactly); {} padded groups; {}",
-        plan.theta, plan.components, plan.exact_components, plan.padded_groups,
+        "Θ = {:.6g}; {} coupled components ({} copied exactly); {} padded groups; {}", plan.theta,
+        plan.components, plan.exact_components, plan.padded_groups,
         plan.hardmax_regime ? fmt::format("η ≤ {:.3g} (hardmax regime)", plan.eta)
                             : std::string("outside the hardmax regime: no η bound claimed"));
     return out;

@@ -60,7 +60,8 @@ std::unique_ptr<Simulator> MakeSimulator(const std::string& name) {
 FarRegion PlanFarRegion(const TypeCounts& counts, std::uint64_t target, const char* method) {
   const std::uint64_t period = counts.period;
   const std::uint64_t suffix = counts.suffix.size();
-  const std::uint64_t length = target - ((target % period + period - counts.length % period) % period);
+  const std::uint64_t length =
+      target - ((target % period + period - counts.length % period) % period);
   if (target < suffix + period || length < suffix)
     throw InputError(std::string("--length: ") + method + " needs at least " +
                      std::to_string(suffix + period) + " positions (suffix τ+1 plus a period)");

@@ -32,8 +32,7 @@ std::vector<Run> LayOut(const TypeCounts& counts, const FarRegion& region,
 
 /// Splits `total` into integers proportional to `quotas` (≥ 0, summing to > 0) by largest
 /// remainder, ties to the lower index.
-std::vector<std::uint64_t> LargestRemainder(const std::vector<double>& quotas,
-                                            std::uint64_t total);
+std::vector<std::uint64_t> LargestRemainder(const std::vector<double>& quotas, std::uint64_t total);
 
 /// x as runs, for a short x (used when T ≤ target: z = x).
 std::vector<Run> WholeString(const Source& x);

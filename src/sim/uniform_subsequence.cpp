@@ -1,6 +1,5 @@
 // `uniform`: a uniformly random n-subset of x's positions, in order (seeded baseline).
 #include <algorithm>
-
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/uniform_01.hpp>
 

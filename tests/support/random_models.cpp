@@ -2,18 +2,18 @@
 #include "ltsim_test/random_models.h"
 
 #include <algorithm>
-#include <cmath>
-
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/normal_distribution.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
+#include <cmath>
 
 namespace ltsim::test {
 namespace {
 
 class Weights {
  public:
-  Weights(std::uint64_t seed, bool grid, double scale) : engine_(seed), grid_(grid), scale_(scale) {}
+  Weights(std::uint64_t seed, bool grid, double scale)
+      : engine_(seed), grid_(grid), scale_(scale) {}
   Matrix Draw(int rows, int cols) {
     Matrix m(rows, cols);
     for (int i = 0; i < rows; ++i)

@@ -31,10 +31,13 @@ void BM_FastOneLayerU8(benchmark::State& state) {
     benchmark::DoNotOptimize(ltsim::EvaluateOneLayer(model, counts));
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
-  state.counters["tokens_per_s"] = benchmark::Counter(
-      static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["tokens_per_s"] =
+      benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_FastOneLayerU8)->Args({10000, 1})->Args({100000000, 1})->Args({100000000, 3})
+BENCHMARK(BM_FastOneLayerU8)
+    ->Args({10000, 1})
+    ->Args({100000000, 1})
+    ->Args({100000000, 3})
     ->Unit(benchmark::kMillisecond);
 
 // The literal forward pass, O(T²·d): the oracle the fast path is compared with.

@@ -1,8 +1,8 @@
 // `ltsim eval MODEL STRING`: f(x) by the fastest exact evaluator.
+#include <fmt/format.h>
+
 #include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "commands.h"
 #include "ltsim/eval/evaluate.h"

@@ -1,8 +1,8 @@
 // `ltsim generate SPEC --out FILE`: materialise a generated string as text, .u8 or .u16.
+#include <fmt/format.h>
+
 #include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "commands.h"
 #include "ltsim/strings/sources.h"
@@ -16,7 +16,8 @@ struct GenerateArgs {
 };
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 void RunGenerate(const GenerateArgs& args) {

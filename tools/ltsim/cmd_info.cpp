@@ -1,9 +1,9 @@
 // `ltsim info MODEL`: sizes and the constants of model.md computed from the weights.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "commands.h"
 #include "ltsim/model/constants.h"
@@ -60,9 +60,10 @@ void PrintJsonInfo(const Transformer& model, const Info& info) {
 
 void PrintTextInfo(const Transformer& model, const Info& info) {
   std::cout << fmt::format("model            {}\n", model.name);
-  std::cout << fmt::format("sizes            S = {}, d = {}, Δ = {}, τ = {}, layers = {}, outputs = {}\n",
-                           model.alphabet, model.width, model.period, model.locality,
-                           model.layers.size(), model.outputs());
+  std::cout << fmt::format(
+      "sizes            S = {}, d = {}, Δ = {}, τ = {}, layers = {}, outputs = {}\n",
+      model.alphabet, model.width, model.period, model.locality, model.layers.size(),
+      model.outputs());
   for (std::size_t l = 0; l < model.layers.size(); ++l) {
     const Layer& layer = model.layers[l];
     std::cout << fmt::format("layer {}          {} heads, {}{}, bias scaling {}, {}\n", l + 1,
@@ -78,7 +79,8 @@ void PrintTextInfo(const Transformer& model, const Info& info) {
   std::cout << fmt::format("Lipschitz L(f)   {}\n", Show(info.lipschitz));
   std::cout << fmt::format("positional γ_pos {}\n", Show(info.positional_margin));
   std::string regimes;
-  for (HeadRegime regime : info.regimes) regimes += std::string(regimes.empty() ? "" : ", ") + HeadRegimeName(regime);
+  for (HeadRegime regime : info.regimes)
+    regimes += std::string(regimes.empty() ? "" : ", ") + HeadRegimeName(regime);
   std::cout << fmt::format("head regimes     {}\n", regimes.empty() ? "(no heads)" : regimes);
 }
 
@@ -86,7 +88,8 @@ void PrintTextInfo(const Transformer& model, const Info& info) {
 
 void AddInfoCommand(CLI::App& app) {
   auto args = std::make_shared<InfoArgs>();
-  CLI::App* cmd = app.add_subcommand("info", "Print a model's sizes and constants (γ, T_hard, L, γ_pos).");
+  CLI::App* cmd =
+      app.add_subcommand("info", "Print a model's sizes and constants (γ, T_hard, L, γ_pos).");
   cmd->add_option("MODEL", args->model, "model file (ltsim-model JSON)")->required();
   cmd->add_flag("--json", args->json, "print as JSON (null = ∞ or not applicable)");
   cmd->callback([args] {

@@ -1,8 +1,8 @@
 // `ltsim sandwich F G STRING`: |f(x)−f(z)|, |g(x)−g(z)|, |f(z)−g(z)| and the triangle bound.
+#include <fmt/format.h>
+
 #include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "commands.h"
 #include "ltsim/model/model_file.h"

@@ -1,8 +1,8 @@
 // `ltsim simulate`: build z from x with a named method and write it as run-length text.
+#include <fmt/format.h>
+
 #include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "commands.h"
 #include "ltsim/model/model_file.h"

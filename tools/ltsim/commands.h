@@ -10,5 +10,6 @@ void AddInfoCommand(CLI::App& app);
 void AddSimulateCommand(CLI::App& app);
 void AddSandwichCommand(CLI::App& app);
 void AddGenerateCommand(CLI::App& app);
+void AddConstructCommand(CLI::App& app);
 
 }  // namespace ltsim::cli

@@ -1,7 +1,6 @@
 // ltsim: parse → validate → build options → run, with one error funnel (house style §6, §13).
-#include <iostream>
-
 #include <CLI/CLI.hpp>
+#include <iostream>
 
 #include "commands.h"
 #include "ltsim/core/error.h"
@@ -17,6 +16,7 @@ int main(int argc, char** argv) {
   ltsim::cli::AddSimulateCommand(app);
   ltsim::cli::AddSandwichCommand(app);
   ltsim::cli::AddGenerateCommand(app);
+  ltsim::cli::AddConstructCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,10 +1,10 @@
 // The options shared by `simulate` and `sandwich`: method, target length, seed.
 #pragma once
 
-#include <string>
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
+#include <string>
 
 #include "ltsim/check/sandwich.h"
 #include "ltsim/sim/simulator.h"
@@ -15,8 +15,7 @@ namespace ltsim::cli {
 inline void AddMethodOptions(CLI::App* cmd, SandwichOptions& options) {
   std::string names;
   for (const std::string& name : SimulatorNames()) names += (names.empty() ? "" : ", ") + name;
-  cmd->add_option("--method", options.method, "how to build z: " + names)
-      ->default_val("frequency");
+  cmd->add_option("--method", options.method, "how to build z: " + names)->default_val("frequency");
   cmd->add_option("--length", options.length, "target length n of z (|z| ≤ n)")
       ->required()
       ->check(CLI::PositiveNumber);

@@ -1,10 +1,10 @@
 // Formatting helpers of the command line.
 #include "output.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <iostream>
-
-#include <fmt/format.h>
 
 namespace ltsim::cli {
 

@@ -1,4 +1,5 @@
-// Sufficient statistics of a string for one-layer models: far type counts plus the τ-suffix (theory.md §2).
+// Sufficient statistics of a string for one-layer models: far type counts plus the τ-suffix
+// (theory.md §2).
 #pragma once
 
 #include <cstdint>
@@ -16,9 +17,9 @@ struct TypeCounts {
   int alphabet = 0;
   int period = 1;
   int locality = 0;
-  std::uint64_t length = 0;          ///< T
-  std::vector<std::uint64_t> far;    ///< far[TypeIndex(s, r)], positions j ≤ T − τ − 1
-  std::vector<Token> suffix;         ///< x_{T−m+1} … x_T, m = min(T, τ+1), oldest first
+  std::uint64_t length = 0;        ///< T
+  std::vector<std::uint64_t> far;  ///< far[TypeIndex(s, r)], positions j ≤ T − τ − 1
+  std::vector<Token> suffix;       ///< x_{T−m+1} … x_T, m = min(T, τ+1), oldest first
 
   /// Index of type (token s, residue r) in `far`: r·S + s.
   int TypeIndex(int s, int r) const { return r * alphabet + s; }

@@ -41,16 +41,16 @@ struct Layer {
 /// A limit transformer: Δ-periodic positions, τ-local bias, readout at the last position.
 struct Transformer {
   std::string name;
-  int alphabet = 0;  ///< S
-  int width = 0;     ///< d
-  int period = 1;    ///< Δ
-  int locality = 0;  ///< τ
+  int alphabet = 0;             ///< S
+  int width = 0;                ///< d
+  int period = 1;               ///< Δ
+  int locality = 0;             ///< τ
   double tie_tolerance = 1e-9;  ///< θ of hardmax ties and of the logit margin
   Matrix embedding;             ///< E, S×d
   Matrix positional;            ///< P, Δ×d
   std::vector<Layer> layers;
-  Matrix readout_weight;  ///< W, k×d
-  Vector readout_bias;    ///< c, k
+  Matrix readout_weight;         ///< W, k×d
+  Vector readout_bias;           ///< c, k
   std::string meta_json = "{}";  ///< free-form `meta` object, kept verbatim as JSON text
 
   int outputs() const { return static_cast<int>(readout_weight.rows()); }

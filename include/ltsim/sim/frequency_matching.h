@@ -1,4 +1,5 @@
-// Deterministic, model-aware frequency matching (theory.md §2, Theorem 4.1): the plan behind `frequency`.
+// Deterministic, model-aware frequency matching (theory.md §2, Theorem 4.1): the plan behind
+// `frequency`.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +26,8 @@ namespace ltsim {
 /// Bound (ours; the lemma ‖a/|a| − b/|b|‖₁ ≤ 2‖a − b‖₁ / max(|a|, |b|) for a = λ_C·u_x,
 /// b = u_z): in the hardmax regime (every layer hardmax, or finite with T, |z| ≥ T_hard,
 /// with bias_scaling none) each head satisfies
-///     ‖α_h(x) − α_h(z)‖₁ ≤ η_h = 2(Σ_κ |c'_κ − λ_C c_κ| + (1 − λ_C) m_h) / max(λ_C(S_h + m_h), S'_h + m_h)
+///     ‖α_h(x) − α_h(z)‖₁ ≤ η_h = 2(Σ_κ |c'_κ − λ_C c_κ| + (1 − λ_C) m_h) / max(λ_C(S_h + m_h),
+///     S'_h + m_h)
 ///                         ≤ 2(|K_h| + m_h)/Θ   when no padding entered the group,
 /// (η_h = 0 for a one-slot support: a point mass in x and in z), so sim_f ≤ L(f)·η with
 /// η = max_h η_h (model.md's L(f)). Hence |z| ~ Δ·D(D+τ)·(L/ε)².

@@ -1,10 +1,11 @@
-// Shared generators of random limit transformers and strings for the property tests (house style §16).
+// Shared generators of random limit transformers and strings for the property tests (house style
+// §16).
 #pragma once
+
+#include <rapidcheck.h>
 
 #include <cstdint>
 #include <vector>
-
-#include <rapidcheck.h>
 
 #include "ltsim/model/transformer.h"
 

@@ -1,10 +1,11 @@
 // Known answers, derived by hand, for every attention mode; both evaluators must give them.
+#include "ltsim/eval/evaluate.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "ltsim/core/error.h"
-#include "ltsim/eval/evaluate.h"
 #include "ltsim/eval/one_layer.h"
 #include "ltsim/eval/reference.h"
 #include "ltsim/model/model_file.h"

@@ -1,8 +1,9 @@
 // Unit tests of the counting pass: far types, the suffix, coarsening, every chunk kind.
+#include "ltsim/eval/type_counts.h"
+
 #include <gtest/gtest.h>
 
 #include "ltsim/core/error.h"
-#include "ltsim/eval/type_counts.h"
 #include "ltsim/strings/sources.h"
 
 namespace ltsim {
@@ -32,8 +33,8 @@ TEST(TypeCounts, EveryChunkKindCountsTheSame) {
   for (int k = 0; k < 5000; ++k) x.push_back(static_cast<Token>((k * k + k / 7) % 5));
   const TypeCounts expected = CountTypes(x, 5, 3, 2);
   const std::vector<std::uint8_t> bytes(x.begin(), x.end());
-  for (const auto& source : {MakeTokenSource(x, "w"), MakeByteSource(bytes, "b"),
-                             MakeRunSource(ToRuns(x), "r")}) {
+  for (const auto& source :
+       {MakeTokenSource(x, "w"), MakeByteSource(bytes, "b"), MakeRunSource(ToRuns(x), "r")}) {
     const TypeCounts c = CountTypes(*source, 5, 3, 2);
     EXPECT_EQ(c.far, expected.far) << source->name();
     EXPECT_EQ(c.suffix, expected.suffix) << source->name();

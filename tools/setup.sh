@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs ltsim's build and test dependencies from Debian's packages (apt-get update once).
+set -euo pipefail
+packages=(cmake g++ make pkg-config libeigen3-dev libtbb-dev libboost-dev nlohmann-json3-dev
+          libcli11-dev libfmt-dev librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
