@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "ltsim/core/error.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/strings/sources.h"
 #include "method_options.h"
@@ -22,6 +23,8 @@ struct SimulateArgs {
 };
 
 void RunSimulate(const SimulateArgs& args) {
+  if (args.models.size() > 2)
+    throw InputError(fmt::format("--model: give one or two models, not {}", args.models.size()));
   std::vector<Transformer> models;
   for (const std::string& path : args.models) models.push_back(ReadModel(path));
   std::vector<const Transformer*> pointers;
@@ -56,10 +59,11 @@ void AddSimulateCommand(CLI::App& app) {
   auto args = std::make_shared<SimulateArgs>();
   CLI::App* cmd = app.add_subcommand(
       "simulate", "Build a short z from a long x for one or two models and write it.");
-  cmd->add_option("--model", args->models, "model file (give one or two)")
+  cmd->add_option("--model", args->models, "model file (give one or two, each after --model)")
       ->required()
-      ->expected(1, 2)
-      ->take_all();
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   AddMethodOptions(cmd, args->options);
   cmd->add_option("STRING", args->string, "x: text, .u8, .u16 or iid:length=N,alphabet=S,seed=K")
       ->required();

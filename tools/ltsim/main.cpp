@@ -18,6 +18,9 @@ int main(int argc, char** argv) {
   ltsim::cli::AddGenerateCommand(app);
   ltsim::cli::AddConstructCommand(app);
   try {
+    const auto named = [&](const CLI::App* sub) { return sub->check_name(argv[1]); };
+    if (argc >= 2 && argv[1][0] != '-' && app.get_subcommands(named).empty())
+      throw ltsim::InputError(std::string("unknown command '") + argv[1] + "' (see ltsim --help)");
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
