@@ -32,11 +32,17 @@ void CountBytes(const std::uint8_t* data, std::size_t size, std::uint64_t first_
       for (int b = 0; b < 256; ++b) hist[b] += sub[0][b] + sub[1][b] + sub[2][b] + sub[3][b];
       continue;
     }
-    for (int offset = 0; offset < period && static_cast<std::size_t>(offset) < n; ++offset) {
-      std::array<std::uint32_t, 256> sub{};
-      for (std::size_t k = offset; k < n; k += period) ++sub[p[k]];
+    // One sub-histogram per offset within a period: consecutive bytes go to different
+    // histograms, which interleaves the increments like the Δ = 1 case.
+    std::vector<std::uint32_t> sub(static_cast<std::size_t>(period) * 256, 0);
+    const std::size_t step = static_cast<std::size_t>(period);
+    std::size_t k = 0;
+    for (; k + step <= n; k += step)
+      for (std::size_t offset = 0; offset < step; ++offset) ++sub[offset * 256 + p[k + offset]];
+    for (std::size_t offset = 0; k + offset < n; ++offset) ++sub[offset * 256 + p[k + offset]];
+    for (int offset = 0; offset < period; ++offset) {
       const int r = static_cast<int>((pos0 + offset) % period);
-      for (int b = 0; b < 256; ++b) hist[r * 256 + b] += sub[b];
+      for (int b = 0; b < 256; ++b) hist[r * 256 + b] += sub[offset * 256 + b];
     }
   }
 }
