@@ -42,12 +42,7 @@ class FrequencyAgnostic : public Simulator {
   std::string name() const override { return "frequency-agnostic"; }
   Simulation Simulate(const SimulationInput& in) const override {
     Simulation out;
-    if (in.counts.length <= in.target_length) {
-      out.z = WholeString(in.x);
-      out.length = in.counts.length;
-      out.detail = "x is no longer than the target: z = x";
-      return out;
-    }
+    if (SimulateShortString(in, out)) return out;
     const FarRegion region = PlanFarRegion(in.counts, in.target_length, "frequency-agnostic");
     out.z = LayOut(in.counts, region, Apportion(in.counts, region.residue_sizes));
     out.length = region.length + in.counts.suffix.size();

@@ -248,13 +248,7 @@ class FrequencyMatching : public Simulator {
   std::string name() const override { return "frequency"; }
   Simulation Simulate(const SimulationInput& in) const override {
     Simulation out;
-    if (in.counts.length <= in.target_length) {
-      out.z = WholeString(in.x);
-      out.length = in.counts.length;
-      out.eta = 0.0;
-      out.detail = "x is no longer than the target: z = x";
-      return out;
-    }
+    if (SimulateShortString(in, out)) return out;
     const FarRegion region = PlanFarRegion(in.counts, in.target_length, "frequency");
     const std::uint64_t z_length = region.length + in.counts.suffix.size();
     const FrequencyPlan plan =

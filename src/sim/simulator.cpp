@@ -79,19 +79,13 @@ std::vector<Run> LayOut(const TypeCounts& counts, const FarRegion& region,
   std::vector<int> next_token(period, 0);
   std::vector<std::uint64_t> left(far);
   std::vector<Run> runs;
-  auto emit = [&runs](Token token, std::uint64_t count) {
-    if (!runs.empty() && runs.back().token == token)
-      runs.back().count += count;
-    else
-      runs.push_back({token, count});
-  };
   auto take = [&](int r, std::uint64_t count) {
     while (count > 0) {
       int& s = next_token[r];
       while (left[counts.TypeIndex(s, r)] == 0) ++s;
       LTSIM_CHECK(s < counts.alphabet);
       const std::uint64_t k = std::min(count, left[counts.TypeIndex(s, r)]);
-      emit(static_cast<Token>(s), k);
+      AppendRun(runs, static_cast<Token>(s), k);
       left[counts.TypeIndex(s, r)] -= k;
       count -= k;
     }
@@ -101,7 +95,7 @@ std::vector<Run> LayOut(const TypeCounts& counts, const FarRegion& region,
   } else {
     for (std::uint64_t j = 1; j <= region.length; ++j) take(static_cast<int>(j % period), 1);
   }
-  for (Token s : counts.suffix) emit(s, 1);
+  for (Token s : counts.suffix) AppendRun(runs, s, 1);
   return runs;
 }
 
@@ -126,19 +120,25 @@ std::vector<std::uint64_t> LargestRemainder(const std::vector<double>& quotas,
   return out;
 }
 
+bool SimulateShortString(const SimulationInput& in, Simulation& out) {
+  if (in.counts.length > in.target_length) return false;
+  out.z = WholeString(in.x);
+  out.length = in.counts.length;
+  out.eta = 0.0;
+  out.detail = "x is no longer than the target: z = x";
+  return true;
+}
+
 std::vector<Run> WholeString(const Source& x) {
   std::vector<Run> runs;
   auto reader = x.Open();
   Chunk chunk;
   while (reader->Next(chunk)) {
-    for (std::uint64_t k = 0; k < (chunk.kind == Chunk::Kind::kRun ? 1 : chunk.size); ++k) {
-      const Token s = chunk.at(k);
-      const std::uint64_t count = chunk.kind == Chunk::Kind::kRun ? chunk.run.count : 1;
-      if (!runs.empty() && runs.back().token == s)
-        runs.back().count += count;
-      else
-        runs.push_back({s, count});
+    if (chunk.kind == Chunk::Kind::kRun) {
+      AppendRun(runs, chunk.run.token, chunk.run.count);
+      continue;
     }
+    for (std::size_t k = 0; k < chunk.size; ++k) AppendRun(runs, chunk.at(k), 1);
   }
   return runs;
 }

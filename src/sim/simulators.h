@@ -34,7 +34,10 @@ std::vector<Run> LayOut(const TypeCounts& counts, const FarRegion& region,
 /// remainder, ties to the lower index.
 std::vector<std::uint64_t> LargestRemainder(const std::vector<double>& quotas, std::uint64_t total);
 
-/// x as runs, for a short x (used when T ≤ target: z = x).
+/// When T ≤ target, z = x (η = 0): fills `out` and returns true.
+bool SimulateShortString(const SimulationInput& in, Simulation& out);
+
+/// x as runs, for a short x.
 std::vector<Run> WholeString(const Source& x);
 
 }  // namespace ltsim

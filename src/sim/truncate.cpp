@@ -22,22 +22,14 @@ class Truncate : public Simulator {
       seen += len;
       if (from == len) continue;
       if (chunk.kind == Chunk::Kind::kRun) {
-        Append(out.z, chunk.run.token, len - from);
+        AppendRun(out.z, chunk.run.token, len - from);
       } else {
-        for (std::uint64_t k = from; k < len; ++k) Append(out.z, chunk.at(k), 1);
+        for (std::uint64_t k = from; k < len; ++k) AppendRun(out.z, chunk.at(k), 1);
       }
     }
     out.length = n;
     out.detail = "the last n tokens of x; no η bound claimed";
     return out;
-  }
-
- private:
-  static void Append(std::vector<Run>& runs, Token token, std::uint64_t count) {
-    if (!runs.empty() && runs.back().token == token)
-      runs.back().count += count;
-    else
-      runs.push_back({token, count});
   }
 };
 

@@ -28,11 +28,7 @@ class UniformSubsequence : public Simulator {
       for (std::uint64_t k = 0; k < chunk.length() && kept < n; ++k, ++seen) {
         const double keep = static_cast<double>(n - kept) / static_cast<double>(total - seen);
         if (unit(engine) >= keep) continue;
-        const Token token = chunk.kind == Chunk::Kind::kRun ? chunk.run.token : chunk.at(k);
-        if (!out.z.empty() && out.z.back().token == token)
-          ++out.z.back().count;
-        else
-          out.z.push_back({token, 1});
+        AppendRun(out.z, chunk.at(k), 1);
         ++kept;
       }
     }

@@ -103,15 +103,16 @@ std::vector<Token> ReadAll(const Source& source, std::uint64_t max_length) {
   return tokens;
 }
 
+void AppendRun(std::vector<Run>& runs, Token token, std::uint64_t count) {
+  if (!runs.empty() && runs.back().token == token)
+    runs.back().count += count;
+  else
+    runs.push_back(Run{token, count});
+}
+
 std::vector<Run> ToRuns(const std::vector<Token>& tokens) {
   std::vector<Run> runs;
-  for (Token token : tokens) {
-    if (!runs.empty() && runs.back().token == token) {
-      ++runs.back().count;
-    } else {
-      runs.push_back(Run{token, 1});
-    }
-  }
+  for (Token token : tokens) AppendRun(runs, token, 1);
   return runs;
 }
 

@@ -63,6 +63,9 @@ void CheckAlphabet(const Source& source, int alphabet);
 /// Throws InputError when T > max_length.
 std::vector<Token> ReadAll(const Source& source, std::uint64_t max_length);
 
+/// Appends `count` copies of `token` to a run-length string, merging with the last run.
+void AppendRun(std::vector<Run>& runs, Token token, std::uint64_t count);
+
 /// Compresses a token sequence into runs.
 std::vector<Run> ToRuns(const std::vector<Token>& tokens);
 
