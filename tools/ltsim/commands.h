@@ -11,5 +11,6 @@ void AddSimulateCommand(CLI::App& app);
 void AddSandwichCommand(CLI::App& app);
 void AddGenerateCommand(CLI::App& app);
 void AddConstructCommand(CLI::App& app);
+void AddStatisticCommand(CLI::App& app);
 
 }  // namespace ltsim::cli

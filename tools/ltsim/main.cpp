@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   ltsim::cli::AddSandwichCommand(app);
   ltsim::cli::AddGenerateCommand(app);
   ltsim::cli::AddConstructCommand(app);
+  ltsim::cli::AddStatisticCommand(app);
   try {
     const auto named = [&](const CLI::App* sub) { return sub->check_name(argv[1]); };
     if (argc >= 2 && argv[1][0] != '-' && app.get_subcommands(named).empty())

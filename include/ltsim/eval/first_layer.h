@@ -1,0 +1,49 @@
+// The first layer's output at every position, streamed in O(D·H·d) per token (theory.md §4–5).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "ltsim/core/types.h"
+#include "ltsim/model/transformer.h"
+
+namespace ltsim {
+
+/// Feeds x one token at a time and returns y¹_i, the output of the model's first layer
+/// (attention, residual and MLP) at each position i. At position i a key j ≤ i − τ − 1 is
+/// seen only through its type (x_j, j mod Δ), so the running far type counts and the last
+/// τ+1 tokens determine y¹_i exactly; per-type logits and values are tabulated once, so a
+/// token costs O(D·H·d) (plus the MLP), independent of i. Agrees with the reference forward
+/// pass to rounding (differential property tests).
+class FirstLayerStream {
+ public:
+  /// `model` must outlive the stream and have at least one layer.
+  explicit FirstLayerStream(const Transformer& model);
+
+  /// Appends the next token (< alphabet; checked) and returns y¹ at its position. The
+  /// reference stays valid until the next call.
+  const Vector& Push(Token token);
+
+  /// Number of tokens pushed so far (the position of the last one).
+  std::uint64_t position() const { return position_; }
+
+ private:
+  struct HeadTables;
+  void AddFarType(int type);
+  double HeadOutput(int head, int query_type, double log_i, Vector& acc) const;
+
+  const Transformer& model_;
+  const Layer& layer_;
+  int types_ = 0;
+  std::vector<HeadTables> heads_;
+  std::vector<Vector> inputs_;           // y⁰ of each type (token s, residue r): index r·S + s
+  std::vector<std::uint64_t> far_;       // far counts by type
+  std::vector<int> present_;             // types with a positive far count
+  std::deque<int> window_;               // types of the last min(i, τ+1) positions, newest last
+  std::uint64_t position_ = 0;
+  Vector output_;
+  Vector scratch_;
+};
+
+}  // namespace ltsim
