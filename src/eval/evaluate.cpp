@@ -3,12 +3,15 @@
 
 #include "ltsim/eval/one_layer.h"
 #include "ltsim/eval/reference.h"
+#include "ltsim/eval/two_layer.h"
 
 namespace ltsim {
 
 Vector Evaluate(const Transformer& model, const Source& x) {
   if (model.layers.size() == 1)
     return EvaluateOneLayer(model, CountTypes(x, model.alphabet, model.period, model.locality));
+  if (model.layers.size() == 2 && model.types() <= kTwoLayerMaxTypes)
+    return EvaluateTwoLayer(model, x);
   CheckAlphabet(x, model.alphabet);
   return EvaluateReference(model, ReadAll(x, kReferenceLimit));
 }

@@ -78,7 +78,6 @@ HeadAttention AttendHead(const Transformer& model, const Layer& layer, const Hea
 
 std::vector<HeadAttention> AttendAll(const Transformer& model, const TypeCounts& counts,
                                      const KeySet& keys) {
-  LTSIM_CHECK(model.layers.size() == 1);
   const Layer& layer = model.layers.front();
   std::vector<HeadAttention> heads;
   for (const Head& head : layer.heads)
@@ -100,6 +99,11 @@ std::vector<HeadAttention> OneLayerAttention(const Transformer& model, const Typ
 }
 
 Vector EvaluateOneLayer(const Transformer& model, const TypeCounts& counts) {
+  LTSIM_CHECK(model.layers.size() == 1);
+  return model.readout_weight * FirstLayerOutput(model, counts) + model.readout_bias;
+}
+
+Vector FirstLayerOutput(const Transformer& model, const TypeCounts& counts) {
   const KeySet keys = CollectKeys(model, counts);
   const std::vector<HeadAttention> heads = AttendAll(model, counts, keys);
   const Layer& layer = model.layers.front();
@@ -112,7 +116,7 @@ Vector EvaluateOneLayer(const Transformer& model, const TypeCounts& counts) {
       acc += heads[h].suffix[t] * keys.suffix_keys[t];
     u += layer.heads[h].ov * acc;
   }
-  return model.readout_weight * ApplyMlp(layer, u) + model.readout_bias;
+  return ApplyMlp(layer, u);
 }
 
 double AttentionDistance(const Transformer& model, const TypeCounts& x, const TypeCounts& z) {

@@ -87,18 +87,59 @@ double SpectralNorm(const Matrix& m) {
   return svd.singularValues()(0);
 }
 
-double LipschitzConstant(const Transformer& model) {
-  if (model.layers.size() != 1) return std::numeric_limits<double>::quiet_NaN();
-  const Layer& layer = model.layers.front();
+namespace {
+
+double InputRadius(const Transformer& model) {
   double radius = 0.0;
   for (int s = 0; s < model.alphabet; ++s)
     for (int r = 0; r < model.period; ++r)
       radius = std::max(radius, (model.embedding.row(s) + model.positional.row(r)).norm());
-  double heads = 0.0;
-  for (const Head& head : layer.heads) heads += SpectralNorm(head.ov);
-  const double mlp = layer.mlp ? SpectralNorm(layer.mlp->out) * SpectralNorm(layer.mlp->in) : 0.0;
-  return SpectralNorm(model.readout_weight) * (1.0 + mlp) * heads * radius;
+  return radius;
 }
+
+double MlpGain(const Layer& layer) {
+  return layer.mlp ? SpectralNorm(layer.mlp->out) * SpectralNorm(layer.mlp->in) : 0.0;
+}
+
+}  // namespace
+
+double LipschitzConstant(const Transformer& model) {
+  if (model.layers.size() != 1) return std::numeric_limits<double>::quiet_NaN();
+  double heads = 0.0;
+  for (const Head& head : model.layers.front().heads) heads += SpectralNorm(head.ov);
+  return SpectralNorm(model.readout_weight) * (1.0 + MlpGain(model.layers.front())) * heads *
+         InputRadius(model);
+}
+
+double LogComplexity(const Transformer& model) {
+  if (model.layers.size() > 2) return std::numeric_limits<double>::quiet_NaN();
+  const double r0 = InputRadius(model);
+  const Layer& first = model.layers.front();
+  double exponent = 0.0;
+  double values = 0.0;
+  for (const Head& head : first.heads) {
+    const double o = SpectralNorm(head.ov);
+    exponent += SpectralNorm(head.qk) * r0 * r0 + o * r0 + head.bias.cwiseAbs().maxCoeff();
+    values += o;
+  }
+  const double mlp_bias = first.mlp ? SpectralNorm(first.mlp->out) * first.mlp->in_bias.norm() : 0;
+  const double r1 = r0 * (1.0 + values) * (1.0 + MlpGain(first)) + mlp_bias;
+  double poly = (1.0 + SpectralNorm(model.readout_weight));
+  if (model.layers.size() == 1)
+    return exponent + std::log(poly * (1.0 + MlpGain(first)) * (1.0 + r0));
+  const Layer& second = model.layers[1];
+  double second_m = 0.0;
+  double second_o = 0.0;
+  for (const Head& head : second.heads) {
+    second_m = std::max(second_m, SpectralNorm(head.qk));
+    second_o += SpectralNorm(head.ov);
+  }
+  exponent += second_m * r1 * r1;
+  poly *= (1.0 + second_o) * (1.0 + MlpGain(second)) * (1.0 + r1);
+  return exponent + std::log(poly);
+}
+
+double Complexity(const Transformer& model) { return std::exp(LogComplexity(model)); }
 
 double PositionalMargin(const Transformer& model) {
   double margin = kInf;

@@ -58,6 +58,23 @@ Transformer MakeRandomModel(const ModelShape& shape) {
     layer.mlp = Mlp{w.Draw(hidden, shape.width), w.DrawVector(hidden), w.Draw(shape.width, hidden)};
   }
   model.layers.push_back(layer);
+  if (shape.layers == 2) {
+    Layer second;
+    second.attention = shape.attention2;
+    second.bias_scaling = shape.bias_scaling2;
+    second.precision_bits = shape.attention2 == Attention::kFinite ? shape.precision_bits2 : 0;
+    for (int h = 0; h < shape.heads2; ++h) {
+      second.heads.push_back(Head{w.Draw(shape.width, shape.width),
+                                  w.Draw(shape.width, shape.width),
+                                  w.DrawVector(shape.locality + 1)});
+    }
+    if (shape.mlp2) {
+      const int hidden = shape.width + 1;
+      second.mlp =
+          Mlp{w.Draw(hidden, shape.width), w.DrawVector(hidden), w.Draw(shape.width, hidden)};
+    }
+    model.layers.push_back(second);
+  }
   model.readout_weight = w.Draw(shape.outputs, shape.width);
   model.readout_bias = w.DrawVector(shape.outputs);
   ValidateTransformer(model, "random model");
@@ -80,6 +97,22 @@ rc::Gen<ModelShape> GenShape() {
     s.grid = *rc::gen::arbitrary<bool>();
     s.scale = *rc::gen::element(0.3, 1.0, 3.0);
     s.seed = *rc::gen::arbitrary<std::uint64_t>();
+    return s;
+  });
+}
+
+rc::Gen<ModelShape> GenTwoLayerShape() {
+  return rc::gen::map(GenShape(), [](ModelShape s) {
+    s.layers = 2;
+    // Derived from the shape's seed, so one seed keeps shrinking meaningful.
+    boost::random::mt19937_64 engine(s.seed ^ 0x2ba7e5u);
+    boost::random::uniform_int_distribution<int> pick(0, 1 << 20);
+    const int bits = pick(engine);
+    s.attention2 = static_cast<Attention>(bits % 3);
+    s.bias_scaling2 = (bits >> 2) % 2 ? BiasScaling::kLog : BiasScaling::kNone;
+    s.precision_bits2 = 1 + (bits >> 3) % 12;
+    s.heads2 = 1 + (bits >> 7) % 3;
+    s.mlp2 = (bits >> 9) % 2;
     return s;
   });
 }

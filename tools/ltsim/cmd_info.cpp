@@ -21,6 +21,7 @@ struct InfoArgs {
 // The constants, computed once; the two printers only format them.
 struct Info {
   double logit_margin, log2_hardmax_length, hardmax_length, lipschitz, positional_margin;
+  double log_complexity;
   std::vector<HeadRegime> regimes;
 };
 
@@ -31,6 +32,7 @@ Info Compute(const Transformer& model) {
           one_layer ? HardmaxLength(model) : std::nan(""),
           LipschitzConstant(model),
           PositionalMargin(model),
+          LogComplexity(model),
           HeadRegimes(model)};
 }
 
@@ -52,6 +54,8 @@ void PrintJsonInfo(const Transformer& model, const Info& info) {
   doc["log2_hardmax_length"] = Number(info.log2_hardmax_length);
   doc["lipschitz"] = Number(info.lipschitz);
   doc["positional_margin"] = Number(info.positional_margin);
+  doc["complexity"] = Number(std::exp(info.log_complexity));
+  doc["log_complexity"] = Number(info.log_complexity);
   doc["regimes"] = Json::array();
   for (HeadRegime regime : info.regimes) doc["regimes"].push_back(HeadRegimeName(regime));
   doc["null_means"] = "∞ for margins (no positive gap); not applicable otherwise";
@@ -78,6 +82,8 @@ void PrintTextInfo(const Transformer& model, const Info& info) {
                            Show(info.log2_hardmax_length));
   std::cout << fmt::format("Lipschitz L(f)   {}\n", Show(info.lipschitz));
   std::cout << fmt::format("positional γ_pos {}\n", Show(info.positional_margin));
+  std::cout << fmt::format("complexity C(f)  {} (ln = {})\n", Show(std::exp(info.log_complexity)),
+                           Show(info.log_complexity));
   std::string regimes;
   for (HeadRegime regime : info.regimes)
     regimes += std::string(regimes.empty() ? "" : ", ") + HeadRegimeName(regime);

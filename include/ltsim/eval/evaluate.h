@@ -12,8 +12,9 @@ namespace ltsim {
 /// Longest string the reference evaluator accepts when no fast path applies.
 inline constexpr std::uint64_t kReferenceLimit = 20000;
 
-/// f(x): one-layer models stream once through the source (memory independent of T); deeper
-/// models use the reference evaluator up to kReferenceLimit tokens (InputError beyond).
+/// f(x): one-layer models stream once through the source, two-layer models (S·Δ ≤
+/// kTwoLayerMaxTypes) two or three times (memory independent of T in both); deeper models
+/// use the reference evaluator up to kReferenceLimit tokens (InputError beyond).
 /// A model/string alphabet mismatch is an InputError naming the position.
 Vector Evaluate(const Transformer& model, const Source& x);
 

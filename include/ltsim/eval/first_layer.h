@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "ltsim/core/types.h"
@@ -20,6 +19,9 @@ class FirstLayerStream {
  public:
   /// `model` must outlive the stream and have at least one layer.
   explicit FirstLayerStream(const Transformer& model);
+  ~FirstLayerStream();
+  FirstLayerStream(const FirstLayerStream&) = delete;
+  FirstLayerStream& operator=(const FirstLayerStream&) = delete;
 
   /// Appends the next token (< alphabet; checked) and returns y¹ at its position. The
   /// reference stays valid until the next call.
@@ -29,21 +31,32 @@ class FirstLayerStream {
   std::uint64_t position() const { return position_; }
 
  private:
+  using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   struct HeadTables;
   void AddFarType(int type);
-  double HeadOutput(int head, int query_type, double log_i, Vector& acc) const;
+  void AddHeadOutput(int head, int query_type, double log_i);
 
   const Transformer& model_;
   const Layer& layer_;
   int types_ = 0;
   std::vector<HeadTables> heads_;
-  std::vector<Vector> inputs_;           // y⁰ of each type (token s, residue r): index r·S + s
-  std::vector<std::uint64_t> far_;       // far counts by type
-  std::vector<int> present_;             // types with a positive far count
-  std::deque<int> window_;               // types of the last min(i, τ+1) positions, newest last
+  std::vector<Vector> inputs_;  // y⁰ of each type (token s, residue r): index r·S + s
+  /// Type of the key t positions back (t < window size), from the ring.
+  int WindowType(int t) const {
+    const int capacity = static_cast<int>(window_.size());
+    return window_[(window_start_ - 1 - t + 2 * capacity) % capacity];
+  }
+
+  std::vector<double> far_;      // far counts by type (exact in a double up to 2^53)
+  std::vector<double> weights_;  // per-type far weights at the current position
+  std::vector<int> present_;     // types with a positive far count
+  std::vector<int> window_;      // ring of the last min(i, τ+1) types
+  int window_start_ = 0;         // next slot to write (the oldest once full)
+  int window_size_ = 0;
   std::uint64_t position_ = 0;
-  Vector output_;
-  Vector scratch_;
+  // Buffers reused at every position (no allocation per token).
+  Vector scratch_, attended_, hidden_, output_;
+  std::vector<double> suffix_logits_;
 };
 
 }  // namespace ltsim

@@ -17,10 +17,14 @@ struct HeadAttention {
   std::vector<double> suffix;
 };
 
-/// Attention of every head of the (single) layer at position T, exactly as model.md
+/// Attention of every head of the first layer at position T, exactly as model.md
 /// specifies for the layer's mode (softmax, hardmax with tolerance θ, finite with p bits).
 /// `counts` must have the model's alphabet, period and locality.
 std::vector<HeadAttention> OneLayerAttention(const Transformer& model, const TypeCounts& counts);
+
+/// y¹_T, the first layer's output (attention, residual, MLP) at the last position, for a
+/// model of any depth.
+Vector FirstLayerOutput(const Transformer& model, const TypeCounts& counts);
 
 /// f(x) for a one-layer model from x's type counts (bit-for-bit the same logits as the
 /// reference evaluator; sums differ only by floating-point association).

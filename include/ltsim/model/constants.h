@@ -38,6 +38,20 @@ double PositionalMargin(const Transformer& model);
 /// Regime of each first-layer head: by max_t φ_h[t] against 1.
 std::vector<HeadRegime> HeadRegimes(const Transformer& model);
 
+/// ln C(f), our explicit complexity of Definition 5.1's shape (theory.md §4; the paper's
+/// exact polynomials are not available), for models of one or two layers (NaN deeper):
+///   R₀ = max_{s,r} ‖E_s + P_r‖,  R₁ = (R₀(1 + Σ_{h∈1} ‖O_h‖)(1 + ‖B₁‖‖A₁‖) + ‖B₁‖‖b₁‖),
+///   ln C(f) = Σ_{h∈1} (‖M_h‖R₀² + ‖O_h‖R₀ + max_t |φ_h[t]|) + max_{h∈2} ‖M_h‖R₁²
+///             + ln((1 + ‖W‖)(1 + Σ_{h∈2} ‖O_h‖)(1 + ‖B₂‖‖A₂‖)(1 + R₁)),
+/// exponential in the first layer's norms and the second layer's ‖M‖ (they bound the logit
+/// ranges, hence how far attention can concentrate) and polynomial in the rest. For one
+/// layer: the first-layer sum plus ln((1 + ‖W‖)(1 + ‖B₁‖‖A₁‖)(1 + R₀)).
+/// Empirical constants are always stated relative to this formula.
+double LogComplexity(const Transformer& model);
+
+/// C(f) = exp(LogComplexity) (+∞ when it overflows a double).
+double Complexity(const Transformer& model);
+
 /// Spectral norm (largest singular value) of a matrix; 0 for an empty one.
 double SpectralNorm(const Matrix& m);
 

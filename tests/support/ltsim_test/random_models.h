@@ -28,6 +28,13 @@ struct ModelShape {
   bool grid = false;
   double scale = 1.0;
   std::uint64_t seed = 0;
+  /// 1 or 2 layers; the second layer has its own mode, scaling, bits, heads and MLP.
+  int layers = 1;
+  Attention attention2 = Attention::kSoftmax;
+  BiasScaling bias_scaling2 = BiasScaling::kNone;
+  int precision_bits2 = 0;
+  int heads2 = 1;
+  bool mlp2 = false;
 };
 
 /// Builds the model of a shape (deterministic in the shape, including its seed).
@@ -39,6 +46,10 @@ rc::Gen<ModelShape> GenShape();
 /// Shapes in the hardmax regime of theory.md §2: hardmax, or finite with p ≤ 3 bits on a
 /// grid (so T_hard = 2^(p/γ) stays small); bias scaling none.
 rc::Gen<ModelShape> GenHardmaxRegimeShape();
+
+/// Two-layer shapes: every mode in either layer, Δ ∈ [1, 4], τ ∈ [0, 3], 1–3 heads a layer,
+/// MLPs on and off.
+rc::Gen<ModelShape> GenTwoLayerShape();
 
 /// A shape for a second model sharing `alphabet` (pairs need one alphabet).
 rc::Gen<ModelShape> WithAlphabet(rc::Gen<ModelShape> gen, int alphabet);

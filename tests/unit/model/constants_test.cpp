@@ -393,3 +393,42 @@ TEST(HeadRegimes, Names) {
 
 }  // namespace
 }  // namespace ltsim
+
+namespace ltsim {
+namespace {
+
+// ln C(f) by hand for a one-layer model: E = I (R₀ = 1), P = 0, one head with M = 2I,
+// O = 3I, φ = [−1, 0.5]; no MLP; W = [4, 0]. Exponent ‖M‖R₀² + ‖O‖R₀ + max|φ| = 2 + 3 + 1;
+// polynomial (1 + ‖W‖)(1 + 0)(1 + R₀) = 5·2.
+TEST(Complexity, OneLayerByHand) {
+  Transformer m;
+  m.alphabet = 2;
+  m.width = 2;
+  m.locality = 1;
+  m.embedding = Matrix::Identity(2, 2);
+  m.positional = Matrix::Zero(1, 2);
+  Layer layer;
+  layer.attention = Attention::kSoftmax;
+  Vector bias(2);
+  bias << -1.0, 0.5;
+  layer.heads.push_back({2.0 * Matrix::Identity(2, 2), 3.0 * Matrix::Identity(2, 2), bias});
+  m.layers.push_back(layer);
+  m.readout_weight = Matrix::Zero(1, 2);
+  m.readout_weight(0, 0) = 4.0;
+  m.readout_bias = Vector::Zero(1);
+  ValidateTransformer(m, "c");
+  EXPECT_NEAR(LogComplexity(m), 6.0 + std::log(10.0), 1e-12);
+  // A second layer with M = I, O = I adds ‖M‖R₁² with R₁ = R₀(1 + ‖O₁‖) = 4, and the
+  // polynomial becomes (1 + ‖W‖)(1 + ‖O₂‖)(1 + 0)(1 + R₁) = 5·2·5.
+  Layer second;
+  second.attention = Attention::kHardmax;
+  second.heads.push_back({Matrix::Identity(2, 2), Matrix::Identity(2, 2), Vector::Zero(2)});
+  m.layers.push_back(second);
+  EXPECT_NEAR(LogComplexity(m), 6.0 + 16.0 + std::log(50.0), 1e-12);
+  EXPECT_NEAR(Complexity(m), std::exp(22.0) * 50.0, 1e-3 * std::exp(22.0));
+  m.layers.push_back(second);
+  EXPECT_TRUE(std::isnan(LogComplexity(m)));
+}
+
+}  // namespace
+}  // namespace ltsim
