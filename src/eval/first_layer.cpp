@@ -14,12 +14,11 @@
 namespace ltsim {
 
 // Per head, everything that does not depend on the position: logits(q, κ) = y_κᵀ M y_q
-// (computed exactly as the reference computes a far key's logit), the values O·y_κ, and
+// (computed exactly as the reference computes a far key's logit), and
 // for softmax the row-wise shifted weights exp(logit − present_max[q]), refreshed lazily
 // when a new far type raises a row's maximum.
 struct FirstLayerStream::HeadTables {
   RowMatrix logits;  // D × D, row = query type
-  Matrix values;     // d × D
   std::vector<double> present_max;
   RowMatrix shifted;        // softmax only: exp(logits − present_max), per row
   std::vector<bool> stale;  // rows of `shifted` to recompute
@@ -32,15 +31,17 @@ FirstLayerStream::FirstLayerStream(const Transformer& model)
                      " types (this model has " + std::to_string(types_) + ")");
   for (int r = 0; r < model.period; ++r)
     for (int s = 0; s < model.alphabet; ++s) inputs_.push_back(InputVector(model, s, r));
+  const int heads = static_cast<int>(layer_.heads.size());
+  values_.resize(model.width, static_cast<Eigen::Index>(heads) * types_);
+  for (int h = 0; h < heads; ++h)
+    for (int k = 0; k < types_; ++k) values_.col(h * types_ + k) = layer_.heads[h].ov * inputs_[k];
   for (const Head& head : layer_.heads) {
     HeadTables t;
     t.logits.resize(types_, types_);
-    t.values.resize(model.width, types_);
     for (int q = 0; q < types_; ++q) {
       const Vector mq = head.qk * inputs_[q];
       for (int k = 0; k < types_; ++k) t.logits(q, k) = Logit(inputs_[k], mq, head, 1.0, -1);
     }
-    for (int k = 0; k < types_; ++k) t.values.col(k) = head.ov * inputs_[k];
     t.present_max.assign(types_, -std::numeric_limits<double>::infinity());
     if (layer_.attention == Attention::kSoftmax) {
       t.shifted = RowMatrix::Zero(types_, types_);
@@ -49,11 +50,10 @@ FirstLayerStream::FirstLayerStream(const Transformer& model)
     heads_.push_back(std::move(t));
   }
   far_.assign(types_, 0.0);
-  weights_.assign(types_, 0.0);
+  weights_ = Vector::Zero(values_.cols());
   window_.assign(static_cast<std::size_t>(model.locality) + 1, 0);
   output_ = Vector::Zero(model.width);
   attended_ = Vector::Zero(model.width);
-  scratch_ = Vector::Zero(model.width);
   suffix_logits_.assign(static_cast<std::size_t>(model.locality) + 1, 0.0);
   if (layer_.mlp) hidden_ = Vector::Zero(layer_.mlp->in.rows());
 }
@@ -76,17 +76,13 @@ void FirstLayerStream::AddFarType(int type) {
   }
 }
 
-// acc[0..d) += w · column, the inner loop of every attention sum (kept as a plain loop: at
-// d ≈ 16 it is faster than an Eigen expression with its size dispatch).
-inline void Axpy(double w, const double* column, double* acc, int d) {
-  for (int k = 0; k < d; ++k) acc[k] += w * column[k];
-}
-
-// Adds Σ_j α_ij O y_j of head h at the current position, query type q, to `attended_`.
-void FirstLayerStream::AddHeadOutput(int h, int q, double log_i) {
+// Writes head h's attention at the current position (query type q) into its segment of
+// `weights_`: count × per-key weight for each far type plus the weight of each suffix key
+// added to its type, normalised. One product with the stacked values O·y⁰ of every head
+// then gives Σ_h Σ_j α_ij O_h y_j.
+void FirstLayerStream::SetHeadWeights(int h, int q, double log_i) {
   HeadTables& t = heads_[h];
   const Head& head = layer_.heads[h];
-  const int d = model_.width;
   const double position = static_cast<double>(position_);
   const double beta = layer_.bias_scaling == BiasScaling::kLog ? log_i : 1.0;
   const double* logits = t.logits.data() + static_cast<std::ptrdiff_t>(q) * types_;
@@ -97,8 +93,8 @@ void FirstLayerStream::AddHeadOutput(int h, int q, double log_i) {
     suffix_logits_[k] = logits[WindowType(k)] + beta * head.bias[k];
     a_max = std::max(a_max, suffix_logits_[k]);
   }
-  // Far keys: one weight per present type (count × per-key weight), one product with O·y.
-  std::fill(weights_.begin(), weights_.end(), 0.0);
+  double* weights = weights_.data() + static_cast<std::ptrdiff_t>(h) * types_;
+  std::fill(weights, weights + types_, 0.0);
   if (layer_.attention == Attention::kSoftmax && !present_.empty()) {
     if (t.stale[q]) {
       for (int type : present_) t.shifted(q, type) = std::exp(logits[type] - t.present_max[q]);
@@ -106,23 +102,19 @@ void FirstLayerStream::AddHeadOutput(int h, int q, double log_i) {
     }
     const double* shifted = t.shifted.data() + static_cast<std::ptrdiff_t>(q) * types_;
     const double scale = a_max == t.present_max[q] ? 1.0 : std::exp(t.present_max[q] - a_max);
-    for (int type : present_) weights_[type] = far_[type] * shifted[type] * scale;
+    for (int type : present_) weights[type] = far_[type] * shifted[type] * scale;
   } else {
     for (int type : present_)
-      weights_[type] =
+      weights[type] =
           far_[type] * AttentionWeight(layer_, model_.tie_tolerance, logits[type], a_max, position);
   }
-  const Eigen::Map<const Vector> weights(weights_.data(), types_);
-  double total = weights.sum();
-  scratch_.noalias() = t.values * weights;
-  double* acc = scratch_.data();
-  for (int k = 0; k < m; ++k) {
-    const double w =
+  for (int k = 0; k < m; ++k)
+    weights[WindowType(k)] +=
         AttentionWeight(layer_, model_.tie_tolerance, suffix_logits_[k], a_max, position);
-    Axpy(w, t.values.col(WindowType(k)).data(), acc, d);
-    total += w;
-  }
-  Axpy(1.0 / total, acc, attended_.data(), d);
+  double total = 0.0;
+  for (int k = 0; k < types_; ++k) total += weights[k];
+  const double inverse = 1.0 / total;
+  for (int k = 0; k < types_; ++k) weights[k] *= inverse;
 }
 
 const Vector& FirstLayerStream::Push(Token token) {
@@ -136,8 +128,9 @@ const Vector& FirstLayerStream::Push(Token token) {
   window_start_ = (window_start_ + 1) % capacity;
   window_size_ = std::min(window_size_ + 1, capacity);
   const double log_i = std::log(static_cast<double>(position_));
+  for (std::size_t h = 0; h < heads_.size(); ++h) SetHeadWeights(static_cast<int>(h), q, log_i);
   attended_ = inputs_[q];
-  for (std::size_t h = 0; h < heads_.size(); ++h) AddHeadOutput(static_cast<int>(h), q, log_i);
+  attended_.noalias() += values_ * weights_;
   if (!layer_.mlp) return attended_;
   const Mlp& mlp = *layer_.mlp;
   hidden_.noalias() = mlp.in * attended_;

@@ -34,7 +34,7 @@ class FirstLayerStream {
   using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   struct HeadTables;
   void AddFarType(int type);
-  void AddHeadOutput(int head, int query_type, double log_i);
+  void SetHeadWeights(int head, int query_type, double log_i);
 
   const Transformer& model_;
   const Layer& layer_;
@@ -47,15 +47,16 @@ class FirstLayerStream {
     return window_[(window_start_ - 1 - t + 2 * capacity) % capacity];
   }
 
-  std::vector<double> far_;      // far counts by type (exact in a double up to 2^53)
-  std::vector<double> weights_;  // per-type far weights at the current position
-  std::vector<int> present_;     // types with a positive far count
-  std::vector<int> window_;      // ring of the last min(i, τ+1) types
-  int window_start_ = 0;         // next slot to write (the oldest once full)
+  std::vector<double> far_;   // far counts by type (exact in a double up to 2^53)
+  std::vector<int> present_;  // types with a positive far count
+  std::vector<int> window_;   // ring of the last min(i, τ+1) types
+  int window_start_ = 0;      // next slot to write (the oldest once full)
   int window_size_ = 0;
   std::uint64_t position_ = 0;
   // Buffers reused at every position (no allocation per token).
-  Vector scratch_, attended_, hidden_, output_;
+  Matrix values_;   // d × (H·D): O_h y⁰_κ in column h·D + κ
+  Vector weights_;  // H·D: α of each head on each type at the current position
+  Vector attended_, hidden_, output_;
   std::vector<double> suffix_logits_;
 };
 
