@@ -49,7 +49,8 @@ Simulation RunSimulation(const std::vector<const Transformer*>& models, const So
   const JointView view = JointViewOf(models);
   const TypeCounts counts = CountTypes(x, view.alphabet, view.period, view.locality);
   const auto simulator = MakeSimulator(options.method);
-  return simulator->Simulate({x, counts, models, options.length, options.seed});
+  return simulator->Simulate(
+      {x, counts, models, options.length, options.seed, options.block_length});
 }
 
 SandwichResult RunSandwich(const Transformer& f, const Transformer& g, const Source& x,
@@ -60,7 +61,8 @@ SandwichResult RunSandwich(const Transformer& f, const Transformer& g, const Sou
   const TypeCounts x_counts = CountTypes(x, view.alphabet, view.period, view.locality);
   SandwichResult result;
   result.method = options.method;
-  result.simulation = simulator->Simulate({x, x_counts, models, options.length, options.seed});
+  result.simulation = simulator->Simulate(
+      {x, x_counts, models, options.length, options.seed, options.block_length});
   const auto z = MakeRunSource(result.simulation.z, "z");
   const TypeCounts z_counts = CountTypes(*z, view.alphabet, view.period, view.locality);
   result.f = Side(f, x_counts, x, z_counts, *z);

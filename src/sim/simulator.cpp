@@ -18,12 +18,16 @@ struct Entry {
 
 // The registry: one line per method, in the order help texts list them.
 const std::vector<Entry>& Registry() {
+  // clang-format off
   static const std::vector<Entry> entries = {
       {"frequency", MakeFrequencyMatching},
       {"frequency-agnostic", MakeFrequencyAgnostic},
       {"truncate", MakeTruncate},
       {"uniform", MakeUniformSubsequence},
+      {"markov", MakeMarkovSubset},
+      {"blocks", MakeEvenlySpacedBlocks},
   };
+  // clang-format on
   return entries;
 }
 
@@ -141,6 +145,37 @@ std::vector<Run> WholeString(const Source& x) {
     for (std::size_t k = 0; k < chunk.size; ++k) AppendRun(runs, chunk.at(k), 1);
   }
   return runs;
+}
+
+std::vector<Run> CopySpans(const Source& x, const std::vector<Span>& spans) {
+  std::vector<Run> runs;
+  auto span = spans.begin();
+  std::uint64_t seen = 0;  // tokens before the current chunk
+  auto reader = x.Open();
+  Chunk chunk;
+  while (span != spans.end() && reader->Next(chunk)) {
+    const std::uint64_t end = seen + chunk.length();
+    for (; span != spans.end() && span->begin < end; ++span) {
+      const std::uint64_t from = std::max(span->begin, seen) - seen;
+      const std::uint64_t to = std::min(span->end, end) - seen;
+      if (chunk.kind == Chunk::Kind::kRun) {
+        AppendRun(runs, chunk.run.token, to - from);
+      } else {
+        for (std::uint64_t k = from; k < to; ++k) AppendRun(runs, chunk.at(k), 1);
+      }
+      if (span->end > end) break;  // the span goes on in the next chunk
+    }
+    seen = end;
+  }
+  return runs;
+}
+
+std::uint64_t BlockLength(std::uint64_t requested, std::uint64_t target) {
+  if (requested > 0) return requested;
+  auto length = static_cast<std::uint64_t>(std::ceil(std::cbrt(static_cast<double>(target))));
+  while (length > 1 && (length - 1) * (length - 1) * (length - 1) >= target) --length;
+  while (length * length * length < target) ++length;  // exact ⌈n^(1/3)⌉ despite rounding
+  return std::max<std::uint64_t>(length, 1);
 }
 
 }  // namespace ltsim

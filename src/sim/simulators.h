@@ -13,6 +13,12 @@ std::unique_ptr<Simulator> MakeFrequencyMatching();
 std::unique_ptr<Simulator> MakeFrequencyAgnostic();
 std::unique_ptr<Simulator> MakeTruncate();
 std::unique_ptr<Simulator> MakeUniformSubsequence();
+/// `markov`: blocks of x kept by a stationary two-state chain with keep rate n/T and mean
+/// kept block ℓ, plus x's last τ*+1 positions (theory.md §4); |z| is random, E|z| ≈ n.
+std::unique_ptr<Simulator> MakeMarkovSubset();
+/// `blocks`: ⌈(n − τ* − 1)/ℓ⌉ evenly spaced blocks of about ℓ positions of x, plus x's
+/// last τ*+1 positions; |z| = n (theory.md §4, the deterministic alternative).
+std::unique_ptr<Simulator> MakeEvenlySpacedBlocks();
 
 /// Where z's far region and suffix go, for constructions that keep x's τ*-suffix and
 /// x's length modulo Δ* (requirements (a) and (e) of theory.md §2).
@@ -39,5 +45,18 @@ bool SimulateShortString(const SimulationInput& in, Simulation& out);
 
 /// x as runs, for a short x.
 std::vector<Run> WholeString(const Source& x);
+
+/// Positions [begin, end) of x, 0-based.
+struct Span {
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+};
+
+/// x restricted to sorted, disjoint spans, as runs: one streaming pass over x, costing
+/// O(chunks + spans + kept tokens).
+std::vector<Run> CopySpans(const Source& x, const std::vector<Span>& spans);
+
+/// ℓ of the block methods: `requested` when positive, else ⌈n^(1/3)⌉ (theory.md §4).
+std::uint64_t BlockLength(std::uint64_t requested, std::uint64_t target);
 
 }  // namespace ltsim

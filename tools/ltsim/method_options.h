@@ -1,4 +1,4 @@
-// The options shared by `simulate` and `sandwich`: method, target length, seed.
+// The options shared by `simulate`, `sandwich` and `statistic`: method, target length, seed, ℓ.
 #pragma once
 
 #include <fmt/format.h>
@@ -11,12 +11,13 @@
 
 namespace ltsim::cli {
 
-/// Adds --method, --length and --seed to `cmd`, writing into `options`.
+/// Adds --method, --length, --seed and --block-length to `cmd`, writing into `options`.
 inline void AddMethodOptions(CLI::App* cmd, SandwichOptions& options) {
   std::string names;
   for (const std::string& name : SimulatorNames()) names += (names.empty() ? "" : ", ") + name;
   cmd->add_option("--method", options.method, "how to build z: " + names)->default_val("frequency");
-  cmd->add_option("--length", options.length, "target length n of z (|z| ≤ n), at least 1")
+  cmd->add_option("--length", options.length,
+                  "target length n of z (|z| ≤ n; `markov`: mean ≈ n), at least 1")
       ->required()
       ->check(CLI::Validator(
           [](std::string& value) {
@@ -28,6 +29,9 @@ inline void AddMethodOptions(CLI::App* cmd, SandwichOptions& options) {
           "N ≥ 1"));
   cmd->add_option("--seed", options.seed, "master seed of every random choice (printed)")
       ->default_val(1);
+  cmd->add_option("--block-length", options.block_length,
+                  "mean kept-block length ℓ of `markov` and `blocks` (0 = ⌈n^(1/3)⌉)")
+      ->default_val(0);
 }
 
 }  // namespace ltsim::cli

@@ -32,6 +32,8 @@ struct SimulationInput {
   std::vector<const Transformer*> models;
   std::uint64_t target_length = 0;
   std::uint64_t seed = 0;
+  /// Mean kept-block length ℓ of `markov` and `blocks` (theory.md §4); 0 = ⌈n^(1/3)⌉.
+  std::uint64_t block_length = 0;
 };
 
 /// A constructed z, run-length encoded, with what the construction claims about it.
@@ -51,8 +53,9 @@ class Simulator {
  public:
   virtual ~Simulator() = default;
   virtual std::string name() const = 0;
-  /// Builds z with |z| ≤ target_length. InputError when the request cannot be met (e.g. a
-  /// target shorter than the construction's minimum, or models it does not support).
+  /// Builds z with |z| ≤ target_length (`markov` alone draws |z| at random, with mean
+  /// about n: see its file). InputError when the request cannot be met (e.g. a target
+  /// shorter than the construction's minimum, or models it does not support).
   virtual Simulation Simulate(const SimulationInput& input) const = 0;
 };
 

@@ -21,7 +21,8 @@ std::vector<Token> Iid(std::uint64_t length, std::uint64_t seed) {
 
 TEST(Simulators, RegistryListsEveryMethodAndRefusesUnknownOnes) {
   EXPECT_EQ(SimulatorNames(),
-            (std::vector<std::string>{"frequency", "frequency-agnostic", "truncate", "uniform"}));
+            (std::vector<std::string>{"frequency", "frequency-agnostic", "truncate", "uniform",
+                                      "markov", "blocks"}));
   EXPECT_THROW(MakeSimulator("nope"), InputError);
 }
 
@@ -67,7 +68,8 @@ TEST(Simulators, FrequencyMethodsKeepSuffixAndResidueOfLength) {
 TEST(Simulators, ShortStringsAreTheirOwnSimulation) {
   const Transformer m = MakeModPTask(2, 0);
   const std::vector<Token> x = Iid(300, 8);
-  for (const char* method : {"frequency", "frequency-agnostic", "truncate", "uniform"})
+  for (const char* method :
+       {"frequency", "frequency-agnostic", "truncate", "uniform", "markov", "blocks"})
     EXPECT_EQ(Expand(RunSimulation({&m}, *MakeTokenSource(x, "x"), {method, 500, 1}).z), x)
         << method;
 }
