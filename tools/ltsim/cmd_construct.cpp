@@ -1,4 +1,5 @@
-// `ltsim construct TASK`: write the paper's tasks as constructed limit transformers (theory.md §6).
+// `ltsim construct TASK`: write the paper's tasks as constructed limit transformers (theory.md
+// §5–6).
 #include <fmt/format.h>
 
 #include <iostream>
@@ -6,6 +7,7 @@
 
 #include "commands.h"
 #include "ltsim/core/error.h"
+#include "ltsim/model/kgram.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/model/tasks.h"
 
@@ -18,12 +20,39 @@ struct ConstructArgs {
   int p = 2;
   int k = 0;
   int precision_bits = 0;
+  KGramOptions kgram;
+  std::string no_match = "most-matches";
   std::string out;
 };
 
 void Write(const Transformer& model, const std::string& out) {
   WriteModel(model, out);
   std::cout << fmt::format("wrote {} ({})\n", out, model.name);
+}
+
+// `kgram`: the two-layer in-context k-gram model; MakeKGram records the options in `meta`.
+void AddKGram(CLI::App& construct, const std::shared_ptr<ConstructArgs>& args) {
+  CLI::App* kgram = construct.add_subcommand(
+      "kgram", "In-context k-gram (theory.md §5): two layers, k copy heads and a matching head.");
+  kgram->add_option("--alphabet", args->kgram.alphabet, "alphabet size S")
+      ->required()
+      ->check(CLI::Range(1, kMaxAlphabet));
+  kgram->add_option("--k", args->kgram.k, "context length k")->required()->check(CLI::Range(1, 64));
+  kgram->add_option("--scale", args->kgram.scale, "second-layer logit β per matching slot")
+      ->default_val(8.0);
+  kgram->add_option("--no-match", args->no_match, "policy when the context never occurred")
+      ->default_val("most-matches")
+      ->check(CLI::IsMember({"most-matches", "uniform"}));
+  kgram
+      ->add_option("--copy-bias", args->kgram.copy_bias, "φ of the copy heads (> 1; γ_pos = φ − 1)")
+      ->default_val(2.0);
+  kgram->add_flag("--sharpen", args->kgram.sharpen,
+                  "first-layer MLP rounding each copy to an exact one-hot");
+  kgram->add_option("--out", args->out, "model file to write")->required();
+  kgram->callback([args] {
+    args->kgram.no_match = ParseNoMatchPolicy(args->no_match);
+    Write(MakeKGram(args->kgram), args->out);
+  });
 }
 
 }  // namespace
@@ -64,6 +93,7 @@ void AddConstructCommand(CLI::App& app) {
                                   args->p, args->k, args->precision_bits);
     Write(model, args->out);
   });
+  AddKGram(*cmd, args);
 }
 
 }  // namespace ltsim::cli
