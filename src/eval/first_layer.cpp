@@ -51,6 +51,7 @@ FirstLayerStream::FirstLayerStream(const Transformer& model)
   }
   far_.assign(types_, 0.0);
   weights_ = Vector::Zero(values_.cols());
+  features_ = Vector::Zero(types_ + values_.cols());
   window_.assign(static_cast<std::size_t>(model.locality) + 1, 0);
   output_ = Vector::Zero(model.width);
   attended_ = Vector::Zero(model.width);
@@ -117,7 +118,7 @@ void FirstLayerStream::SetHeadWeights(int h, int q, double log_i) {
   for (int k = 0; k < types_; ++k) weights[k] *= inverse;
 }
 
-const Vector& FirstLayerStream::Push(Token token) {
+int FirstLayerStream::Advance(Token token) {
   LTSIM_CHECK(token < model_.alphabet);
   ++position_;
   const int q = static_cast<int>(position_ % model_.period) * model_.alphabet + token;
@@ -129,6 +130,11 @@ const Vector& FirstLayerStream::Push(Token token) {
   window_size_ = std::min(window_size_ + 1, capacity);
   const double log_i = std::log(static_cast<double>(position_));
   for (std::size_t h = 0; h < heads_.size(); ++h) SetHeadWeights(static_cast<int>(h), q, log_i);
+  return q;
+}
+
+const Vector& FirstLayerStream::Push(Token token) {
+  const int q = Advance(token);
   attended_ = inputs_[q];
   attended_.noalias() += values_ * weights_;
   if (!layer_.mlp) return attended_;
@@ -138,6 +144,22 @@ const Vector& FirstLayerStream::Push(Token token) {
   output_ = attended_;
   output_.noalias() += mlp.out * hidden_;
   return output_;
+}
+
+const Vector& FirstLayerStream::PushFeatures(Token token) {
+  LTSIM_CHECK(!layer_.mlp);
+  const int q = Advance(token);
+  features_.head(types_).setZero();
+  features_[q] = 1.0;
+  features_.tail(weights_.size()) = weights_;
+  return features_;
+}
+
+Matrix FirstLayerStream::FeatureMatrix() const {
+  Matrix f(model_.width, types_ + values_.cols());
+  for (int k = 0; k < types_; ++k) f.col(k) = inputs_[k];
+  f.rightCols(values_.cols()) = values_;
+  return f;
 }
 
 }  // namespace ltsim

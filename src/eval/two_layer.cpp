@@ -60,22 +60,26 @@ class Accumulator {
 };
 
 struct SecondHead {
-  Vector mq;  // M₂ y¹_T
+  Vector mq;  // M₂ y¹_T, or Fᵀ M₂ y¹_T when the keys are φ_i
   double a_max = -std::numeric_limits<double>::infinity();
   Accumulator acc;
 };
 
-// Calls visit(y¹_i, i) for i = 1..T.
+// Calls visit(key_i, i) for i = 1..T, where key_i is y¹_i, or φ_i when `features` (a first
+// layer without MLP, y¹_i = F·φ_i: see FirstLayerStream::PushFeatures).
 template <typename Visit>
-void StreamFirstLayer(const Transformer& model, const Source& x, Visit&& visit) {
+void StreamFirstLayer(const Transformer& model, const Source& x, bool features, Visit&& visit) {
   FirstLayerStream stream(model);
   auto reader = x.Open();
   Chunk chunk;
   while (reader->Next(chunk)) {
     const std::uint64_t n = chunk.length();
     for (std::uint64_t k = 0; k < n; ++k) {
-      const Vector& y = stream.Push(chunk.at(chunk.kind == Chunk::Kind::kRun ? 0 : k));
-      visit(y, stream.position());
+      const Token token = chunk.at(chunk.kind == Chunk::Kind::kRun ? 0 : k);
+      // Push first: the argument order of a call is unspecified, and position() must be
+      // read after the push.
+      const Vector& key = features ? stream.PushFeatures(token) : stream.Push(token);
+      visit(key, stream.position());
     }
   }
 }
@@ -89,10 +93,18 @@ Vector EvaluateTwoLayer(const Transformer& model, const Source& x) {
   const Vector last = FirstLayerOutput(model, counts);
   const Layer& layer = model.layers[1];
   const double beta = BiasScale(layer.bias_scaling, static_cast<double>(length));
+  // Without a first-layer MLP the second layer works on φ_i (D + H·D entries) instead of
+  // y¹_i = F·φ_i: logits y¹ᵀ(M y¹_T) = φᵀ(Fᵀ M y¹_T), and Σ w y¹ = F Σ w φ. This skips the
+  // d × H·D product per token.
+  const FirstLayerStream probe(model);
+  const bool features = probe.linear();
+  const Matrix back = features ? probe.FeatureMatrix() : Matrix();
+  const int key_size = features ? static_cast<int>(back.cols()) : model.width;
   std::vector<SecondHead> heads;
   for (const Head& head : layer.heads) {
-    heads.push_back(
-        {head.qk * last, -std::numeric_limits<double>::infinity(), Accumulator(model.width)});
+    const Vector mq = head.qk * last;
+    heads.push_back({features ? Vector(back.transpose() * mq) : mq,
+                     -std::numeric_limits<double>::infinity(), Accumulator(key_size)});
   }
   // The second layer's logit of key i for head h (local bias within τ of T).
   auto logit = [&](const Vector& y, std::uint64_t i, std::size_t h) {
@@ -101,7 +113,7 @@ Vector EvaluateTwoLayer(const Transformer& model, const Source& x) {
                  t <= static_cast<std::uint64_t>(model.locality) ? static_cast<int>(t) : -1);
   };
   const bool softmax = layer.attention == Attention::kSoftmax;
-  StreamFirstLayer(model, x, [&](const Vector& y, std::uint64_t i) {
+  StreamFirstLayer(model, x, features, [&](const Vector& y, std::uint64_t i) {
     for (std::size_t h = 0; h < heads.size(); ++h) {
       const double a = logit(y, i, h);
       heads[h].a_max = std::max(heads[h].a_max, a);
@@ -112,7 +124,7 @@ Vector EvaluateTwoLayer(const Transformer& model, const Source& x) {
   });
   if (!softmax && !heads.empty()) {
     const double position = static_cast<double>(length);
-    StreamFirstLayer(model, x, [&](const Vector& y, std::uint64_t i) {
+    StreamFirstLayer(model, x, features, [&](const Vector& y, std::uint64_t i) {
       for (std::size_t h = 0; h < heads.size(); ++h) {
         const double w =
             AttentionWeight(layer, model.tie_tolerance, logit(y, i, h), heads[h].a_max, position);
@@ -121,7 +133,10 @@ Vector EvaluateTwoLayer(const Transformer& model, const Source& x) {
     });
   }
   Vector u = last;
-  for (std::size_t h = 0; h < heads.size(); ++h) u += layer.heads[h].ov * heads[h].acc.Mean();
+  for (std::size_t h = 0; h < heads.size(); ++h) {
+    const Vector mean = heads[h].acc.Mean();
+    u += layer.heads[h].ov * (features ? Vector(back * mean) : mean);
+  }
   return model.readout_weight * ApplyMlp(layer, u) + model.readout_bias;
 }
 

@@ -27,6 +27,18 @@ class FirstLayerStream {
   /// reference stays valid until the next call.
   const Vector& Push(Token token);
 
+  /// For a first layer without MLP, y¹_i is linear in φ_i = [e_q ; α_i] (q the query type,
+  /// α_i every head's attention on each type): y¹_i = FeatureMatrix()·φ_i. Pushes a token
+  /// and returns φ_i (D + H·D entries) without forming y¹_i; consumers that only take dot
+  /// products and weighted sums of y¹ (the second layer) can work on φ instead.
+  const Vector& PushFeatures(Token token);
+
+  /// [y⁰_κ for every type κ | O_h y⁰_κ for every head and type]: d × (D + H·D).
+  Matrix FeatureMatrix() const;
+
+  /// Whether the first layer is linear in φ (it has no MLP), so PushFeatures applies.
+  bool linear() const { return !layer_.mlp; }
+
   /// Number of tokens pushed so far (the position of the last one).
   std::uint64_t position() const { return position_; }
 
@@ -34,6 +46,7 @@ class FirstLayerStream {
   using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   struct HeadTables;
   void AddFarType(int type);
+  int Advance(Token token);  // updates the state; returns the query type
   void SetHeadWeights(int head, int query_type, double log_i);
 
   const Transformer& model_;
@@ -56,7 +69,7 @@ class FirstLayerStream {
   // Buffers reused at every position (no allocation per token).
   Matrix values_;   // d × (H·D): O_h y⁰_κ in column h·D + κ
   Vector weights_;  // H·D: α of each head on each type at the current position
-  Vector attended_, hidden_, output_;
+  Vector attended_, hidden_, output_, features_;
   std::vector<double> suffix_logits_;
 };
 
