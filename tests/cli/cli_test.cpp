@@ -306,14 +306,16 @@ TEST_F(CliTest, SandwichUniformSameSeedSameJson) {
 // --help
 
 TEST_F(CliTest, HelpOnEverySubcommandExitsZero) {
-  for (const char* command : {"eval", "info", "simulate", "sandwich", "generate"}) {
+  for (const char* command :
+       {"eval", "info", "simulate", "sandwich", "generate", "statistic", "construct"}) {
     const Result r = Run({command, "--help"});
     EXPECT_EQ(r.exit_code, 0) << command << ": " << r.err;
     EXPECT_NE(r.out.find("--help"), std::string::npos) << command << ": " << r.out;
   }
   const Result top = Run({"--help"});
   EXPECT_EQ(top.exit_code, 0) << top.err;
-  for (const char* command : {"eval", "info", "simulate", "sandwich", "generate"})
+  for (const char* command :
+       {"eval", "info", "simulate", "sandwich", "generate", "statistic", "construct"})
     EXPECT_NE(top.out.find(command), std::string::npos) << command;
 }
 
@@ -386,6 +388,48 @@ TEST_F(CliTest, UnknownCommandAndTooManyModelsAreRefused) {
   ExpectInputError({"simulate", "--model", kModelF, "--model", kModelG, "--model", kModelG,
                     "--length", "3", x, "--out", Path("z.txt").string()},
                    "--model");
+}
+
+TEST_F(CliTest, StatisticJsonForMarkovAndBlocks) {
+  for (const char* method : {"markov", "blocks"}) {
+    const Json doc = RunJson({"statistic", kDefaultString, "--method", method, "--length", "5000",
+                              "--lipschitz", "2", "--locality", "1", "--json"});
+    EXPECT_EQ(doc["method"], method);
+    EXPECT_EQ(doc["x_length"], 1000355);
+    EXPECT_EQ(doc["context"]["seed"], 1);
+    const double difference = doc["difference"];
+    const double ax = doc["average_x"][0];
+    const double az = doc["average_z"][0];
+    EXPECT_NEAR(difference, std::abs(ax - az), 1e-15) << method;
+    // G = 1, so both averages lie in [−1, 1] and the difference is at most 2.
+    EXPECT_LE(std::abs(ax), 1.0);
+    EXPECT_LE(difference, 2.0);
+  }
+  const Json model = RunJson({"statistic", kDefaultString, "--method", "markov", "--length", "5000",
+                              "--model", kModelG, "--json"});
+  EXPECT_EQ(model["average_x"].size(), 6u);  // g's width
+}
+
+TEST_F(CliTest, SandwichWithMarkovOnATwoLayerModel) {
+  const std::string kgram = kSource + "/corpus/models/kgram_S3_k2.json";
+  const std::string x = Temp("x.txt", "0 1 2 0 1 2 2 1 0 0 1 2 1 1 0 2 0 1 2 0 1\n");
+  const Json doc =
+      RunJson({"sandwich", kgram, kgram, x, "--method", "markov", "--length", "12", "--json"});
+  EXPECT_EQ(doc["f_x"].size(), 3u);
+  EXPECT_EQ(doc["gap_x"], 0.0);
+  EXPECT_TRUE(doc["holds"]);
+}
+
+TEST_F(CliTest, ConstructKGramAndInfoReportsComplexity) {
+  const std::string out = Path("kgram.json").string();
+  const Result r = Run({"construct", "kgram", "--alphabet", "3", "--k", "2", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json info = RunJson({"info", out, "--json"});
+  EXPECT_EQ(info["layers"], 2);
+  EXPECT_EQ(info["positional_margin"], 1.0);
+  EXPECT_GT(info["log_complexity"].get<double>(), 0.0);
+  ExpectInputError({"construct", "kgram", "--alphabet", "0", "--k", "2", "--out", out},
+                   "--alphabet");
 }
 
 }  // namespace
