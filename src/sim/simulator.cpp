@@ -14,6 +14,7 @@ namespace {
 struct Entry {
   const char* name;
   std::function<std::unique_ptr<Simulator>()> make;
+  bool listed = true;  // false: a deliberately broken method for testing campaigns
 };
 
 // The registry: one line per method, in the order help texts list them.
@@ -26,6 +27,7 @@ const std::vector<Entry>& Registry() {
       {"uniform", MakeUniformSubsequence},
       {"markov", MakeMarkovSubset},
       {"blocks", MakeEvenlySpacedBlocks},
+      {"test-drop-suffix", MakeTestDropSuffix, false},
   };
   // clang-format on
   return entries;
@@ -48,7 +50,8 @@ JointView JointViewOf(const std::vector<const Transformer*>& models) {
 
 std::vector<std::string> SimulatorNames() {
   std::vector<std::string> names;
-  for (const Entry& entry : Registry()) names.emplace_back(entry.name);
+  for (const Entry& entry : Registry())
+    if (entry.listed) names.emplace_back(entry.name);
   return names;
 }
 
@@ -56,7 +59,7 @@ std::unique_ptr<Simulator> MakeSimulator(const std::string& name) {
   std::string known;
   for (const Entry& entry : Registry()) {
     if (name == entry.name) return entry.make();
-    known += (known.empty() ? "" : ", ") + std::string(entry.name);
+    if (entry.listed) known += (known.empty() ? "" : ", ") + std::string(entry.name);
   }
   throw InputError("--method: unknown method '" + name + "' (known: " + known + ")");
 }

@@ -10,6 +10,10 @@
 namespace ltsim {
 
 std::unique_ptr<Simulator> MakeFrequencyMatching();
+/// Deliberately broken (not listed in SimulatorNames): frequency matching that drops x's
+/// suffix from z while still claiming frequency's η. Campaign tests plant it to check that
+/// refutations are found and replay.
+std::unique_ptr<Simulator> MakeTestDropSuffix();
 std::unique_ptr<Simulator> MakeFrequencyAgnostic();
 std::unique_ptr<Simulator> MakeTruncate();
 std::unique_ptr<Simulator> MakeUniformSubsequence();

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -430,6 +431,58 @@ TEST_F(CliTest, ConstructKGramAndInfoReportsComplexity) {
   EXPECT_GT(info["log_complexity"].get<double>(), 0.0);
   ExpectInputError({"construct", "kgram", "--alphabet", "0", "--k", "2", "--out", out},
                    "--alphabet");
+}
+
+// A campaign with a planted broken simulator (frequency matching that drops x's suffix but
+// keeps claiming η) must report refutations, each with a witness that replays (exit 1).
+TEST_F(CliTest, FuzzFindsAPlantedBrokenSimulatorAndItsWitnessesReplay) {
+  const fs::path dir = Path("broken");
+  const Result r = Run({"fuzz", "--seed", "3", "--cases", "40", "--methods", "test-drop-suffix",
+                        "--layers", "1", "--threads", "2", "--out", dir.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("seed 3"), std::string::npos) << r.out;
+  const Json summary = Json::parse(ReadFile(dir / "summary.json"));
+  EXPECT_EQ(summary["context"]["seed"], 3);
+  EXPECT_GT(summary["properties"]["frequency-rate"]["refutations"].get<int>(), 0);
+  int witnesses = 0;
+  for (const auto& entry : fs::directory_iterator(dir / "witnesses")) {
+    const Result replay = Run({"replay", entry.path().string()});
+    EXPECT_EQ(replay.exit_code, 1) << entry.path() << replay.out << replay.err;
+    EXPECT_NE(replay.out.find("still refuted"), std::string::npos) << replay.out;
+    ++witnesses;
+  }
+  EXPECT_EQ(witnesses, summary["properties"]["frequency-rate"]["refutations"].get<int>());
+}
+
+TEST_F(CliTest, FuzzOnSoundMethodsFindsNothingAndPrintsTheSeed) {
+  const fs::path dir = Path("sound");
+  const Result r = Run({"fuzz", "--seed", "11", "--cases", "60", "--layers", "1,2", "--out",
+                        dir.string(), "--max-length", "3000"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("seed 11"), std::string::npos);
+  EXPECT_NE(r.out.find("refutations"), std::string::npos);  // the summary table
+  EXPECT_EQ(CountLines(ReadFile(dir / "cases.jsonl")), 60u);
+  // Not a terminal: progress is plain lines on stderr.
+  EXPECT_NE(r.err.find("fuzz: 60/60 cases"), std::string::npos) << r.err;
+}
+
+// SIGTERM stops the campaign cleanly after its current batch, with every file valid (the
+// resume property test shows that --resume then ends as an uninterrupted run would).
+TEST_F(CliTest, FuzzStopsOnSigtermWithValidFiles) {
+  const fs::path dir = Path("interrupted");
+  const std::string command = Quote(kBinary) + " fuzz --seed 5 --cases 100000 --threads 2 --out " +
+                              Quote(dir.string()) + " > /dev/null 2>&1 & pid=$!; sleep 2; kill " +
+                              "-TERM $pid; wait $pid; echo $? > " + Quote(Path("code").string());
+  ASSERT_EQ(std::system(("bash -c " + Quote(command)).c_str()), 0);
+  const Json summary = Json::parse(ReadFile(dir / "summary.json"));
+  EXPECT_TRUE(summary["interrupted"].get<bool>());
+  const std::size_t done = CountLines(ReadFile(dir / "cases.jsonl"));
+  EXPECT_EQ(summary["cases"].get<std::size_t>(), done);
+  EXPECT_GT(done, 0u);
+  EXPECT_LT(done, 100000u);
+  std::stringstream lines(ReadFile(dir / "cases.jsonl"));
+  for (std::string line; std::getline(lines, line);) EXPECT_NO_THROW(Json::parse(line));
+  EXPECT_EQ(ReadFile(Path("code")), "130\n");  // stopped by a signal, nothing refuted
 }
 
 }  // namespace

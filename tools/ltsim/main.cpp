@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   ltsim::cli::AddGenerateCommand(app);
   ltsim::cli::AddConstructCommand(app);
   ltsim::cli::AddStatisticCommand(app);
+  int exit_code = 0;
+  ltsim::cli::AddFuzzCommand(app, exit_code);
   try {
     const auto named = [&](const CLI::App* sub) { return sub->check_name(argv[1]); };
     if (argc >= 2 && argv[1][0] != '-' && app.get_subcommands(named).empty())
@@ -36,5 +38,5 @@ int main(int argc, char** argv) {
     std::cerr << "ltsim: " << e.what() << "\n";
     return 2;
   }
-  return 0;
+  return exit_code;
 }

@@ -59,7 +59,8 @@ class Simulator {
   virtual Simulation Simulate(const SimulationInput& input) const = 0;
 };
 
-/// Registered method names, in registry order.
+/// Registered method names, in registry order (without the deliberately broken
+/// `test-drop-suffix`, which MakeSimulator still accepts for campaign tests).
 std::vector<std::string> SimulatorNames();
 
 /// The simulator registered under `name`; InputError listing the names if unknown.

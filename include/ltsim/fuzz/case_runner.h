@@ -1,0 +1,80 @@
+// One fuzzing case: a pair, an input, a method; the properties it checks and their evidence.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ltsim/fuzz/input_generator.h"
+#include "ltsim/fuzz/model_generator.h"
+#include "ltsim/model/transformer.h"
+#include "ltsim/sim/simulator.h"
+
+namespace ltsim {
+
+/// Everything a case needs, so that a saved case replays exactly (house style §9: the
+/// simulator's and the test function's seeds are part of the case).
+struct CaseSpec {
+  std::uint64_t index = 0;  ///< case id within its campaign
+  Transformer f, g;
+  InputSpec input;
+  std::string method = "frequency";
+  std::uint64_t target_length = 0;         ///< n
+  std::uint64_t block_length = 0;          ///< ℓ for markov/blocks (0: ⌈n^(1/3)⌉)
+  std::uint64_t sim_seed = 0;              ///< the simulator's seed
+  std::uint64_t function_seed = 0;         ///< the Lemma 5.3 test function's seed
+  double epsilon = 1e-3;                   ///< the agreement threshold ε of theory.md §1
+  double lemma_constant = 1.0;             ///< C in statistic ≤ C·(G + L)(τ + 1)/n^(1/3)
+  PairKind pair = PairKind::kIndependent;  ///< how g was made from f (reported, not replayed)
+};
+
+/// The properties a case can check (theory.md §1, §2, §4; model.md "Forward pass").
+enum class Property {
+  kSandwich,       ///< gap_x ≤ sim_f + gap_z + sim_g (the triangle inequality, numerically)
+  kTransfer,       ///< gap_z ≤ ε ⇒ gap_x ≤ ε + sim_f + sim_g
+  kFrequencyRate,  ///< the method's η: sim_f ≤ L(f)·η and sim_g ≤ L(g)·η
+  kFiniteHardmax,  ///< a `finite` one-layer model equals its hardmax twin once T ≥ T_hard
+  kLemma53,        ///< markov/blocks: |avg_x p − avg_z p| ≤ C·(G + L)(τ + 1)/n^(1/3)
+};
+inline constexpr int kPropertyCount = 5;
+
+/// "sandwich", "transfer", "frequency-rate", "finite-hardmax", "lemma53".
+const char* PropertyName(Property property);
+/// Inverse of PropertyName; InputError listing the names.
+Property ParseProperty(const std::string& name);
+
+/// One property on one case: whether it applied, whether it held, and how close it came:
+/// ratio = observed / bound (≤ 1 when it holds; the worst ratio is what a campaign reports).
+struct Outcome {
+  bool checked = false;
+  bool holds = true;
+  double observed = 0.0;
+  double bound = 0.0;
+  double ratio = 0.0;
+};
+
+/// Every number of a case.
+struct CaseResult {
+  std::uint64_t x_length = 0;
+  std::uint64_t z_length = 0;
+  std::vector<double> f_x, g_x, f_z, g_z;
+  double sim_f = 0, sim_g = 0, gap_x = 0, gap_z = 0;
+  double eta = std::numeric_limits<double>::quiet_NaN();
+  double lipschitz_f = std::numeric_limits<double>::quiet_NaN();
+  double lipschitz_g = std::numeric_limits<double>::quiet_NaN();
+  double statistic = std::numeric_limits<double>::quiet_NaN();  ///< Lemma 5.3 difference
+  Outcome outcomes[kPropertyCount];
+  std::vector<Run> z;
+  std::string error;  ///< an InputError the case raised (e.g. n below a method's minimum)
+
+  const Outcome& outcome(Property p) const { return outcomes[static_cast<int>(p)]; }
+  bool refuted() const;
+};
+
+/// Runs a case: builds z, evaluates both models on x and z, checks every property that
+/// applies. Pure: the same spec gives the same result on any thread. An InputError from the
+/// method (a request it cannot meet) is recorded in `error`, not thrown.
+CaseResult RunCase(const CaseSpec& spec);
+
+}  // namespace ltsim

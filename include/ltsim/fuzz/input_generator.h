@@ -1,0 +1,50 @@
+// Input distributions for x in fuzzing campaigns: seeded, replayable from their spec alone.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "ltsim/strings/source.h"
+
+namespace ltsim {
+
+/// The input families of the fuzz issue.
+enum class InputKind {
+  kUniform,    ///< i.i.d. uniform tokens
+  kDirichlet,  ///< π ~ Dir(α) once per string, then i.i.d. from π (Theorem 4.2's prior)
+  kSparse,     ///< k-sparse planted correlation (seed 000): each position copies a noisy
+               ///< function of k parents among earlier positions
+  kMarkov,     ///< an order-1 Markov chain with a random transition matrix
+  kPeriodic,   ///< a random pattern repeated, with rare substitutions
+  kStress,     ///< built to stress simulators: rare maximal types, suffix ties, mixed-scale counts
+};
+
+/// "uniform", "dirichlet", "sparse", "markov", "periodic", "stress".
+const char* InputKindName(InputKind kind);
+/// Inverse of InputKindName; InputError naming the valid names.
+InputKind ParseInputKind(const std::string& name);
+
+/// Everything that determines an input string.
+struct InputSpec {
+  InputKind kind = InputKind::kUniform;
+  std::uint64_t length = 1000;
+  int alphabet = 2;
+  std::uint64_t seed = 0;
+  double alpha = 1.0;  ///< Dirichlet concentration (all α_s equal)
+  int parents = 2;     ///< k of the sparse family
+  double noise = 0.1;  ///< sparse/periodic substitution rate
+  int pattern = 5;     ///< periodic pattern length
+};
+
+/// The string of a spec: the same string on every call and every pass, on any thread.
+/// Generated in memory as runs (|x| up to ~10^7 is the intended range).
+std::unique_ptr<Source> MakeInput(const InputSpec& spec);
+
+/// Spec ↔ JSON, for witnesses (x is stored as its generator spec, not its tokens).
+nlohmann::json InputSpecToJson(const InputSpec& spec);
+/// Strict: unknown or missing keys are InputErrors naming the key (prefix `where`).
+InputSpec InputSpecFromJson(const nlohmann::json& json, const std::string& where);
+
+}  // namespace ltsim

@@ -1,0 +1,128 @@
+// Runs one fuzzing case and checks the sandwich, the simulators' rates and finite == hardmax.
+#include "ltsim/fuzz/case_runner.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ltsim/check/lemma53.h"
+#include "ltsim/check/sandwich.h"
+#include "ltsim/core/error.h"
+#include "ltsim/eval/evaluate.h"
+#include "ltsim/model/constants.h"
+#include "ltsim/strings/sources.h"
+
+namespace ltsim {
+namespace {
+
+constexpr const char* kNames[kPropertyCount] = {"sandwich", "transfer", "frequency-rate",
+                                                "finite-hardmax", "lemma53"};
+
+std::vector<double> ToStd(const Vector& v) { return {v.data(), v.data() + v.size()}; }
+
+// observed ≤ bound with the verdict slack of LessOrClose; ratio = observed/bound.
+Outcome Compare(double observed, double bound) {
+  Outcome o;
+  o.checked = true;
+  o.observed = observed;
+  o.bound = bound;
+  o.holds = LessOrClose(observed, bound);
+  o.ratio = bound > 0.0 ? observed / bound : (observed > 0.0 ? INFINITY : 0.0);
+  return o;
+}
+
+// `finite` one-layer model against the same weights under hardmax, on x, once T ≥ T_hard.
+Outcome FiniteEqualsHardmax(const Transformer& model, const Source& x, const Vector& on_x) {
+  if (model.layers.size() != 1 || model.layers[0].attention != Attention::kFinite ||
+      model.layers[0].bias_scaling != BiasScaling::kNone)
+    return {};
+  if (std::log2(static_cast<double>(x.length())) < Log2HardmaxLength(model)) return {};
+  Transformer twin = model;
+  twin.layers[0].attention = Attention::kHardmax;
+  twin.layers[0].precision_bits = 0;
+  const double scale = 1e-9 * (1.0 + on_x.cwiseAbs().maxCoeff());
+  return Compare(SupDistance(on_x, Evaluate(twin, x)), scale);
+}
+
+void CheckStatistic(const CaseSpec& spec, const Source& x, const Source& z, CaseResult& r) {
+  if (spec.method != "markov" && spec.method != "blocks") return;
+  const int locality = std::max(spec.f.locality, spec.g.locality);
+  const RandomLipschitzFunction p(spec.function_seed, spec.f.alphabet, locality, 1.0);
+  const Vector ax = AverageOverPositions(x, p);
+  const Vector az = AverageOverPositions(z, p);
+  r.statistic = (ax - az).cwiseAbs().maxCoeff();
+  r.outcomes[static_cast<int>(Property::kLemma53)] =
+      Compare(r.statistic, spec.lemma_constant * ReferenceRate(p, spec.target_length));
+}
+
+void CheckProperties(const CaseSpec& spec, const SandwichResult& s, const Source& x,
+                     CaseResult& r) {
+  auto& out = r.outcomes;
+  out[static_cast<int>(Property::kSandwich)] = Compare(s.gap_x, s.f.sim + s.gap_z + s.g.sim);
+  if (s.gap_z <= spec.epsilon) {
+    out[static_cast<int>(Property::kTransfer)] = Compare(s.gap_x, spec.epsilon + s.f.sim + s.g.sim);
+  }
+  // L(f) is defined for one-layer models only; a two-layer case has no rate to check.
+  if (!std::isnan(s.simulation.eta) && std::isfinite(s.f.lipschitz) &&
+      std::isfinite(s.g.lipschitz)) {
+    const Outcome of = Compare(s.f.sim, s.f.lipschitz * s.simulation.eta);
+    const Outcome og = Compare(s.g.sim, s.g.lipschitz * s.simulation.eta);
+    out[static_cast<int>(Property::kFrequencyRate)] = of.ratio >= og.ratio ? of : og;
+    out[static_cast<int>(Property::kFrequencyRate)].holds = of.holds && og.holds;
+  }
+  const Outcome ff = FiniteEqualsHardmax(spec.f, x, s.f.on_x);
+  const Outcome fg = FiniteEqualsHardmax(spec.g, x, s.g.on_x);
+  Outcome& fh = out[static_cast<int>(Property::kFiniteHardmax)];
+  fh = ff.ratio >= fg.ratio ? ff : fg;
+  fh.checked = ff.checked || fg.checked;
+  fh.holds = ff.holds && fg.holds;
+}
+
+}  // namespace
+
+const char* PropertyName(Property property) { return kNames[static_cast<int>(property)]; }
+
+Property ParseProperty(const std::string& name) {
+  for (int k = 0; k < kPropertyCount; ++k)
+    if (name == kNames[k]) return static_cast<Property>(k);
+  throw InputError("unknown property '" + name +
+                   "' (known: sandwich, transfer, frequency-rate, finite-hardmax, lemma53)");
+}
+
+bool CaseResult::refuted() const {
+  return std::any_of(std::begin(outcomes), std::end(outcomes),
+                     [](const Outcome& o) { return o.checked && !o.holds; });
+}
+
+CaseResult RunCase(const CaseSpec& spec) {
+  CaseResult r;
+  const auto x = MakeInput(spec.input);
+  SandwichOptions options;
+  options.method = spec.method;
+  options.length = spec.target_length;
+  options.seed = spec.sim_seed;
+  options.block_length = spec.block_length;
+  try {
+    const SandwichResult s = RunSandwich(spec.f, spec.g, *x, options);
+    r.x_length = s.x_length;
+    r.z_length = s.z_length;
+    r.f_x = ToStd(s.f.on_x);
+    r.g_x = ToStd(s.g.on_x);
+    r.f_z = ToStd(s.f.on_z);
+    r.g_z = ToStd(s.g.on_z);
+    r.sim_f = s.f.sim;
+    r.sim_g = s.g.sim;
+    r.gap_x = s.gap_x;
+    r.gap_z = s.gap_z;
+    r.eta = s.simulation.eta;
+    r.lipschitz_f = s.f.lipschitz;
+    r.lipschitz_g = s.g.lipschitz;
+    r.z = s.simulation.z;
+    CheckProperties(spec, s, *x, r);
+    CheckStatistic(spec, *x, *MakeRunSource(r.z, "z"), r);
+  } catch (const InputError& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+}  // namespace ltsim

@@ -1,0 +1,194 @@
+// `ltsim fuzz` (a campaign over random pairs) and `ltsim replay` (re-check one witness).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "commands.h"
+#include "ltsim/core/error.h"
+#include "ltsim/fuzz/campaign.h"
+#include "ltsim/fuzz/witness.h"
+#include "output.h"
+
+namespace ltsim::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void OnSignal(int) { g_stop.store(true); }
+
+struct FuzzArgs {
+  CampaignOptions options;
+  std::string resume;
+  std::vector<std::string> modes, pairs, inputs;
+};
+
+std::vector<std::string> Split(const std::string& list) {
+  std::vector<std::string> items;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) items.push_back(item);
+  return items;
+}
+
+// Progress on stderr: a redrawn bar on a terminal, a plain line every 5 s otherwise.
+ProgressFn MakeProgress() {
+  const bool tty = isatty(STDERR_FILENO);
+  auto last = std::make_shared<double>(-1e9);
+  return [tty, last](std::uint64_t done, std::uint64_t total, std::uint64_t refutations,
+                     double seconds) {
+    const double rate = seconds > 0 ? done / seconds : 0.0;
+    if (tty) {
+      const int width = 30;
+      const int filled = total ? static_cast<int>(width * done / total) : width;
+      std::cerr << fmt::format("\r[{}{}] {}/{} cases  {:.1f} cases/s  refutations {}   ",
+                               std::string(filled, '#'), std::string(width - filled, ' '), done,
+                               total, rate, refutations)
+                << std::flush;
+      if (done == total) std::cerr << "\n";
+    } else if (seconds - *last >= 5.0 || done == total) {
+      *last = seconds;
+      std::cerr << fmt::format("fuzz: {}/{} cases, {:.1f} cases/s, {} refutations, {:.0f} s\n",
+                               done, total, rate, refutations, seconds);
+    }
+  };
+}
+
+void PrintSummary(const CampaignReport& report, const std::string& dir) {
+  const auto& s = report.summary;
+  std::cout << fmt::format(
+      "\n{} cases{}; {} of them could not run their method (see error in "
+      "cases.jsonl)\n\n",
+      s["cases"].get<std::uint64_t>(),
+      report.interrupted ? " (interrupted: continue with --resume " + dir + ")" : "",
+      s["cases_with_input_errors"].get<std::uint64_t>());
+  std::cout << fmt::format("  {:<16} {:>8} {:>12} {:>14} {:>10}\n", "property", "cases",
+                           "refutations", "worst ratio", "at case");
+  for (const auto& [name, p] : s["properties"].items()) {
+    std::cout << fmt::format("  {:<16} {:>8} {:>12} {:>14} {:>10}\n", name,
+                             p["cases"].get<std::uint64_t>(), p["refutations"].get<std::uint64_t>(),
+                             p["worst_ratio"].is_number()   ? Show(p["worst_ratio"].get<double>())
+                             : p["worst_ratio"].is_string() ? std::string("∞")
+                                                            : std::string("-"),
+                             p["worst_case"].is_number()
+                                 ? std::to_string(p["worst_case"].get<std::uint64_t>())
+                                 : std::string("-"));
+  }
+  std::cout << fmt::format(
+      "\nratio = observed/bound (≤ 1 holds). Files: {0}/cases.jsonl, "
+      "{0}/summary.json, {0}/witnesses/\n",
+      dir);
+}
+
+int RunFuzz(FuzzArgs& args) {
+  CampaignOptions o = args.options;
+  const bool resume = !args.resume.empty();
+  if (resume) {
+    const CampaignOptions saved = ReadCampaignOptions(args.resume);
+    o = saved;
+    o.threads = args.options.threads;
+    o.time_budget = args.options.time_budget;
+  } else {
+    if (o.out.empty()) throw InputError("--out: required (or --resume DIR)");
+    if (!args.modes.empty()) {
+      o.modes.clear();
+      for (const auto& m : args.modes) {
+        if (m == "softmax")
+          o.modes.push_back(Attention::kSoftmax);
+        else if (m == "hardmax")
+          o.modes.push_back(Attention::kHardmax);
+        else if (m == "finite")
+          o.modes.push_back(Attention::kFinite);
+        else
+          throw InputError("--modes: unknown mode '" + m + "' (softmax, hardmax, finite)");
+      }
+    }
+    if (!args.pairs.empty()) {
+      o.pairs.clear();
+      for (const auto& p : args.pairs) o.pairs.push_back(ParsePairKind(p));
+    }
+    if (!args.inputs.empty()) {
+      o.inputs.clear();
+      for (const auto& k : args.inputs) o.inputs.push_back(ParseInputKind(k));
+    }
+    for (const auto& m : o.methods) MakeSimulator(m);  // unknown names fail here, exit 2
+    for (int l : o.layers)
+      if (l != 1 && l != 2) throw InputError("--layers: 1 or 2, not " + std::to_string(l));
+  }
+  std::cout << fmt::format("ltsim fuzz: seed {}, {} cases, {} threads, out {}{}\n", o.seed, o.cases,
+                           o.threads > 0 ? std::to_string(o.threads) : "all", o.out,
+                           resume ? " (resumed)" : "")
+            << std::flush;
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  const CampaignReport report = RunCampaign(o, resume, g_stop, MakeProgress());
+  PrintSummary(report, o.out);
+  std::uint64_t refutations = 0;
+  for (const auto& [name, p] : report.summary["properties"].items())
+    refutations += p["refutations"].get<std::uint64_t>();
+  // 1: a property was refuted; 130: stopped by a signal (resume with --resume); else 0.
+  return refutations > 0 ? 1 : g_stop.load() ? 130 : 0;
+}
+
+int RunReplay(const std::string& path) {
+  const Witness w = ReadWitness(path);
+  CaseResult result;
+  const bool again = Reproduces(w, result);
+  const Outcome& o = result.outcome(w.property);
+  std::cout << fmt::format(
+      "{}: property {} on case {}: recorded ratio {}, now observed {} vs bound {} (ratio {}): "
+      "{}\n",
+      path, PropertyName(w.property), w.spec.index, Show(w.recorded_ratio), Show(o.observed),
+      Show(o.bound), Show(o.ratio), again ? "still refuted" : "no longer refuted");
+  return again ? 1 : 0;
+}
+
+}  // namespace
+
+void AddFuzzCommand(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<FuzzArgs>();
+  CampaignOptions& o = args->options;
+  CLI::App* cmd = app.add_subcommand(
+      "fuzz", "Property-test random model pairs on random inputs, in parallel and reproducibly.");
+  cmd->add_option("--seed", o.seed, "master seed (printed; every case derives from it)")
+      ->default_val(1);
+  cmd->add_option("--cases", o.cases, "number of cases")->default_val(100);
+  cmd->add_option("--time-budget", o.time_budget, "seconds; stop between batches after it")
+      ->default_val(0);
+  cmd->add_option("--threads", o.threads, "threads (0 = every core); results do not depend on it")
+      ->default_val(0)
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--out", o.out, "output directory");
+  cmd->add_option("--resume", args->resume, "continue the campaign in this directory");
+  cmd->add_option("--layers", o.layers, "model depths to draw (1, 2)")->delimiter(',');
+  cmd->add_option("--modes", args->modes, "attention modes: softmax,hardmax,finite")
+      ->delimiter(',');
+  cmd->add_option("--pairs", args->pairs, "pair kinds: independent,perturbed,mode-swap,pruned-head")
+      ->delimiter(',');
+  cmd->add_option("--inputs", args->inputs,
+                  "inputs: uniform,dirichlet,sparse,markov,periodic,stress")
+      ->delimiter(',');
+  cmd->add_option("--methods", o.methods, "simulators to draw")->delimiter(',');
+  cmd->add_option("--min-length", o.min_length, "shortest x")->default_val(o.min_length);
+  cmd->add_option("--max-length", o.max_length, "longest x")->default_val(o.max_length);
+  cmd->add_option("--min-target", o.min_target, "smallest n")->default_val(o.min_target);
+  cmd->add_option("--max-target", o.max_target, "largest n")->default_val(o.max_target);
+  cmd->add_option("--eps", o.epsilon, "ε of the transfer property")->default_val(o.epsilon);
+  cmd->add_option("--lemma-constant", o.lemma_constant, "C of the Lemma 5.3 check")
+      ->default_val(o.lemma_constant);
+  cmd->add_option("--delta", o.delta, "δ of perturbed pairs")->default_val(o.delta);
+  cmd->callback([args, &exit_code] { exit_code = RunFuzz(*args); });
+
+  auto path = std::make_shared<std::string>();
+  CLI::App* replay = app.add_subcommand(
+      "replay", "Re-check a witness file: exit 1 if it still refutes its property, 0 if not.");
+  replay->add_option("FILE", *path, "a .witness.json file")->required();
+  replay->callback([path, &exit_code] { exit_code = RunReplay(*path); });
+}
+
+}  // namespace ltsim::cli
