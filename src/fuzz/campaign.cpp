@@ -14,6 +14,7 @@
 #include <map>
 #include <sstream>
 
+#include "fuzz/json_number.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/fuzz/witness.h"
@@ -26,10 +27,8 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::uint64_t kBatch = 64;  // cases computed in parallel between two writes
 
-Json Number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
-
-// A ratio observed/bound: +∞ (a positive observation against a zero bound) is "inf".
-Json Ratio(double v) { return std::isinf(v) && v > 0 ? Json("inf") : Number(v); }
+Json Number(double v) { return JsonNumber(v); }
+Json Ratio(double v) { return JsonRatio(v); }
 
 template <typename T>
 const T& Pick(const std::vector<T>& items, FuzzEngine& engine) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "fuzz/json_number.h"
 #include "ltsim/core/error.h"
 #include "ltsim/model/model_file.h"
 
@@ -14,7 +15,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json Number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+Json Number(double v) { return JsonNumber(v); }
 
 Json Runs(const std::vector<Run>& runs) {
   Json out = Json::array();
@@ -62,7 +63,7 @@ Json WitnessJson(const CaseSpec& spec, const CaseResult& result, Property proper
   const Outcome& o = result.outcome(property);
   w["observed"] = Number(o.observed);
   w["bound"] = Number(o.bound);
-  w["ratio"] = std::isinf(o.ratio) ? Json("inf") : Number(o.ratio);
+  w["ratio"] = JsonRatio(o.ratio);
   w["numbers"] = {{"x_length", result.x_length},   {"z_length", result.z_length},
                   {"sim_f", Number(result.sim_f)}, {"sim_g", Number(result.sim_g)},
                   {"gap_x", Number(result.gap_x)}, {"gap_z", Number(result.gap_z)},

@@ -110,6 +110,12 @@ void AppendRun(std::vector<Run>& runs, Token token, std::uint64_t count) {
     runs.push_back(Run{token, count});
 }
 
+std::vector<Token> FromRuns(const std::vector<Run>& runs) {
+  std::vector<Token> tokens;
+  for (const Run& run : runs) tokens.insert(tokens.end(), run.count, run.token);
+  return tokens;
+}
+
 std::vector<Run> ToRuns(const std::vector<Token>& tokens) {
   std::vector<Run> runs;
   for (Token token : tokens) AppendRun(runs, token, 1);

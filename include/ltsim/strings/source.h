@@ -66,6 +66,9 @@ std::vector<Token> ReadAll(const Source& source, std::uint64_t max_length);
 /// Appends `count` copies of `token` to a run-length string, merging with the last run.
 void AppendRun(std::vector<Run>& runs, Token token, std::uint64_t count);
 
+/// Expands runs into tokens (for short strings).
+std::vector<Token> FromRuns(const std::vector<Run>& runs);
+
 /// Compresses a token sequence into runs.
 std::vector<Run> ToRuns(const std::vector<Token>& tokens);
 

@@ -39,17 +39,11 @@ TypeCounts JointCounts(const Case& c, const std::vector<Token>& s) {
   return CountTypes(s, c.f.alphabet, period, locality);
 }
 
-std::vector<Token> Expand(const std::vector<Run>& runs) {
-  std::vector<Token> out;
-  for (const Run& run : runs) out.insert(out.end(), run.count, run.token);
-  return out;
-}
-
 RC_GTEST_PROP(FrequencyProperty, MeetsRequirementsAndItsEtaBound, ()) {
   const Case c = GenCase();
   const auto x = MakeTokenSource(c.x, "x");
   const SandwichResult r = RunSandwich(c.f, c.g, *x, {"frequency", c.n, 1});
-  const std::vector<Token> z = Expand(r.simulation.z);
+  const std::vector<Token> z = FromRuns(r.simulation.z);
   const TypeCounts cx = JointCounts(c, c.x);
   const TypeCounts cz = JointCounts(c, z);
   // (a) the suffix and the length modulo Δ*; |z| ≤ n.

@@ -23,12 +23,6 @@
 namespace ltsim {
 namespace {
 
-std::vector<Token> Expand(const std::vector<Run>& runs) {
-  std::vector<Token> out;
-  for (const Run& run : runs) out.insert(out.end(), run.count, run.token);
-  return out;
-}
-
 Simulation Simulate(const std::string& method, const Source& x, const TypeCounts& counts,
                     std::uint64_t n, std::uint64_t block_length, std::uint64_t seed) {
   return MakeSimulator(method)->Simulate({x, counts, {}, n, seed, block_length});
@@ -80,8 +74,8 @@ void CheckSubset(const std::string& method) {
   }
   const Simulation z = Simulate(method, *x, counts, c.n, c.block_length, c.seed);
   const std::vector<Token> kept =
-      Expand(Simulate(method, *x_id, counts_id, c.n, c.block_length, c.seed).z);
-  const std::vector<Token> tokens = Expand(z.z);
+      FromRuns(Simulate(method, *x_id, counts_id, c.n, c.block_length, c.seed).z);
+  const std::vector<Token> tokens = FromRuns(z.z);
   RC_ASSERT(tokens.size() == z.length);
   RC_ASSERT(kept.size() == tokens.size());
   for (std::size_t k = 0; k < kept.size(); ++k) {
@@ -170,7 +164,7 @@ TEST(MarkovProperty, LengthFollowsTheStationaryChainsOccupationLaw) {
     int outside = 0;
     for (std::uint64_t seed = 1; seed <= 64; ++seed) {
       const Simulation z = Simulate("markov", *x, counts, c.n, c.block_length, seed);
-      ASSERT_EQ(Expand(z.z).size(), z.length);
+      ASSERT_EQ(FromRuns(z.z).size(), z.length);
       lengths.push_back(static_cast<double>(z.length));
       if (std::abs(lengths.back() - law.mean) > 4.0 * sigma) ++outside;
     }

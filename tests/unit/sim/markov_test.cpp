@@ -11,12 +11,6 @@
 namespace ltsim {
 namespace {
 
-std::vector<Token> Expand(const std::vector<Run>& runs) {
-  std::vector<Token> out;
-  for (const Run& run : runs) out.insert(out.end(), run.count, run.token);
-  return out;
-}
-
 // x = 0, 1, …, T−1: z's tokens are the kept positions (0-based).
 std::vector<Token> Positions(int length) {
   std::vector<Token> x(length);
@@ -36,7 +30,7 @@ Simulation SimulateOn(const char* method, int length, int locality, std::uint64_
 TEST(Markov, BlockLengthOneNeverKeepsTwoNeighboursBeforeTheSuffix) {
   // ℓ = 1: keep → drop with probability 1, so far kept positions are isolated.
   const Simulation z = SimulateOn("markov", 5000, 2, 1000, 1, 3);
-  const std::vector<Token> kept = Expand(z.z);
+  const std::vector<Token> kept = FromRuns(z.z);
   ASSERT_EQ(kept.size(), z.length);
   ASSERT_GE(kept.size(), 3u);
   EXPECT_EQ(std::vector<Token>(kept.end() - 3, kept.end()), (std::vector<Token>{4997, 4998, 4999}));
@@ -50,7 +44,7 @@ TEST(Markov, AHugeBlockLengthKeepsAllOrOnlyTheSuffix) {
   int whole = 0;
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     const std::vector<Token> z =
-        Expand(SimulateOn("markov", 1000, 1, 500, 1'000'000'000'000, seed).z);
+        FromRuns(SimulateOn("markov", 1000, 1, 500, 1'000'000'000'000, seed).z);
     if (z.size() == 1000) {
       EXPECT_EQ(z, Positions(1000));
       ++whole;
@@ -63,9 +57,9 @@ TEST(Markov, AHugeBlockLengthKeepsAllOrOnlyTheSuffix) {
 }
 
 TEST(Markov, IsSeededAndStreamsOnlyThroughTheKeptPositions) {
-  const std::vector<Token> a = Expand(SimulateOn("markov", 20000, 0, 2000, 0, 5).z);
-  EXPECT_EQ(a, Expand(SimulateOn("markov", 20000, 0, 2000, 0, 5).z));
-  EXPECT_NE(a, Expand(SimulateOn("markov", 20000, 0, 2000, 0, 6).z));
+  const std::vector<Token> a = FromRuns(SimulateOn("markov", 20000, 0, 2000, 0, 5).z);
+  EXPECT_EQ(a, FromRuns(SimulateOn("markov", 20000, 0, 2000, 0, 5).z));
+  EXPECT_NE(a, FromRuns(SimulateOn("markov", 20000, 0, 2000, 0, 6).z));
   for (std::size_t k = 1; k < a.size(); ++k) ASSERT_LT(a[k - 1], a[k]);  // a subsequence
 }
 
@@ -78,8 +72,8 @@ TEST(Markov, AKeepRateAboveTheBlockShareRaisesTheBlockLength) {
 }
 
 TEST(Markov, ShortStringsAreTheirOwnSimulation) {
-  EXPECT_EQ(Expand(SimulateOn("markov", 300, 1, 300, 0, 1).z), Positions(300));
-  EXPECT_EQ(Expand(SimulateOn("blocks", 300, 1, 301, 0, 1).z), Positions(300));
+  EXPECT_EQ(FromRuns(SimulateOn("markov", 300, 1, 300, 0, 1).z), Positions(300));
+  EXPECT_EQ(FromRuns(SimulateOn("blocks", 300, 1, 301, 0, 1).z), Positions(300));
 }
 
 TEST(Blocks, LayoutIsTheMidpointRuleByHand) {
@@ -87,14 +81,14 @@ TEST(Blocks, LayoutIsTheMidpointRuleByHand) {
   // positions [3i, 3i+3) from x starting at 3i + ⌊(2i+1)·12/4⌋ = 3, 12 — the middles of the
   // halves [0, 9) and [9, 18) — then the suffix 18, 19.
   const Simulation z = SimulateOn("blocks", 20, 1, 8, 3, 1);
-  EXPECT_EQ(Expand(z.z), (std::vector<Token>{3, 4, 5, 12, 13, 14, 18, 19}));
+  EXPECT_EQ(FromRuns(z.z), (std::vector<Token>{3, 4, 5, 12, 13, 14, 18, 19}));
   EXPECT_EQ(z.length, 8u);
 }
 
 TEST(Blocks, UnevenBlocksDifferByOneAndTouchWhenFewAreDropped) {
   // T = 12, τ = 0, n = 10, ℓ = 4: N = 9, k = 3 blocks of 3, G = 2 dropped: gaps at
   // ⌊2/6⌋ = 0, ⌊6/6⌋ = 1, ⌊10/6⌋ = 1 → blocks at 0, 4, 7; the suffix is position 11.
-  EXPECT_EQ(Expand(SimulateOn("blocks", 12, 0, 10, 4, 1).z),
+  EXPECT_EQ(FromRuns(SimulateOn("blocks", 12, 0, 10, 4, 1).z),
             (std::vector<Token>{0, 1, 2, 4, 5, 6, 7, 8, 9, 11}));
 }
 
@@ -102,9 +96,9 @@ TEST(Blocks, IsDeterministicWithLengthExactlyN) {
   for (std::uint64_t n : {5u, 77u, 1000u, 4999u}) {
     const Simulation a = SimulateOn("blocks", 5000, 3, n, 0, 1);
     EXPECT_EQ(a.length, n);
-    EXPECT_EQ(Expand(a.z),
-              Expand(SimulateOn("blocks", 5000, 3, n, 0, 99).z));  // the seed is unused
-    const std::vector<Token> z = Expand(a.z);
+    EXPECT_EQ(FromRuns(a.z),
+              FromRuns(SimulateOn("blocks", 5000, 3, n, 0, 99).z));  // the seed is unused
+    const std::vector<Token> z = FromRuns(a.z);
     ASSERT_EQ(z.size(), n);
     for (std::size_t k = 1; k < z.size(); ++k) ASSERT_LT(z[k - 1], z[k]);
     EXPECT_EQ(std::vector<Token>(z.end() - 4, z.end()),
@@ -125,7 +119,7 @@ TEST(Blocks, CopiesFromRunSourcesAcrossRunBoundaries) {
   const auto x = MakeRunSource(ToRuns(tokens), "x");
   const Simulation z = MakeSimulator("blocks")->Simulate({*x, counts, {}, 8, 1, 3});
   // Positions 3, 4, 5, 12, 13, 14, 18, 19 as in LayoutIsTheMidpointRuleByHand.
-  EXPECT_EQ(Expand(z.z), (std::vector<Token>{0, 0, 0, 2, 2, 2, 2, 2}));
+  EXPECT_EQ(FromRuns(z.z), (std::vector<Token>{0, 0, 0, 2, 2, 2, 2, 2}));
 }
 
 }  // namespace

@@ -9,12 +9,6 @@
 namespace ltsim {
 namespace {
 
-std::vector<Token> Expand(const std::vector<Run>& runs) {
-  std::vector<Token> out;
-  for (const Run& run : runs) out.insert(out.end(), run.count, run.token);
-  return out;
-}
-
 std::vector<Token> Iid(std::uint64_t length, std::uint64_t seed) {
   return ReadAll(*MakeIidSource(length, 2, seed, {0.7, 0.3}), length);
 }
@@ -30,7 +24,7 @@ TEST(Simulators, TruncateKeepsTheLastNTokens) {
   const Transformer m = MakeModPTask(3, 1);
   const std::vector<Token> x = Iid(10000, 5);
   const Simulation z = RunSimulation({&m}, *MakeTokenSource(x, "x"), {"truncate", 777, 1});
-  EXPECT_EQ(Expand(z.z), std::vector<Token>(x.end() - 777, x.end()));
+  EXPECT_EQ(FromRuns(z.z), std::vector<Token>(x.end() - 777, x.end()));
   EXPECT_EQ(z.length, 777u);
 }
 
@@ -38,7 +32,7 @@ TEST(Simulators, UniformIsASeededSubsequenceOfLengthN) {
   const Transformer m = MakeModPTask(3, 1);
   const std::vector<Token> x = Iid(5000, 6);
   const auto source = MakeTokenSource(x, "x");
-  const std::vector<Token> z = Expand(RunSimulation({&m}, *source, {"uniform", 400, 9}).z);
+  const std::vector<Token> z = FromRuns(RunSimulation({&m}, *source, {"uniform", 400, 9}).z);
   ASSERT_EQ(z.size(), 400u);
   std::size_t j = 0;  // z is a subsequence of x
   for (Token s : z) {
@@ -46,8 +40,8 @@ TEST(Simulators, UniformIsASeededSubsequenceOfLengthN) {
     ASSERT_LT(j, x.size());
     ++j;
   }
-  EXPECT_EQ(z, Expand(RunSimulation({&m}, *source, {"uniform", 400, 9}).z));
-  EXPECT_NE(z, Expand(RunSimulation({&m}, *source, {"uniform", 400, 10}).z));
+  EXPECT_EQ(z, FromRuns(RunSimulation({&m}, *source, {"uniform", 400, 9}).z));
+  EXPECT_NE(z, FromRuns(RunSimulation({&m}, *source, {"uniform", 400, 10}).z));
 }
 
 TEST(Simulators, FrequencyMethodsKeepSuffixAndResidueOfLength) {
@@ -56,7 +50,7 @@ TEST(Simulators, FrequencyMethodsKeepSuffixAndResidueOfLength) {
   const std::vector<Token> x = Iid(30001, 7);
   for (const char* method : {"frequency", "frequency-agnostic"}) {
     const Simulation z = RunSimulation({&f, &g}, *MakeTokenSource(x, "x"), {method, 1000, 1});
-    const std::vector<Token> zt = Expand(z.z);
+    const std::vector<Token> zt = FromRuns(z.z);
     ASSERT_EQ(zt.size(), z.length) << method;
     EXPECT_LE(z.length, 1000u) << method;
     EXPECT_EQ(z.length % 12, x.size() % 12) << method;  // Δ* = lcm(4, 6)
@@ -70,7 +64,7 @@ TEST(Simulators, ShortStringsAreTheirOwnSimulation) {
   const std::vector<Token> x = Iid(300, 8);
   for (const char* method :
        {"frequency", "frequency-agnostic", "truncate", "uniform", "markov", "blocks"})
-    EXPECT_EQ(Expand(RunSimulation({&m}, *MakeTokenSource(x, "x"), {method, 500, 1}).z), x)
+    EXPECT_EQ(FromRuns(RunSimulation({&m}, *MakeTokenSource(x, "x"), {method, 500, 1}).z), x)
         << method;
 }
 
