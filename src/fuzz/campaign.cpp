@@ -312,6 +312,10 @@ CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
                            const std::atomic<bool>& stop, const ProgressFn& progress) {
   const fs::path dir(options.out);
   const fs::path lines = dir / "cases.jsonl";
+  if (!resume && fs::exists(dir / "campaign.json"))
+    throw InputError("--out: " + dir.string() +
+                     " already holds a campaign (continue it with --resume, or choose another "
+                     "directory)");
   fs::create_directories(dir / "witnesses");
   if (!resume) {
     WriteText(dir / "campaign.json", CampaignOptionsToJson(options).dump(2) + "\n");

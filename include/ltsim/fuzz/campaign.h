@@ -55,8 +55,9 @@ struct CampaignReport {
   nlohmann::ordered_json summary;
 };
 
-/// Runs cases [done, cases) in batches on oneTBB (done = the cases already in
-/// DIR/cases.jsonl when `resume`), appending each batch in case order to DIR/cases.jsonl and
+/// Runs cases [done, cases) in batches on oneTBB (InputError when not resuming and DIR
+/// already holds a campaign, so no earlier results are mixed in or lost) (done = the cases already
+/// in DIR/cases.jsonl when `resume`), appending each batch in case order to DIR/cases.jsonl and
 /// writing DIR/witnesses/<hash>.witness.json for every refutation before its case line, so
 /// an interrupted run leaves valid files. Stops between batches when `stop` becomes true or
 /// the time budget is spent. Writes DIR/campaign.json (the options) at the start and

@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "ltsim/core/error.h"
 #include "ltsim/fuzz/campaign.h"
 
 namespace ltsim {
@@ -92,6 +93,15 @@ RC_GTEST_PROP(CampaignProperty, ResumeEqualsAnUninterruptedRun, ()) {
   RC_ASSERT(Results(straight.out) == Results(broken.out));
   fs::remove_all(straight.out);
   fs::remove_all(broken.out);
+}
+
+TEST(Campaign, RefusesToOverwriteAnExistingCampaign) {
+  const std::atomic<bool> never{false};
+  const CampaignOptions o = SmallCampaign(4, 3, FreshDir("twice"));
+  RunCampaign(o, false, never, {});
+  EXPECT_THROW(RunCampaign(o, false, never, {}), InputError);
+  EXPECT_EQ(RunCampaign(o, true, never, {}).cases_done, 3u);  // resuming a finished one is fine
+  fs::remove_all(o.out);
 }
 
 }  // namespace
