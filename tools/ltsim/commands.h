@@ -12,6 +12,7 @@ void AddSandwichCommand(CLI::App& app);
 void AddGenerateCommand(CLI::App& app);
 void AddConstructCommand(CLI::App& app);
 void AddStatisticCommand(CLI::App& app);
+void AddThresholdCommand(CLI::App& app);
 /// `fuzz` and `replay` set `exit_code` (refutations found / still refuted: 1).
 void AddFuzzCommand(CLI::App& app, int& exit_code);
 

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   ltsim::cli::AddGenerateCommand(app);
   ltsim::cli::AddConstructCommand(app);
   ltsim::cli::AddStatisticCommand(app);
+  ltsim::cli::AddThresholdCommand(app);
   int exit_code = 0;
   ltsim::cli::AddFuzzCommand(app, exit_code);
   try {

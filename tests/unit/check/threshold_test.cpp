@@ -1,0 +1,365 @@
+// Known first disagreements derived by hand in every attention mode, and a brute-force check.
+#include "ltsim/check/threshold.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <boost/random/mersenne_twister.hpp>
+#include <boost/random/uniform_int_distribution.hpp>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "ltsim/core/error.h"
+#include "ltsim/eval/evaluate.h"
+#include "ltsim/eval/reference.h"
+#include "ltsim/model/tasks.h"
+#include "ltsim/strings/source.h"
+
+namespace ltsim {
+namespace {
+
+// Gaps recomputed by hand or by another evaluator: a few ulps of numbers of order 1.
+constexpr double kTolerance = 1e-12;
+
+// S = 2, d = 3 (0: [token 0], 1: [token 1], 2: output), Δ = 1, τ = `locality`. For every
+// query a key holding a 1 has logit `one_logit` and a key holding a 0 has logit 0; the
+// output is the attention weight on the 1s.
+Transformer ShareOfOnes(Attention attention, double one_logit, int locality = 0) {
+  Transformer m;
+  m.name = "share-of-ones";
+  m.alphabet = 2;
+  m.width = 3;
+  m.locality = locality;
+  m.embedding = Matrix::Zero(2, 3);
+  m.embedding(0, 0) = m.embedding(1, 1) = 1.0;
+  m.positional = Matrix::Zero(1, 3);
+  Head head{Matrix::Zero(3, 3), Matrix::Zero(3, 3), Vector::Zero(locality + 1)};
+  head.qk(1, 0) = head.qk(1, 1) = one_logit;
+  head.ov(2, 1) = 1.0;
+  Layer layer;
+  layer.attention = attention;
+  layer.heads.push_back(head);
+  m.layers.push_back(layer);
+  m.readout_weight = Matrix::Zero(1, 3);
+  m.readout_weight(0, 2) = 1.0;
+  m.readout_bias = Vector::Zero(1);
+  return m;
+}
+
+Transformer Finite(int bits) {
+  Transformer m = ShareOfOnes(Attention::kFinite, 1.0);
+  m.layers[0].precision_bits = bits;
+  return m;
+}
+
+// The same function as a two-layer model: a second layer with no heads and no MLP.
+Transformer WithEmptySecondLayer(Transformer m) {
+  m.layers.push_back(Layer{});
+  return m;
+}
+
+ThresholdResult Find(const Transformer& f, const Transformer& g, double epsilon,
+                     std::uint64_t max_length, std::uint64_t seed = 1) {
+  ValidateTransformer(f, "f");
+  ValidateTransformer(g, "g");
+  return FindThreshold(f, g, {epsilon, max_length, seed, 100});
+}
+
+// The answer, the per-length maxima and a witness that really disagrees, by the reference
+// evaluator on the expanded string.
+void ExpectAnswer(const Transformer& f, const Transformer& g, double epsilon,
+                  const ThresholdResult& r, std::uint64_t first,
+                  const std::vector<double>& max_gaps) {
+  ASSERT_TRUE(r.first_disagreement.has_value());
+  EXPECT_EQ(*r.first_disagreement, first);
+  EXPECT_EQ(r.checked_up_to, first);
+  ASSERT_EQ(r.max_gap_per_length.size(), max_gaps.size());
+  for (std::size_t k = 0; k < max_gaps.size(); ++k)
+    EXPECT_NEAR(r.max_gap_per_length[k], max_gaps[k], kTolerance) << "T = " << k + 1;
+  const std::vector<Token> w = FromRuns(r.witness);
+  ASSERT_EQ(w.size(), first);
+  const double gap = SupDistance(EvaluateReference(f, w), EvaluateReference(g, w));
+  EXPECT_GT(gap, epsilon);
+  EXPECT_NEAR(gap, r.gap, kTolerance);
+  EXPECT_NEAR(gap, max_gaps.back(), kTolerance);  // the witness realises the largest gap
+}
+
+// ---- Known answers ----------------------------------------------------------------------
+
+// Hardmax, tie rule. The 1-keys sit 0.01 above the 0-keys. With θ = 1e-9, f attends only to
+// the 1s when there is one: f = [c₁ ≥ 1]. With θ = 0.1, g sees every key as tied: g = c₁/T.
+// Gap 1 − c₁/T when c₁ ≥ 1 (0 otherwise), largest at c₁ = 1: 1 − 1/T = 0, 1/2, 2/3, 3/4.
+// ε = 0.7 lies between 2/3 and 3/4: the first disagreement is T = 4, a string with one 1.
+TEST(Threshold, HardmaxTieRuleFirstDisagreesAtFour) {
+  const Transformer f = ShareOfOnes(Attention::kHardmax, 0.01);
+  Transformer g = f;
+  g.tie_tolerance = 0.1;
+  const ThresholdResult r = Find(f, g, 0.7, 100);
+  ExpectAnswer(f, g, 0.7, r, 4, {0.0, 0.5, 2.0 / 3.0, 0.75});
+  EXPECT_EQ(r.method, ThresholdMethod::kStatistics);
+  EXPECT_TRUE(r.exhaustive);
+  EXPECT_EQ(r.exhaustive_up_to, 4u);
+  const std::vector<Token> w = FromRuns(r.witness);
+  EXPECT_EQ(std::count(w.begin(), w.end(), Token{1}), 1);
+}
+
+// Softmax, log bias scaling, τ = 1, no token logits. f has φ = [0, 1]: the key one step back
+// weighs e^{ln T} = T, every other key 1 (total 2T − 1). g has φ = [0, 0]: uniform, c₁/T.
+// With a = [x_{T−1} = 1] and c the other 1s:
+//   f − g = (c + aT)/(2T − 1) − (c + a)/T = (T − 1)/(T(2T − 1))·(a(T − 1) − c),
+// largest in absolute value at (a, c) = (1, 0) or (0, T − 1): G(T) = (T − 1)²/(T(2T − 1)) =
+// 0, 1/6, 4/15, 9/28, 16/45, … (T = 1: ln 1 = 0, both uniform). G crosses 0.3 at T = 4 and
+// 0.35 at T = 5.
+TEST(Threshold, SoftmaxLogBiasFirstDisagreesWhenTheLocalKeyOutweighs) {
+  Transformer f = ShareOfOnes(Attention::kSoftmax, 0.0, 1);
+  f.layers[0].bias_scaling = BiasScaling::kLog;
+  Transformer g = f;
+  f.layers[0].heads[0].bias << 0.0, 1.0;
+  const auto G = [](double t) { return (t - 1) * (t - 1) / (t * (2 * t - 1)); };
+  ExpectAnswer(f, g, 0.3, Find(f, g, 0.3, 50), 4, {G(1), G(2), G(3), G(4)});
+  ExpectAnswer(f, g, 0.35, Find(f, g, 0.35, 50), 5, {G(1), G(2), G(3), G(4), G(5)});
+}
+
+// Finite precision, γ = 1 (1-keys at logit 1, 0-keys at 0). A 0-key weighs T^(−1) against a
+// 1-key and is dropped when T^(−1) ≤ 2^(−p), i.e. from T = 2^(p/γ) on. With p = 3 (f) and
+// p = 10 (g) the weights are identical below T = 8, so the gap is exactly 0; at T = 8 f drops
+// the 0s (f = 1 when c₁ ≥ 1) while g keeps them at 1/8: g = c₁/(c₁ + c₀/8), gap largest at
+// c₁ = 1, c₀ = 7: (7/8)/(15/8) = 7/15. Any ε < 7/15 gives T = 8.
+TEST(Threshold, FinitePrecisionFirstDisagreesAtTheHardmaxLength) {
+  const Transformer f = Finite(3);
+  const Transformer g = Finite(10);
+  std::vector<double> gaps(7, 0.0);
+  gaps.push_back(7.0 / 15.0);
+  ExpectAnswer(f, g, 0.25, Find(f, g, 0.25, 40), 8, gaps);
+  const ThresholdResult below = Find(f, g, 0.0, 7);  // ε = 0: any difference at all
+  EXPECT_FALSE(below.first_disagreement.has_value());
+  EXPECT_EQ(below.max_gap_per_length, std::vector<double>(7, 0.0));
+}
+
+// Periodic positions, Δ* = lcm(2, 3) = 6. f = ModPTask(2, 1), the share of 1s at odd
+// positions; g = ModPTask(3, 1), the share at positions ≡ 1 (mod 3). T = 1, 2: both read
+// x₁ alone. T = 3: f − g = (x₁ + x₃)/2 − x₁ = (x₃ − x₁)/2, at most 1/2. T = 4:
+// (x₁ + x₃)/2 − (x₁ + x₄)/2 = (x₃ − x₄)/2, at most 1/2. T = 5: (x₁ + x₃ + x₅)/3 − (x₁ + x₄)/2
+// is linear in each token, largest at x₃ = x₅ = 1, x₁ = x₄ = 0: 2/3. ε = 0.6 gives T = 5.
+TEST(Threshold, PeriodicPairFirstDisagreesAtFive) {
+  const Transformer f = MakeModPTask(2, 1);
+  const Transformer g = MakeModPTask(3, 1);
+  const ThresholdResult r = Find(f, g, 0.6, 30);
+  ExpectAnswer(f, g, 0.6, r, 5, {0.0, 0.0, 0.5, 0.5, 2.0 / 3.0});
+  EXPECT_EQ(r.view.period, 6);
+  // Every residue class holds at most one far position up to T = 5: 2 + 4 + 8 + 16 + 32.
+  EXPECT_EQ(r.evaluations, 62u);
+}
+
+TEST(Threshold, IdenticalModelsNeverDisagree) {
+  const Transformer f = MakeModPTask(3, 1);
+  const ThresholdResult r = Find(f, f, 0.0, 60);
+  EXPECT_FALSE(r.first_disagreement.has_value());
+  EXPECT_TRUE(r.witness.empty());
+  EXPECT_TRUE(std::isnan(r.gap));
+  EXPECT_TRUE(r.exhaustive);
+  EXPECT_EQ(r.checked_up_to, 60u);
+  EXPECT_EQ(r.exhaustive_up_to, 60u);
+  EXPECT_EQ(r.max_gap_per_length, std::vector<double>(60, 0.0));
+}
+
+// ---- Size limits ------------------------------------------------------------------------
+
+TEST(Threshold, CountStatisticsByHand) {
+  // S = 2, Δ = 1, τ = 0: 2 suffixes × (T − 1 + 1) splits of the far positions.
+  for (std::uint64_t t = 1; t <= 10; ++t) EXPECT_EQ(CountStatistics(2, 1, 0, t), 2 * t);
+  EXPECT_EQ(CountStatistics(2, 6, 0, 5), 32u);  // one far position in residues 1…4
+  // S = 3, Δ = 2, τ = 1, T = 6: 3² suffixes, 4 far positions, 2 a residue: C(4, 2)² = 36.
+  EXPECT_EQ(CountStatistics(3, 2, 1, 6), 9u * 36u);
+  EXPECT_EQ(CountStatistics(3, 2, 1, 1), 3u);  // T ≤ τ: the suffix is the whole string
+  EXPECT_EQ(CountStatistics(64, 1, 10, 1'000'000), std::uint64_t{1} << 62);  // saturates
+}
+
+void ExpectRefused(const Transformer& f, const Transformer& g, ThresholdOptions options,
+                   const std::string& names) {
+  try {
+    FindThreshold(f, g, options);
+    ADD_FAILURE() << "not refused: " << names;
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find(names), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
+TEST(Threshold, RefusesBeyondItsLimits) {
+  const Transformer f = ShareOfOnes(Attention::kHardmax, 0.01);
+  // Σ_{T ≤ N} 2T = N(N + 1) ≤ 2·10^7 up to N = 4471 (4472·4473 > 2·10^7).
+  ExpectRefused(f, f, {0.1, 4472, 1, 100}, "largest max length within the limit is 4471");
+  ExpectRefused(f, f, {0.1, kThresholdMaxLength + 1, 1, 100}, "--max-length");
+  ExpectRefused(f, f, {0.1, 0, 1, 100}, "--max-length");
+  ExpectRefused(f, f, {-0.1, 10, 1, 100}, "--eps");
+  ExpectRefused(f, f, {NAN, 10, 1, 100}, "--eps");
+  // D* = 2·lcm(7, 5) = 70 > 64.
+  ExpectRefused(MakeModPTask(7, 0), MakeModPTask(5, 0), {0.1, 5, 1, 100}, "limit of 64");
+  // τ* = 11 > 10.
+  const Transformer local = ShareOfOnes(Attention::kHardmax, 0.01, 11);
+  ExpectRefused(f, local, {0.1, 5, 1, 100}, "τ* = 11");
+  // Alphabets, outputs, depth.
+  Transformer three = f;
+  three.alphabet = 3;
+  three.embedding = Matrix::Zero(3, 3);
+  ExpectRefused(f, three, {0.1, 5, 1, 100}, "alphabets");
+  Transformer two_outputs = f;
+  two_outputs.readout_weight = Matrix::Zero(2, 3);
+  two_outputs.readout_bias = Vector::Zero(2);
+  ExpectRefused(f, two_outputs, {0.1, 5, 1, 100}, "outputs");
+  Transformer deep = WithEmptySecondLayer(WithEmptySecondLayer(f));
+  ExpectRefused(f, deep, {0.1, 5, 1, 100}, "one or two layers");
+  // Two layers: 100·Σ_{16 ≤ T ≤ N} T ≤ 10^8 ⇔ N(N + 1) ≤ 2,000,240, up to N = 1413.
+  ExpectRefused(f, WithEmptySecondLayer(f), {0.1, 1414, 1, 100},
+                "largest max length within the limit is 1413");
+  ExpectRefused(f, WithEmptySecondLayer(f), {0.1, 20, 1, 0}, "--samples");
+}
+
+// ---- Two-layer pairs --------------------------------------------------------------------
+
+// The same function as one and as two layers: no disagreement, but only the strings up to
+// T_ex = 15 (Σ_{T ≤ 15} 2^T = 2^16 − 2) are all checked, so the answer is not exhaustive.
+TEST(Threshold, TwoLayerPairIsExhaustiveOnlyUpToItsLimit) {
+  const Transformer f = Finite(4);
+  const ThresholdResult r = Find(f, WithEmptySecondLayer(f), 1e-9, 20);
+  EXPECT_EQ(r.method, ThresholdMethod::kExhaustiveRandom);
+  EXPECT_STREQ(ThresholdMethodName(r.method), "exhaustive+random");
+  EXPECT_FALSE(r.first_disagreement.has_value());
+  EXPECT_FALSE(r.exhaustive);
+  EXPECT_EQ(r.exhaustive_up_to, 15u);
+  EXPECT_EQ(r.checked_up_to, 20u);
+  EXPECT_EQ(r.samples_per_length, 100u);
+  EXPECT_EQ(r.evaluations, (1u << 16) - 2 + 5 * 100);
+  for (double gap : r.max_gap_per_length) EXPECT_LE(gap, kTolerance);
+}
+
+// Found inside the exhaustive range, the answer is exact: the tie-rule pair of above.
+TEST(Threshold, TwoLayerPairFoundExhaustivelyIsExact) {
+  const Transformer f = WithEmptySecondLayer(ShareOfOnes(Attention::kHardmax, 0.01));
+  Transformer g = ShareOfOnes(Attention::kHardmax, 0.01);
+  g.tie_tolerance = 0.1;
+  const ThresholdResult r = Find(f, g, 0.7, 100);
+  ExpectAnswer(f, g, 0.7, r, 4, {0.0, 0.5, 2.0 / 3.0, 0.75});
+  EXPECT_TRUE(r.exhaustive);
+  EXPECT_EQ(r.exhaustive_up_to, 4u);
+}
+
+// Found by the random search: f has p = 4 (T_hard = 16 > T_ex), g has p = 10. At T = 16 every
+// string holding both tokens has gap (c₀/16)/(c₁ + c₀/16) ≥ (1/16)/(15 + 1/16) > 0.004, and a
+// uniform string of length 16 is constant with probability 2^−15: one of 100 samples holds both.
+TEST(Threshold, TwoLayerPairFoundByTheSeededRandomSearch) {
+  const Transformer f = WithEmptySecondLayer(Finite(4));
+  const Transformer g = Finite(10);
+  const ThresholdResult r = Find(f, g, 0.001, 40, 7);
+  ASSERT_TRUE(r.first_disagreement.has_value());
+  EXPECT_EQ(*r.first_disagreement, 16u);
+  EXPECT_FALSE(r.exhaustive);
+  EXPECT_EQ(r.exhaustive_up_to, 15u);
+  const std::vector<Token> w = FromRuns(r.witness);
+  EXPECT_GT(SupDistance(EvaluateReference(f, w), EvaluateReference(g, w)), 0.001);
+  // A function of the seed alone.
+  const ThresholdResult again = Find(f, g, 0.001, 40, 7);
+  EXPECT_EQ(again.max_gap_per_length, r.max_gap_per_length);
+  EXPECT_EQ(again.witness, r.witness);
+  EXPECT_NE(Find(f, g, 0.001, 40, 8).witness, r.witness);
+}
+
+// ---- The statistics enumeration against brute force -------------------------------------
+
+// A one-layer model with weights on a grid (so hardmax ties occur), drawn from `seed`.
+Transformer GridModel(std::uint64_t seed, int alphabet, int period, int locality,
+                      Attention attention) {
+  boost::random::mt19937_64 engine(seed);
+  boost::random::uniform_int_distribution<int> grid(-2, 2);
+  const auto fill = [&](Matrix& m) {
+    for (Eigen::Index i = 0; i < m.rows(); ++i)
+      for (Eigen::Index j = 0; j < m.cols(); ++j) m(i, j) = 0.5 * grid(engine);
+  };
+  const int d = 3;
+  Transformer m;
+  m.alphabet = alphabet;
+  m.width = d;
+  m.period = period;
+  m.locality = locality;
+  m.embedding = Matrix(alphabet, d);
+  m.positional = Matrix(period, d);
+  fill(m.embedding);
+  fill(m.positional);
+  Layer layer;
+  layer.attention = attention;
+  layer.precision_bits = attention == Attention::kFinite ? 3 : 0;
+  layer.bias_scaling = grid(engine) > 0 ? BiasScaling::kLog : BiasScaling::kNone;
+  for (int h = 0; h < 2; ++h) {
+    Head head{Matrix(d, d), Matrix(d, d), Vector(locality + 1)};
+    fill(head.qk);
+    fill(head.ov);
+    for (int t = 0; t <= locality; ++t) head.bias[t] = 0.5 * grid(engine);
+    layer.heads.push_back(head);
+  }
+  Mlp mlp{Matrix(2, d), Vector::Zero(2), Matrix(d, 2)};
+  fill(mlp.in);
+  fill(mlp.out);
+  layer.mlp = mlp;
+  m.layers.push_back(layer);
+  m.readout_weight = Matrix(2, d);
+  fill(m.readout_weight);
+  m.readout_bias = Vector::Zero(2);
+  return m;
+}
+
+// max over all S^T strings of ‖f(x) − g(x)‖_∞ by the reference evaluator, T = 1 … N.
+std::vector<double> BruteForceMaxGaps(const Transformer& f, const Transformer& g, int alphabet,
+                                      std::uint64_t max_length) {
+  std::vector<double> gaps;
+  for (std::uint64_t t = 1; t <= max_length; ++t) {
+    std::vector<Token> x(t, 0);
+    double best = 0.0;
+    std::size_t k = t;
+    do {
+      best = std::max(best, SupDistance(EvaluateReference(f, x), EvaluateReference(g, x)));
+      for (k = t; k > 0 && ++x[k - 1] == alphabet; --k) x[k - 1] = 0;
+    } while (k > 0);
+    gaps.push_back(best);
+  }
+  return gaps;
+}
+
+struct BruteCase {
+  int alphabet, period_f, period_g, locality_f, locality_g;
+  Attention mode_f, mode_g;
+  std::uint64_t max_length;
+};
+
+TEST(Threshold, StatisticsAgreeWithBruteForceOverAllStrings) {
+  const Attention kS = Attention::kSoftmax, kH = Attention::kHardmax, kF = Attention::kFinite;
+  const std::vector<BruteCase> cases = {
+      {2, 1, 1, 0, 0, kH, kS, 9}, {2, 2, 3, 1, 0, kS, kF, 8}, {2, 2, 1, 2, 1, kH, kH, 8},
+      {3, 1, 1, 1, 1, kF, kH, 6}, {3, 2, 1, 0, 1, kS, kS, 6}, {2, 1, 2, 1, 2, kF, kF, 8},
+  };
+  std::uint64_t seed = 100;
+  for (const BruteCase& c : cases) {
+    SCOPED_TRACE("case with seed " + std::to_string(seed));
+    const Transformer f = GridModel(seed++, c.alphabet, c.period_f, c.locality_f, c.mode_f);
+    const Transformer g = GridModel(seed++, c.alphabet, c.period_g, c.locality_g, c.mode_g);
+    const ThresholdResult r = Find(f, g, 1e9, c.max_length);  // ε beyond any gap: every length
+    const std::vector<double> brute = BruteForceMaxGaps(f, g, c.alphabet, c.max_length);
+    ASSERT_EQ(r.max_gap_per_length.size(), brute.size());
+    bool any_gap = false;
+    for (std::size_t k = 0; k < brute.size(); ++k) {
+      // The fast and reference evaluators differ only by the association of sums.
+      EXPECT_NEAR(r.max_gap_per_length[k], brute[k], 1e-10 * (1.0 + brute[k])) << "T = " << k + 1;
+      any_gap = any_gap || brute[k] > 1e-6;
+    }
+    EXPECT_TRUE(any_gap);  // the pair is not trivially equal
+    std::uint64_t statistics = 0;
+    for (std::uint64_t t = 1; t <= c.max_length; ++t)
+      statistics += CountStatistics(c.alphabet, r.view.period, r.view.locality, t);
+    EXPECT_EQ(r.evaluations, statistics);
+  }
+}
+
+}  // namespace
+}  // namespace ltsim

@@ -1,0 +1,149 @@
+// `ltsim threshold F G --eps e --max-length N`: the first length where f and g differ by > ε.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "ltsim/check/threshold.h"
+#include "ltsim/model/model_file.h"
+#include "output.h"
+
+namespace ltsim::cli {
+namespace {
+
+// Lengths shown in the text table (the last ones searched).
+constexpr std::size_t kTableRows = 10;
+
+struct ThresholdArgs {
+  std::string f, g;
+  ThresholdOptions options;
+  bool json = false;
+};
+
+// "0^3 1 2^2": the run-length text format of model.md ("Strings on disk").
+std::string RunLengthText(const std::vector<Run>& runs) {
+  std::string text;
+  for (const Run& run : runs) {
+    if (!text.empty()) text += ' ';
+    text +=
+        run.count == 1 ? fmt::format("{}", run.token) : fmt::format("{}^{}", run.token, run.count);
+  }
+  return text;
+}
+
+Json RunsJson(const std::vector<Run>& runs) {
+  Json out = Json::array();
+  for (const Run& run : runs) out.push_back({run.token, run.count});
+  return out;
+}
+
+Json ViewJson(const JointView& view) {
+  return {{"alphabet", view.alphabet},
+          {"period", view.period},
+          {"locality", view.locality},
+          {"types", view.alphabet * view.period}};
+}
+
+void PrintJsonResult(const ThresholdArgs& args, const ThresholdResult& r) {
+  const bool found = r.first_disagreement.has_value();
+  Json doc;
+  doc["context"] = Context("threshold", args.options.seed);
+  doc["method"] = ThresholdMethodName(r.method);
+  doc["epsilon"] = args.options.epsilon;
+  doc["max_length"] = args.options.max_length;
+  doc["view"] = ViewJson(r.view);
+  doc["first_disagreement"] = found ? Json(*r.first_disagreement) : Json(nullptr);
+  doc["gap"] = found ? Number(r.gap) : Json(nullptr);
+  doc["witness"] = found ? RunsJson(r.witness) : Json(nullptr);
+  doc["witness_text"] = found ? Json(RunLengthText(r.witness)) : Json(nullptr);
+  doc["f_witness"] = found ? Array(r.f_witness) : Json(nullptr);
+  doc["g_witness"] = found ? Array(r.g_witness) : Json(nullptr);
+  doc["checked_up_to"] = r.checked_up_to;
+  doc["exhaustive"] = r.exhaustive;
+  doc["exhaustive_up_to"] = r.exhaustive_up_to;
+  doc["samples_per_length"] = r.samples_per_length;
+  doc["evaluations"] = r.evaluations;
+  Json gaps = Json::array();
+  for (double gap : r.max_gap_per_length) gaps.push_back(Number(gap));
+  doc["max_gap_per_length"] = gaps;
+  PrintJson(doc);
+}
+
+std::string Coverage(const ThresholdResult& r) {
+  if (r.exhaustive) return "exact: every string of every length checked";
+  return fmt::format("every string up to length {}, then {} random strings a length",
+                     r.exhaustive_up_to, r.samples_per_length);
+}
+
+void PrintVerdict(const ThresholdArgs& args, const ThresholdResult& r) {
+  const double eps = args.options.epsilon;
+  if (!r.first_disagreement) {
+    std::cout << fmt::format("  no disagreement > ε = {} up to length {} ({})\n", Show(eps),
+                             r.checked_up_to, Coverage(r));
+    return;
+  }
+  std::cout << fmt::format("  first disagreement at T = {}: gap {} > ε = {} ({})\n",
+                           *r.first_disagreement, Show(r.gap), Show(eps), Coverage(r));
+  std::cout << fmt::format("  witness: {}\n", RunLengthText(r.witness));
+  std::cout << fmt::format("  f(witness) = {}   g(witness) = {}\n", Show(r.f_witness),
+                           Show(r.g_witness));
+}
+
+void PrintTable(const ThresholdArgs& args, const ThresholdResult& r) {
+  std::cout << fmt::format("ltsim threshold   seed {}   method {}\n", args.options.seed,
+                           ThresholdMethodName(r.method));
+  std::cout << fmt::format("  f: {}   g: {}\n", args.f, args.g);
+  std::cout << fmt::format("  joint view: S = {}, Δ* = {}, τ* = {};  {} evaluations\n\n",
+                           r.view.alphabet, r.view.period, r.view.locality, r.evaluations);
+  std::cout << fmt::format("  {:>10}  {:>16}\n", "length T", "max |f - g|");
+  const std::size_t n = r.max_gap_per_length.size();
+  for (std::size_t k = n > kTableRows ? n - kTableRows : 0; k < n; ++k) {
+    const double gap = r.max_gap_per_length[k];
+    std::cout << fmt::format("  {:>10}  {:>16}{}\n", k + 1, Show(gap),
+                             gap > args.options.epsilon ? "   > ε" : "");
+  }
+  std::cout << "\n";
+  PrintVerdict(args, r);
+}
+
+void RunThreshold(const ThresholdArgs& args) {
+  const Transformer f = ReadModel(args.f);
+  const Transformer g = ReadModel(args.g);
+  const ThresholdResult result = FindThreshold(f, g, args.options);
+  args.json ? PrintJsonResult(args, result) : PrintTable(args, result);
+}
+
+std::string LimitsText() {
+  return fmt::format(
+      "Limits, checked before searching: N ≤ {}. One-layer pairs (exact, over the sufficient "
+      "statistics in the joint view Δ* = lcm, τ* = max): D* = S·Δ* ≤ {}, τ* ≤ {}, and at most "
+      "{} statistics over all lengths ≤ N. Two-layer pairs: every string while Σ S^T ≤ {} "
+      "(T ≤ {}), then --samples random strings a length, at most {} tokens in all.",
+      kThresholdMaxLength, kThresholdMaxTypes, kThresholdMaxLocality, kThresholdMaxStatistics,
+      kThresholdExhaustiveStrings, kThresholdExhaustiveMaxLength, kThresholdMaxRandomTokens);
+}
+
+}  // namespace
+
+void AddThresholdCommand(CLI::App& app) {
+  auto args = std::make_shared<ThresholdArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "threshold",
+      "The smallest length T ≤ N with a string where |f(x) - g(x)| > ε: exact for one-layer "
+      "pairs, exhaustive then random for two-layer pairs.");
+  cmd->footer(LimitsText());
+  cmd->add_option("F", args->f, "model f")->required();
+  cmd->add_option("G", args->g, "model g (same alphabet and number of outputs)")->required();
+  cmd->add_option("--eps", args->options.epsilon, "ε ≥ 0: a disagreement is a gap > ε")->required();
+  cmd->add_option("--max-length", args->options.max_length, "N: search lengths 1 … N")->required();
+  cmd->add_option("--seed", args->options.seed, "master seed of the random search (printed)")
+      ->default_val(1);
+  cmd->add_option("--samples", args->options.samples_per_length,
+                  "random strings a length beyond the exhaustive range (two-layer pairs)")
+      ->default_val(100);
+  cmd->add_flag("--json", args->json, "print every number as JSON");
+  cmd->callback([args] { RunThreshold(*args); });
+}
+
+}  // namespace ltsim::cli
