@@ -53,6 +53,7 @@ FirstLayerStream::FirstLayerStream(const Transformer& model)
   weights_ = Vector::Zero(values_.cols());
   features_ = Vector::Zero(types_ + values_.cols());
   window_.assign(static_cast<std::size_t>(model.locality) + 1, 0);
+  newest_.assign(window_.size(), 0);
   output_ = Vector::Zero(model.width);
   attended_ = Vector::Zero(model.width);
   suffix_logits_.assign(static_cast<std::size_t>(model.locality) + 1, 0.0);
@@ -91,11 +92,12 @@ void FirstLayerStream::SetHeadWeights(int h, int q, double log_i) {
   const int m = window_size_;
   double a_max = t.present_max[q];
   for (int k = 0; k < m; ++k) {
-    suffix_logits_[k] = logits[WindowType(k)] + beta * head.bias[k];
+    suffix_logits_[k] = logits[newest_[k]] + beta * head.bias[k];
     a_max = std::max(a_max, suffix_logits_[k]);
   }
   double* weights = weights_.data() + static_cast<std::ptrdiff_t>(h) * types_;
   std::fill(weights, weights + types_, 0.0);
+  double total = 0.0;
   if (layer_.attention == Attention::kSoftmax && !present_.empty()) {
     if (t.stale[q]) {
       for (int type : present_) t.shifted(q, type) = std::exp(logits[type] - t.present_max[q]);
@@ -103,17 +105,19 @@ void FirstLayerStream::SetHeadWeights(int h, int q, double log_i) {
     }
     const double* shifted = t.shifted.data() + static_cast<std::ptrdiff_t>(q) * types_;
     const double scale = a_max == t.present_max[q] ? 1.0 : std::exp(t.present_max[q] - a_max);
-    for (int type : present_) weights[type] = far_[type] * shifted[type] * scale;
+    for (int type : present_) total += weights[type] = far_[type] * shifted[type] * scale;
   } else {
-    for (int type : present_)
-      weights[type] =
+    for (int type : present_) {
+      total += weights[type] =
           far_[type] * AttentionWeight(layer_, model_.tie_tolerance, logits[type], a_max, position);
+    }
   }
-  for (int k = 0; k < m; ++k)
-    weights[WindowType(k)] +=
+  for (int k = 0; k < m; ++k) {
+    const double w =
         AttentionWeight(layer_, model_.tie_tolerance, suffix_logits_[k], a_max, position);
-  double total = 0.0;
-  for (int k = 0; k < types_; ++k) total += weights[k];
+    weights[newest_[k]] += w;
+    total += w;
+  }
   const double inverse = 1.0 / total;
   for (int k = 0; k < types_; ++k) weights[k] *= inverse;
 }
@@ -128,6 +132,10 @@ int FirstLayerStream::Advance(Token token) {
   window_[window_start_] = q;
   window_start_ = (window_start_ + 1) % capacity;
   window_size_ = std::min(window_size_ + 1, capacity);
+  for (int k = 0, slot = window_start_; k < window_size_; ++k) {  // newest first
+    slot = slot == 0 ? capacity - 1 : slot - 1;
+    newest_[k] = window_[slot];
+  }
   const double log_i = std::log(static_cast<double>(position_));
   for (std::size_t h = 0; h < heads_.size(); ++h) SetHeadWeights(static_cast<int>(h), q, log_i);
   return q;
