@@ -2,7 +2,10 @@
 # Installs ltsim's build and test dependencies from Debian's packages (apt-get update once).
 set -euo pipefail
 packages=(cmake g++ make pkg-config libeigen3-dev libtbb-dev libboost-dev nlohmann-json3-dev
-          libcli11-dev libfmt-dev librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev)
+          libcli11-dev libfmt-dev librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
+          # libmuparser-dev: a well-kept parser for `--bound` expressions (not a hand-written
+          # one); python3-matplotlib: the PNGs of `ltsim sweep --out` (tools/plot_sweep.py).
+          libmuparser-dev python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

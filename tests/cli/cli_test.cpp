@@ -583,4 +583,53 @@ TEST_F(ThresholdCliTest, HelpStatesTheLimits) {
   EXPECT_NE(r.out.find("D* = S·Δ* ≤ 64"), std::string::npos) << r.out;
 }
 
+// `ltsim constants` and `ltsim sweep` (ltsim/bounds).
+TEST_F(CliTest, ConstantsJsonHasTheRegistryAndUserBounds) {
+  const Json doc = RunJson({"constants", kModelF, kModelG, "--eps", "0.1", "--n", "1000", "--T",
+                            "8000", "--set", "SNR=4", "--bound", "C/SNR*n/T", "--json"});
+  ASSERT_TRUE(doc.contains("context")) << doc;
+  EXPECT_EQ(doc["context"]["command"], "constants");
+  for (const char* key :
+       {"L", "Delta", "S", "tau", "eps", "gamma", "p", "C", "gamma_pos", "n", "T", "SNR"})
+    EXPECT_TRUE(doc["constants"].contains(key)) << key;
+  std::vector<std::string> names;
+  for (const Json& bound : doc["bounds"]) names.push_back(bound["name"]);
+  const std::vector<std::string> expected = {
+      "thm4.1-hardmax", "thm4.1-length",    "thm4.2", "thm5.2",
+      "lemma5.3",       "frequency-length", "user"};
+  EXPECT_EQ(names, expected);
+  const Json& c = doc["constants"];
+  const double user = c["C"].get<double>() / 4 * 1000 / 8000;
+  EXPECT_NEAR(doc["bounds"][6]["value"].get<double>(), user, kPrinted * user);
+  const double length = std::pow(c["L"].get<double>(), 2) * std::pow(c["Delta"].get<double>(), 7) *
+                        std::pow(c["S"].get<double>(), 6) * std::pow(c["tau"].get<double>(), 2) /
+                        0.01;
+  EXPECT_NEAR(doc["bounds"][1]["value"].get<double>(), length, kPrinted * length);
+}
+
+TEST_F(CliTest, ConstantsUnknownVariableIsOneLineExit2) {
+  ExpectInputError({"constants", kModelF, "--bound", "C/SNR*n/T"}, "unknown variable 'SNR'");
+  ExpectInputError({"constants", kModelF, "--set", "SNR"}, "--set");
+}
+
+TEST_F(CliTest, TinySweepWritesJsonCsvAndPng) {
+  const std::string out = Path("sweep").string();
+  const Result r = Run({"sweep", "--parameter", "period", "--values", "1,2,3", "--pairs", "2",
+                        "--x-length", "1500", "--fixed-n", "100", "--seed", "3", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("vs paper 7"), std::string::npos) << r.out;
+  const Json doc = Json::parse(ReadFile(fs::path(out) / "sweep.json"));
+  EXPECT_EQ(doc["context"]["command"], "sweep");
+  EXPECT_EQ(doc["context"]["seed"], 3);
+  EXPECT_EQ(doc["points"].size(), 3u);
+  EXPECT_EQ(doc["paper_exponent"], 7);
+  EXPECT_TRUE(doc["fit"].contains("slope") && doc["fit"].contains("lower"));
+  EXPECT_EQ(CountLines(ReadFile(fs::path(out) / "sweep.csv")), 4u);  // header + 3 points
+  const bool matplotlib = std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") == 0;
+  EXPECT_EQ(fs::exists(fs::path(out) / "sweep.png"), matplotlib) << r.out;
+  if (!matplotlib) EXPECT_NE(r.out.find("sweep.png skipped"), std::string::npos) << r.out;
+  ExpectInputError({"sweep", "--parameter", "width", "--values", "1,2"}, "--parameter");
+  ExpectInputError({"sweep", "--parameter", "period", "--values", "1,x"}, "--values");
+}
+
 }  // namespace

@@ -13,6 +13,10 @@ void AddGenerateCommand(CLI::App& app);
 void AddConstructCommand(CLI::App& app);
 void AddStatisticCommand(CLI::App& app);
 void AddThresholdCommand(CLI::App& app);
+/// `constants`: the bound registry and user bound expressions (ltsim/bounds/registry.h).
+void AddConstantsCommand(CLI::App& app);
+/// `sweep`: needed length against one parameter, fitted exponent, PNG (ltsim/bounds/sweep.h).
+void AddSweepCommand(CLI::App& app);
 /// `fuzz` and `replay` set `exit_code` (refutations found / still refuted: 1).
 void AddFuzzCommand(CLI::App& app, int& exit_code);
 

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   ltsim::cli::AddConstructCommand(app);
   ltsim::cli::AddStatisticCommand(app);
   ltsim::cli::AddThresholdCommand(app);
+  ltsim::cli::AddConstantsCommand(app);
+  ltsim::cli::AddSweepCommand(app);
   int exit_code = 0;
   ltsim::cli::AddFuzzCommand(app, exit_code);
   try {

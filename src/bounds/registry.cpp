@@ -1,0 +1,134 @@
+// The bound registry and muParser-backed user bound expressions (theory.md §2–§4).
+#include "ltsim/bounds/registry.h"
+
+#include <muParser.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "ltsim/core/error.h"
+#include "ltsim/model/constants.h"
+
+namespace ltsim {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A missing constant is NaN, so a bound that needs it is "not applicable", never a crash.
+double Get(const ConstantMap& c, const std::string& name) {
+  const auto it = c.find(name);
+  return it == c.end() ? kNaN : it->second;
+}
+
+double Thm41Hardmax(const ConstantMap& c) { return std::exp2(Get(c, "p") / Get(c, "gamma")); }
+
+double Thm41Length(const ConstantMap& c) {
+  const double eps = Get(c, "eps");
+  return std::pow(Get(c, "L"), 2) * std::pow(Get(c, "Delta"), 7) * std::pow(Get(c, "S"), 6) *
+         std::pow(Get(c, "tau"), 2) / (eps * eps);
+}
+
+double Thm42(const ConstantMap& c) {
+  return std::pow(Get(c, "eps"), -2.0 - 2.0 / Get(c, "alpha0"));
+}
+
+double Thm52(const ConstantMap& c) {
+  const double exponent = std::max(1.0 / Get(c, "gamma_pos"), 3.0);
+  return std::pow(Get(c, "C") / Get(c, "eps"), exponent);
+}
+
+double Lemma53(const ConstantMap& c) {
+  return (Get(c, "G") + Get(c, "L")) * (Get(c, "tau") + 1.0) / std::cbrt(Get(c, "n"));
+}
+
+double FrequencyLength(const ConstantMap& c) {
+  const double d = Get(c, "S") * Get(c, "Delta");
+  return Get(c, "Delta") * d * (d + Get(c, "tau")) * std::pow(Get(c, "L") / Get(c, "eps"), 2);
+}
+
+std::vector<Bound> MakeRegistry() {
+  return {
+      {"thm4.1-hardmax", "2^(p/gamma)", "[paper]",
+       "Thm 4.1 first term: the hardmax regime (T_hard); O-constant 1", Thm41Hardmax},
+      {"thm4.1-length", "L^2 Delta^7 S^6 tau^2 / eps^2", "[paper]",
+       "Thm 4.1 second term: the short string's length; O-constant 1", Thm41Length},
+      {"thm4.2", "eps^(-2-2/alpha0)", "[paper]",
+       "Thm 4.2 N0, average case under Dir(alpha); polylog and polynomial factors 1", Thm42},
+      {"thm5.2", "(C/eps)^max(1/gamma_pos, 3)", "[paper]",
+       "Thm 5.2, two layers; C = our C(f) (model.md), constant 1", Thm52},
+      {"lemma5.3", "(G + L)(tau + 1) / n^(1/3)", "[paper]",
+       "Lemma 5.3's rate for a subsequence of length n (an error, not a length); constant 1",
+       Lemma53},
+      {"frequency-length", "Delta D (D + tau) (L/eps)^2, D = S Delta", "[ours]",
+       "the frequency-matching construction's own length (theory.md §2); constant 1",
+       FrequencyLength},
+  };
+}
+
+std::string KnownNames(const ConstantMap& constants) {
+  std::string names;
+  for (const auto& [name, value] : constants) names += (names.empty() ? "" : ", ") + name;
+  return names;
+}
+
+}  // namespace
+
+const std::vector<Bound>& BoundRegistry() {
+  static const std::vector<Bound> registry = MakeRegistry();
+  return registry;
+}
+
+const Bound& FindBound(const std::string& name) {
+  std::string known;
+  for (const Bound& bound : BoundRegistry()) {
+    if (bound.name == name) return bound;
+    known += (known.empty() ? "" : ", ") + bound.name;
+  }
+  throw InputError("unknown bound '" + name + "' (known: " + known + ")");
+}
+
+ConstantMap ModelConstants(const Transformer& model) {
+  const bool one_layer = model.layers.size() == 1;
+  const Layer& first = model.layers.front();
+  ConstantMap c;
+  c["L"] = LipschitzConstant(model);
+  c["Delta"] = model.period;
+  c["S"] = model.alphabet;
+  c["tau"] = model.locality;
+  c["gamma"] = one_layer ? LogitMargin(model) : kNaN;
+  c["p"] = first.attention == Attention::kFinite ? first.precision_bits : 0.0;
+  c["C"] = Complexity(model);
+  c["gamma_pos"] = PositionalMargin(model);
+  c["D"] = static_cast<double>(model.alphabet) * model.period;
+  return c;
+}
+
+ConstantMap PairConstants(const ConstantMap& f, const ConstantMap& g) {
+  ConstantMap c;
+  for (const char* name : {"L", "C", "p", "S", "tau"})
+    c[name] = std::max(Get(f, name), Get(g, name));
+  for (const char* name : {"gamma", "gamma_pos"}) c[name] = std::min(Get(f, name), Get(g, name));
+  c["Delta"] = static_cast<double>(
+      std::lcm(static_cast<long long>(Get(f, "Delta")), static_cast<long long>(Get(g, "Delta"))));
+  c["D"] = c["S"] * c["Delta"];
+  return c;
+}
+
+double EvaluateBoundExpression(const std::string& expression, const ConstantMap& constants) {
+  ConstantMap values = constants;  // muParser binds variables by address
+  mu::Parser parser;
+  try {
+    for (auto& [name, value] : values) parser.DefineVar(name, &value);
+    parser.SetExpr(expression);
+    return parser.Eval();
+  } catch (const mu::Parser::exception_type& e) {
+    if (e.GetCode() == mu::ecUNASSIGNABLE_TOKEN)
+      throw InputError("--bound '" + expression + "': unknown variable '" + e.GetToken() +
+                       "' (known: " + KnownNames(constants) + "; add it with --set NAME=VALUE)");
+    throw InputError("--bound '" + expression + "': " + e.GetMsg());
+  }
+}
+
+}  // namespace ltsim

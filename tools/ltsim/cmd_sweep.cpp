@@ -1,0 +1,215 @@
+// `ltsim sweep`: needed length against one parameter, the fitted exponent vs Thm 4.1's, PNGs.
+#include <fmt/format.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "commands.h"
+#include "ltsim/bounds/sweep.h"
+#include "ltsim/core/error.h"
+#include "output.h"
+
+namespace ltsim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Exit status of tools/plot_sweep.py when matplotlib cannot be imported.
+constexpr int kNoMatplotlib = 3;
+
+struct SweepArgs {
+  std::string values, input = "stress", out;
+  SweepOptions options;
+  bool json = false;
+};
+
+// "1,2,4" → {1, 2, 4}; strict (house style §14).
+std::vector<double> ParseValues(const std::string& text) {
+  std::vector<double> values;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    std::size_t used = 0;
+    double value = 0;
+    try {
+      value = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size())
+      throw InputError("--values: '" + item + "' is not a number");
+    values.push_back(value);
+  }
+  return values;
+}
+
+SweepOptions BuildOptions(const SweepArgs& args) {
+  SweepOptions options = args.options;
+  options.values = ParseValues(args.values);
+  options.input = ParseInputKind(args.input);
+  return options;
+}
+
+Json FitJson(const ExponentFit& fit) {
+  return {{"slope", Number(fit.slope)},
+          {"intercept", Number(fit.intercept)},
+          {"lower", Number(fit.lower)},
+          {"upper", Number(fit.upper)},
+          {"level", 0.95},
+          {"standard_error", Number(fit.standard_error)},
+          {"points", fit.points}};
+}
+
+Json PointJson(const SweepPoint& p) {
+  Json pairs = Json::array();
+  for (const SweepPair& q : p.pairs)
+    pairs.push_back({{"index", q.index},
+                     {"seed", q.seed},
+                     {"needed_length", q.needed},
+                     {"reached", q.reached},
+                     {"sim_at_fixed", Number(q.sim_at_fixed)},
+                     {"L", Number(q.constants.at("L"))}});
+  const SweepPair& w = p.pairs[p.witness];
+  return {{"value", p.value},
+          {"fit_x", Number(p.fit_x)},
+          {"needed_length", p.needed},
+          {"reached", w.reached},
+          {"witness", {{"pair", w.index}, {"seed", w.seed}}},
+          {"sim_at_fixed", Number(p.sim_at_fixed)},
+          {"bound", Number(p.bound)},
+          {"frequency_bound", Number(p.ours)},
+          {"ratio", Number(p.ratio)},
+          {"pairs", pairs}};
+}
+
+Json SweepJson(const SweepResult& r) {
+  const SweepOptions& o = r.options;
+  Json doc;
+  doc["context"] = Context("sweep", o.seed);
+  doc["options"] = {{"parameter", o.parameter},
+                    {"values", o.values},
+                    {"eps", o.eps},
+                    {"pairs", o.pairs},
+                    {"x_length", o.x_length},
+                    {"fixed_n", o.fixed_n},
+                    {"input", InputKindName(o.input)},
+                    {"delta", o.delta},
+                    {"grid", o.base.grid},
+                    {"method", "frequency"},
+                    {"bound", "thm4.1-length"}};
+  doc["fit_x"] = o.parameter == "scale" ? "L (largest over the point's pairs)" : o.parameter;
+  doc["points"] = Json::array();
+  for (const SweepPoint& p : r.points) doc["points"].push_back(PointJson(p));
+  doc["fit"] = FitJson(r.fit);
+  doc["paper_exponent"] = r.paper_exponent;
+  const SweepPoint& c = r.points[r.constant_point];
+  doc["empirical_constant"] = {{"value", Number(r.empirical_constant)},
+                               {"point", r.constant_point},
+                               {"pair", c.witness},
+                               {"seed", c.pairs[c.witness].seed}};
+  return doc;
+}
+
+std::string Csv(const SweepResult& r) {
+  std::string csv =
+      "value,fit_x,needed_length,reached,witness_pair,witness_seed,sim_at_fixed,"
+      "bound,frequency_bound,ratio\n";
+  for (const SweepPoint& p : r.points) {
+    const SweepPair& w = p.pairs[p.witness];
+    csv +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{}\n", p.value, p.fit_x, p.needed,
+                    w.reached ? 1 : 0, w.index, w.seed, p.sim_at_fixed, p.bound, p.ours, p.ratio);
+  }
+  return csv;
+}
+
+void PrintTable(const SweepResult& r) {
+  const SweepOptions& o = r.options;
+  std::cout << fmt::format("sweep {} over {} values, K = {} pairs/point, |x| = {}, seed {}\n",
+                           o.parameter, o.values.size(), o.pairs, o.x_length, o.seed);
+  std::cout << fmt::format("{:>10} {:>10} {:>8} {:>20} {:>12} {:>12} {:>12}\n", o.parameter,
+                           "needed n", "witness", "seed", "sim@n=" + std::to_string(o.fixed_n),
+                           "bound", "ratio");
+  for (const SweepPoint& p : r.points) {
+    const SweepPair& w = p.pairs[p.witness];
+    std::cout << fmt::format("{:>10} {:>9}{} {:>8} {:>20} {:>12} {:>12} {:>12}\n", Show(p.value),
+                             p.needed, w.reached ? " " : "+", w.index, w.seed, Show(p.sim_at_fixed),
+                             Show(p.bound), Show(p.ratio));
+  }
+  std::cout << fmt::format(
+      "exponent   measured {} (95% CI [{}, {}]) vs paper {} (thm4.1-length, in {})\n",
+      Show(r.fit.slope), Show(r.fit.lower), Show(r.fit.upper), r.paper_exponent,
+      o.parameter == "scale" ? "L" : o.parameter);
+  std::cout << fmt::format("constant   max needed/bound = {} at {} = {}\n",
+                           Show(r.empirical_constant), o.parameter,
+                           Show(r.points[r.constant_point].value));
+  std::cout << "(+ = no n < |x| met ε: the needed length is at least |x|)\n";
+}
+
+// Runs tools/plot_sweep.py; a missing matplotlib is a note, not an error.
+void Plot(const fs::path& dir) {
+  const std::string python = "/usr/bin/python3";
+  const std::string install = "apt-get install python3-matplotlib";
+  if (!fs::exists(python)) {
+    std::cout << "sweep.png skipped: " << python << " not found (" << install << ")\n";
+    return;
+  }
+  const std::string command = python + " '" + LTSIM_PLOT_SCRIPT + "' '" + dir.string() + "'";
+  const int status = std::system(command.c_str());
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kNoMatplotlib) {
+    std::cout << "sweep.png skipped: matplotlib is missing (" << install << ")\n";
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::cout << "sweep.png skipped: the plot script failed (status " << status << ")\n";
+  } else {
+    std::cout << "wrote " << (dir / "sweep.png").string() << "\n";
+  }
+}
+
+void WriteOutputs(const fs::path& dir, const SweepResult& r) {
+  std::error_code error;
+  fs::create_directories(dir, error);
+  std::ofstream json(dir / "sweep.json"), csv(dir / "sweep.csv");
+  if (error || !json || !csv) throw InputError("--out '" + dir.string() + "': cannot write");
+  json << SweepJson(r).dump(2) << "\n";
+  csv << Csv(r);
+}
+
+}  // namespace
+
+void AddSweepCommand(CLI::App& app) {
+  auto args = std::make_shared<SweepArgs>();
+  CLI::App* cmd =
+      app.add_subcommand("sweep",
+                         "Vary one parameter, find the worst needed length per point (frequency "
+                         "simulator), fit its exponent and compare with Thm 4.1's L²Δ⁷|Σ|⁶τ²/ε².");
+  cmd->add_option("--parameter", args->options.parameter,
+                  "scale (weight scale; fitted against L), alphabet, period, locality or eps")
+      ->required();
+  cmd->add_option("--values", args->values, "comma-separated grid, e.g. 2,3,4")->required();
+  cmd->add_option("--eps", args->options.eps, "ε (default 0.01)");
+  cmd->add_option("--pairs", args->options.pairs, "random pairs per point K (default 4)");
+  cmd->add_option("--seed", args->options.seed, "master seed (default 0)");
+  cmd->add_option("--x-length", args->options.x_length, "|x| (default 20000)");
+  cmd->add_option("--fixed-n", args->options.fixed_n, "n at which sim is recorded (default 500)");
+  cmd->add_option(
+      "--grid", args->options.base.grid,
+      "weight grid 2^-k (default 1: coarse grids tie logits, so maximal sets have several types)");
+  cmd->add_option("--delta", args->options.delta, "g = f + δ·N(0, 1) (default 0.01)");
+  cmd->add_option("--input", args->input, "input family of x (default stress)");
+  cmd->add_option("--out", args->out, "write sweep.json, sweep.csv and sweep.png here");
+  cmd->add_flag("--json", args->json, "print the JSON document instead of the table");
+  cmd->callback([args] {
+    const SweepResult r = RunSweep(BuildOptions(*args));
+    args->json ? PrintJson(SweepJson(r)) : PrintTable(r);
+    if (!args->out.empty()) {
+      WriteOutputs(args->out, r);
+      if (!args->json) Plot(args->out);
+    }
+  });
+}
+
+}  // namespace ltsim::cli
