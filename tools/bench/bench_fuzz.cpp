@@ -37,8 +37,8 @@ BENCHMARK(BM_Campaign)
     ->Args({1, 10000, 2, 128})
     ->Args({1, 1000000, 1, 16})
     ->Args({1, 1000000, 2, 16})
-    ->Args({2, 10000, 1, 64})
-    ->Args({2, 10000, 2, 64})
+    ->Args({2, 10000, 1, 256})
+    ->Args({2, 10000, 2, 256})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
