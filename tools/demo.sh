@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
-tools/build.sh
+tools/build.sh ltsim
 build="${BUILD_DIR:-build}"
 "$build/tools/ltsim/ltsim" sandwich corpus/models/pair/f.json corpus/models/pair/g.json \
   corpus/strings/default.txt --method frequency --length 2000 "$@"
