@@ -108,20 +108,27 @@ std::vector<Run> LayOut(const TypeCounts& counts, const FarRegion& region,
 
 std::vector<std::uint64_t> LargestRemainder(const std::vector<double>& quotas,
                                             std::uint64_t total) {
-  const double sum = std::accumulate(quotas.begin(), quotas.end(), 0.0);
-  LTSIM_CHECK(sum > 0.0);
+  long double sum = 0.0L;
+  for (double q : quotas) sum += q;
+  LTSIM_CHECK(sum > 0.0L);
   std::vector<std::uint64_t> out(quotas.size());
-  std::vector<std::pair<double, std::size_t>> remainders;
+  std::vector<std::pair<long double, std::size_t>> remainders;
   std::uint64_t used = 0;
   for (std::size_t k = 0; k < quotas.size(); ++k) {
-    const double exact = quotas[k] / sum * static_cast<double>(total);
+    const long double exact = quotas[k] / sum * static_cast<long double>(total);
     out[k] = static_cast<std::uint64_t>(std::floor(exact));
     used += out[k];
     remainders.push_back({exact - std::floor(exact), k});
   }
-  LTSIM_CHECK(used <= total);
   std::stable_sort(remainders.begin(), remainders.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
+  // Rounding can leave the floors a unit over `total` (never in exact arithmetic): take the
+  // excess back from the smallest remainders, so the result always sums to `total`.
+  for (std::size_t k = remainders.size(); used > total && k-- > 0;) {
+    if (out[remainders[k].second] == 0) continue;
+    --out[remainders[k].second];
+    --used;
+  }
   for (std::size_t k = 0; used < total; k = (k + 1) % remainders.size(), ++used)
     ++out[remainders[k].second];
   return out;
