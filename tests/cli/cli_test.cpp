@@ -632,4 +632,31 @@ TEST_F(CliTest, TinySweepWritesJsonCsvAndPng) {
   ExpectInputError({"sweep", "--parameter", "period", "--values", "1,x"}, "--values");
 }
 
+TEST_F(CliTest, SearchIsReproducibleAndItsWitnessReplays) {
+  const std::string witness = Path("search.json").string();
+  const std::vector<std::string> args = {
+      "search",       "--objective", "sim-ratio",  "--n", "40",     "--restarts", "2",
+      "--iterations", "4",           "--x-length", "400", "--seed", "11"};
+  std::vector<std::string> one = args, two = args;
+  one.insert(one.end(), {"--threads", "1", "--json"});
+  two.insert(two.end(), {"--threads", "2", "--json", "--out", witness});
+  const Result a = Run(one), b = Run(two);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const Json da = Json::parse(a.out), db = Json::parse(b.out);
+  EXPECT_EQ(da["restarts"], db["restarts"]);
+  EXPECT_EQ(da["best"], db["best"]);
+  EXPECT_EQ(da["context"]["seed"], 11);
+  const Json w = Json::parse(ReadFile(witness));
+  EXPECT_EQ(w["format"], "ltsim-search-witness");
+  const Result r = Run({"search", "--replay", witness});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("reproduced"), std::string::npos) << r.out;
+  Json tampered = w;
+  tampered["value"] = w["value"].get<double>() + 1.0;
+  WriteFile(Path("tampered.json"), tampered.dump());
+  EXPECT_EQ(Run({"search", "--replay", Path("tampered.json").string()}).exit_code, 1);
+  ExpectInputError({"search", "--objective", "nope"}, "--objective");
+}
+
 }  // namespace

@@ -17,6 +17,9 @@ void AddThresholdCommand(CLI::App& app);
 void AddConstantsCommand(CLI::App& app);
 /// `sweep`: needed length against one parameter, fitted exponent, PNG (ltsim/bounds/sweep.h).
 void AddSweepCommand(CLI::App& app);
+/// `search`: hill climbing for counterexamples, shrinking, `--replay` (ltsim/bounds/search.h);
+/// a replay that does not reproduce sets `exit_code` to 1.
+void AddSearchCommand(CLI::App& app, int& exit_code);
 /// `fuzz` and `replay` set `exit_code` (refutations found / still refuted: 1).
 void AddFuzzCommand(CLI::App& app, int& exit_code);
 

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   ltsim::cli::AddSweepCommand(app);
   int exit_code = 0;
   ltsim::cli::AddFuzzCommand(app, exit_code);
+  ltsim::cli::AddSearchCommand(app, exit_code);
   try {
     const auto named = [&](const CLI::App* sub) { return sub->check_name(argv[1]); };
     if (argc >= 2 && argv[1][0] != '-' && app.get_subcommands(named).empty())
