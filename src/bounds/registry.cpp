@@ -14,6 +14,13 @@
 namespace ltsim {
 namespace {
 
+// max/min of a pair's constants, NaN (not applicable) when either side is: the result must
+// not depend on which model is f.
+template <typename Op>
+double Either(double a, double b, Op op) {
+  return std::isnan(a) || std::isnan(b) ? std::nan("") : op(a, b);
+}
+
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // A missing constant is NaN, so a bound that needs it is "not applicable", never a crash.
@@ -108,8 +115,9 @@ ConstantMap ModelConstants(const Transformer& model) {
 ConstantMap PairConstants(const ConstantMap& f, const ConstantMap& g) {
   ConstantMap c;
   for (const char* name : {"L", "C", "p", "S", "tau"})
-    c[name] = std::max(Get(f, name), Get(g, name));
-  for (const char* name : {"gamma", "gamma_pos"}) c[name] = std::min(Get(f, name), Get(g, name));
+    c[name] = Either(Get(f, name), Get(g, name), [](double a, double b) { return std::max(a, b); });
+  for (const char* name : {"gamma", "gamma_pos"})
+    c[name] = Either(Get(f, name), Get(g, name), [](double a, double b) { return std::min(a, b); });
   c["Delta"] = static_cast<double>(
       std::lcm(static_cast<long long>(Get(f, "Delta")), static_cast<long long>(Get(g, "Delta"))));
   c["D"] = c["S"] * c["Delta"];

@@ -179,6 +179,7 @@ ShrinkResult Shrink(const SearchOptions& o, const SearchCandidate& best) {
   ShrinkResult s;
   s.candidate = best;
   const double floor = best.objective;
+  if (!std::isfinite(floor)) return s;  // nothing valid was found: no value to keep above
   SearchCandidate& c = s.candidate;
   // Try `change` on a copy; keep it when the objective stays at or above the reported value.
   const auto attempt = [&](auto change) {

@@ -46,6 +46,10 @@ void CheckValue(const std::string& parameter, double value, const ModelSpec& bas
   const bool integral = parameter == "alphabet" || parameter == "period" || parameter == "locality";
   if (integral && value != std::floor(value))
     throw InputError("--values: " + parameter + " values must be integers");
+  // Sweeps build every model in memory: S·Δ types, τ+1 bias entries.
+  constexpr double kLargestIntegral = 4096;
+  if (integral && value > kLargestIntegral)
+    throw InputError("--values: " + parameter + " values must be at most 4096");
   if (parameter == "alphabet" && value < 2) throw InputError("--values: alphabet must be ≥ 2");
   if (parameter == "scale" && value < base.grid)
     throw InputError("--values: scale must be at least the weight grid " +

@@ -137,7 +137,9 @@ RandomLipschitzFunction::RandomLipschitzFunction(std::uint64_t seed, int alphabe
     : seed_(seed), alphabet_(alphabet), locality_(locality), lipschitz_(lipschitz) {
   if (alphabet < 1 || alphabet > kMaxAlphabet)
     throw InputError(fmt::format("--alphabet: must be in [1, {}], not {}", kMaxAlphabet, alphabet));
-  if (locality < 0) throw InputError(fmt::format("--locality: must be ≥ 0, not {}", locality));
+  constexpr int kMaxLocality = 1 << 20;  // the window is held and slid per token
+  if (locality < 0 || locality > kMaxLocality)
+    throw InputError(fmt::format("--locality: must be in [0, {}], not {}", kMaxLocality, locality));
   if (!std::isfinite(lipschitz) || lipschitz < 0.0)
     throw InputError(fmt::format("--lipschitz: must be finite and ≥ 0, not {}", lipschitz));
 }
@@ -203,7 +205,7 @@ Vector AverageOverPositions(const Source& s, const TestFunction& p) {
 }
 
 double ReferenceRate(const TestFunction& p, std::uint64_t target_length) {
-  return (p.size_bound() + p.lipschitz()) * (p.locality() + 1) /
+  return (p.size_bound() + p.lipschitz()) * (p.locality() + 1.0) /
          std::cbrt(static_cast<double>(target_length));
 }
 

@@ -67,6 +67,7 @@ void ValidateGrid(const ModelSpec& spec) {
                      std::to_string(spec.grid));
   }
   if (spec.scale < spec.grid) Fail("scale", "must be at least grid on a grid");
+  if (!(spec.scale / spec.grid <= kExactLimit)) Fail("scale", "must be at most 2^52 grid steps");
   // |n| ≤ 4d²K³ + K/g² for every partial sum n·g³ of a logit (header comment).
   const double k = static_cast<double>(GridSteps(spec));
   const double d = spec.width;

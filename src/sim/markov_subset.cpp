@@ -28,6 +28,7 @@
 #include <boost/random/uniform_01.hpp>
 #include <cmath>
 
+#include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 #include "sim/simulators.h"
 
@@ -57,6 +58,7 @@ ChainParameters Parameters(const SimulationInput& in) {
 
 // 1 + G, P(G = g) = e(1−e)^g: the length of a run in a state left with probability e.
 std::uint64_t RunLength(Engine& engine, double exit) {
+  LTSIM_CHECK(exit > 0.0);  // ρ > 0 and ℓ finite: the chain leaves every state
   if (exit >= 1.0) return 1;
   const double u = 1.0 - boost::random::uniform_01<double>()(engine);  // in (0, 1]
   const double g = std::floor(std::log(u) / std::log1p(-exit));

@@ -42,7 +42,11 @@ JointView JointViewOf(const std::vector<const Transformer*>& models) {
     if (model->alphabet != view.alphabet)
       throw InputError("models have different alphabets (" + std::to_string(view.alphabet) +
                        " and " + std::to_string(model->alphabet) + ")");
-    view.period = std::lcm(view.period, model->period);
+    const long long period = std::lcm<long long>(view.period, model->period);
+    if (period > (1 << 20))
+      throw InputError("models' periods have a common period " + std::to_string(period) +
+                       " above the limit 2^20");
+    view.period = static_cast<int>(period);
     view.locality = std::max(view.locality, model->locality);
   }
   return view;

@@ -92,6 +92,9 @@ void PrintTable(const SearchResult& r) {
 }
 
 void WriteWitness(const std::string& path, const SearchOptions& o, const SearchCandidate& c) {
+  if (!std::isfinite(c.objective))
+    throw InputError("--out '" + path +
+                     "': no pair had a finite objective (every z failed), nothing to save");
   std::ofstream out(path);
   if (!out) throw InputError("--out '" + path + "': cannot write");
   out << SearchWitnessToJson(o, c).dump(2) << "\n";

@@ -41,6 +41,13 @@ int main(int argc, char** argv) {
   } catch (const ltsim::InputError& e) {
     std::cerr << "ltsim: " << e.what() << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "ltsim: out of memory (the input asks for more than this machine holds)\n";
+    return 2;
+  } catch (const std::exception& e) {
+    // Not expected: bad input is reported as InputError. Still one line, not a crash.
+    std::cerr << "ltsim: unexpected error: " << e.what() << "\n";
+    return 2;
   }
   return exit_code;
 }
