@@ -659,4 +659,25 @@ TEST_F(CliTest, SearchIsReproducibleAndItsWitnessReplays) {
   ExpectInputError({"search", "--objective", "nope"}, "--objective");
 }
 
+TEST_F(CliTest, TinyExperimentPaperPrintsJsonAndWritesCsv) {
+  const std::string out = Path("experiment").string();
+  const Result r =
+      Run({"experiment", "paper", "--omegas", "1,8", "--primes", "2,7", "--alphabets", "2", "--ks",
+           "1", "--x-length", "2000", "--seed", "4", "--json", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["context"]["seed"], 4);
+  for (const char* key : {"context", "options", "definition", "rows", "trends"})
+    EXPECT_TRUE(doc.contains(key)) << key;
+  EXPECT_EQ(doc["rows"].size(), 6u);
+  EXPECT_EQ(doc["trends"].size(), 4u);
+  for (const char* key : {"task", "parameter", "value", "needed_length", "sim_at_fixed"})
+    EXPECT_TRUE(doc["rows"][0].contains(key)) << key;
+  for (const char* key : {"slope", "rises", "needed_lengths"})
+    EXPECT_TRUE(doc["trends"][0].contains(key)) << key;
+  EXPECT_EQ(Json::parse(ReadFile(fs::path(out) / "experiment.json"))["rows"], doc["rows"]);
+  EXPECT_EQ(CountLines(ReadFile(fs::path(out) / "experiment.csv")), 7u);  // header + 6 rows
+  ExpectInputError({"experiment", "paper", "--primes", "1"}, "--primes");
+}
+
 }  // namespace

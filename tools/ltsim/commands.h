@@ -17,6 +17,9 @@ void AddThresholdCommand(CLI::App& app);
 void AddConstantsCommand(CLI::App& app);
 /// `sweep`: needed length against one parameter, fitted exponent, PNG (ltsim/bounds/sweep.h).
 void AddSweepCommand(CLI::App& app);
+/// `experiment paper`: needed length vs ω, p, S and k on the constructed models
+/// (ltsim/bounds/experiment.h).
+void AddExperimentCommand(CLI::App& app);
 /// `search`: hill climbing for counterexamples, shrinking, `--replay` (ltsim/bounds/search.h);
 /// a replay that does not reproduce sets `exit_code` to 1.
 void AddSearchCommand(CLI::App& app, int& exit_code);

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   ltsim::cli::AddThresholdCommand(app);
   ltsim::cli::AddConstantsCommand(app);
   ltsim::cli::AddSweepCommand(app);
+  ltsim::cli::AddExperimentCommand(app);
   int exit_code = 0;
   ltsim::cli::AddFuzzCommand(app, exit_code);
   ltsim::cli::AddSearchCommand(app, exit_code);

@@ -1,0 +1,234 @@
+// `ltsim experiment paper`: needed length vs ω, p, S and k on the constructed models (§6).
+#include <fmt/format.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "commands.h"
+#include "ltsim/bounds/experiment.h"
+#include "ltsim/core/error.h"
+#include "output.h"
+
+namespace ltsim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Exit status of tools/plot_experiment.py when matplotlib cannot be imported.
+constexpr int kNoMatplotlib = 3;
+
+struct ExperimentArgs {
+  std::string omegas = "1,2,4,8", primes = "2,3,5,7", alphabets = "2,3,4", ks = "1,2,3";
+  std::string input = "uniform", out;
+  ExperimentOptions options;
+  bool json = false;
+};
+
+// "1,2,4" → {1, 2, 4}, or empty for ""; strict (house style §14).
+std::vector<double> ParseList(const std::string& text, const std::string& option) {
+  std::vector<double> values;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    std::size_t used = 0;
+    double value = 0;
+    try {
+      value = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size())
+      throw InputError(option + ": '" + item + "' is not a number");
+    values.push_back(value);
+  }
+  return values;
+}
+
+std::vector<int> ParseIntegers(const std::string& text, const std::string& option) {
+  std::vector<int> values;
+  for (double v : ParseList(text, option)) {
+    if (v != std::floor(v) || std::abs(v) > 1e6)
+      throw InputError(option + ": '" + fmt::format("{}", v) + "' is not an integer");
+    values.push_back(static_cast<int>(v));
+  }
+  return values;
+}
+
+ExperimentOptions BuildOptions(const ExperimentArgs& args) {
+  ExperimentOptions o = args.options;
+  o.omegas = ParseList(args.omegas, "--omegas");
+  o.primes = ParseIntegers(args.primes, "--primes");
+  o.alphabets = ParseIntegers(args.alphabets, "--alphabets");
+  o.ks = ParseIntegers(args.ks, "--ks");
+  o.input = ParseInputKind(args.input);
+  return o;
+}
+
+// "ω" for omega; the other parameters print as they are named.
+std::string Symbol(const std::string& parameter) { return parameter == "omega" ? "ω" : parameter; }
+
+std::string NeededList(const ExperimentTrend& t) {
+  std::string out;
+  for (std::size_t i = 0; i < t.values.size(); ++i)
+    out += fmt::format("{}{} → {}", i ? ", " : "", Show(t.values[i]), t.needed[i]);
+  return out;
+}
+
+std::string Verdict(const ExperimentTrend& t) {
+  if (!t.rises) return "no";
+  return t.monotone ? "yes" : "yes (not monotone)";
+}
+
+Json ExperimentJson(const ExperimentResult& r) {
+  const ExperimentOptions& o = r.options;
+  Json doc;
+  doc["context"] = Context("experiment paper", o.seed);
+  doc["options"] = {{"omegas", o.omegas},
+                    {"primes", o.primes},
+                    {"alphabets", o.alphabets},
+                    {"ks", o.ks},
+                    {"kgram_fixed_k", o.kgram_fixed_k},
+                    {"kgram_fixed_alphabet", o.kgram_fixed_alphabet},
+                    {"eps", o.eps},
+                    {"kgram_eps", o.kgram_eps},
+                    {"accuracy", o.accuracy},
+                    {"seeds", o.seeds},
+                    {"kgram_seeds", o.kgram_seeds},
+                    {"x_length", o.x_length},
+                    {"fixed_n", o.fixed_n},
+                    {"input", InputKindName(o.input)},
+                    {"kgram_method", o.kgram_method}};
+  doc["definition"] =
+      "one-layer tasks: frequency simulator, NeededLength(f, f) (binary search on n_j = "
+      "ceil((tau+2)*2^(j/4))), max over the x seeds; kgram: the smallest grid n, scanned "
+      "upwards, at which |f(x) - f(z)| <= kgram_eps for every simulator seed; |x| when none";
+  doc["rows"] = Json::array();
+  for (const ExperimentRow& row : r.rows)
+    doc["rows"].push_back({{"task", row.task},
+                           {"parameter", row.parameter},
+                           {"value", row.value},
+                           {"method", row.method},
+                           {"eps", row.eps},
+                           {"needed_length", row.needed},
+                           {"reached", row.reached},
+                           {"sim_at_fixed", Number(row.sim_at_fixed)}});
+  doc["trends"] = Json::array();
+  for (const ExperimentTrend& t : r.trends)
+    doc["trends"].push_back({{"task", t.task},
+                             {"parameter", t.parameter},
+                             {"values", t.values},
+                             {"needed_lengths", t.needed},
+                             {"slope", Number(t.fit.slope)},
+                             {"lower", Number(t.fit.lower)},
+                             {"upper", Number(t.fit.upper)},
+                             {"intercept", Number(t.fit.intercept)},
+                             {"rises", t.rises},
+                             {"monotone", t.monotone}});
+  return doc;
+}
+
+std::string Csv(const ExperimentResult& r) {
+  std::string csv = "task,parameter,value,method,eps,needed_length,reached,sim_at_fixed\n";
+  for (const ExperimentRow& row : r.rows)
+    csv += fmt::format("{},{},{},{},{},{},{},{}\n", row.task, row.parameter, row.value, row.method,
+                       row.eps, row.needed, row.reached ? 1 : 0, row.sim_at_fixed);
+  return csv;
+}
+
+void PrintTable(const ExperimentResult& r) {
+  const ExperimentOptions& o = r.options;
+  std::cout << fmt::format(
+      "experiment paper: |x| = {}, input {}, seed {}; one-layer: frequency, ε = {}, max over {} "
+      "x; kgram: {}, ε = {}, all of {} z seeds\n",
+      o.x_length, InputKindName(o.input), o.seed, o.eps, o.seeds, o.kgram_method, o.kgram_eps,
+      o.kgram_seeds);
+  std::cout << fmt::format("{:<12} {:>6} {:>7} {:>10} {:>10} {:>14}\n", "task", "param", "value",
+                           "method", "needed n", "sim@n=" + std::to_string(o.fixed_n));
+  for (const ExperimentRow& row : r.rows)
+    std::cout << fmt::format("{:<12} {:>6} {:>7} {:>10} {:>9}{} {:>14}\n", row.task,
+                             Symbol(row.parameter), Show(row.value), row.method, row.needed,
+                             row.reached ? " " : "+", Show(row.sim_at_fixed));
+  for (const ExperimentTrend& t : r.trends) {
+    std::cout << fmt::format(
+        "{} {}: log-log slope {} (95% CI [{}, {}]); rises with {}: {} "
+        "(needed lengths {})\n",
+        t.task, Symbol(t.parameter), Show(t.fit.slope), Show(t.fit.lower), Show(t.fit.upper),
+        Symbol(t.parameter), Verdict(t), NeededList(t));
+  }
+  std::cout << "(+ = no n < |x| met ε: the needed length is at least |x|; theory.md §6 expects "
+               "it to rise with ω, Δ = p, S and k)\n";
+}
+
+// Runs tools/plot_experiment.py; a missing matplotlib is a note, not an error.
+void Plot(const fs::path& dir) {
+  const std::string python = "/usr/bin/python3";
+  const std::string install = "apt-get install python3-matplotlib";
+  if (!fs::exists(python)) {
+    std::cout << "experiment.png skipped: " << python << " not found (" << install << ")\n";
+    return;
+  }
+  const std::string command =
+      python + " '" + LTSIM_PLOT_EXPERIMENT_SCRIPT + "' '" + dir.string() + "'";
+  const int status = std::system(command.c_str());
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kNoMatplotlib) {
+    std::cout << "experiment.png skipped: matplotlib is missing (" << install << ")\n";
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::cout << "experiment.png skipped: the plot script failed (status " << status << ")\n";
+  } else {
+    std::cout << "wrote " << (dir / "experiment.png").string() << "\n";
+  }
+}
+
+void WriteOutputs(const fs::path& dir, const ExperimentResult& r) {
+  std::error_code error;
+  fs::create_directories(dir, error);
+  std::ofstream json(dir / "experiment.json"), csv(dir / "experiment.csv");
+  if (error || !json || !csv) throw InputError("--out '" + dir.string() + "': cannot write");
+  json << ExperimentJson(r).dump(2) << "\n";
+  csv << Csv(r);
+}
+
+}  // namespace
+
+void AddExperimentCommand(CLI::App& app) {
+  CLI::App* group = app.add_subcommand(
+      "experiment", "The paper's experiments on the constructed models (theory.md §6).");
+  group->require_subcommand(1);
+  auto args = std::make_shared<ExperimentArgs>();
+  CLI::App* cmd = group->add_subcommand(
+      "paper",
+      "Needed length vs ω (SimpleTask), p (ModPTask), S and k (k-gram): one table, log-log "
+      "slopes and the check that it rises with each, as the paper reports.");
+  cmd->add_option("--omegas", args->omegas, "SimpleTask ω values (default 1,2,4,8; '' skips)");
+  cmd->add_option("--primes", args->primes, "ModPTask p values, k = 1 mod p (default 2,3,5,7)");
+  cmd->add_option("--alphabets", args->alphabets, "k-gram S values at k = 2 (default 2,3,4)");
+  cmd->add_option("--ks", args->ks, "k-gram k values at S = 2 (default 1,2,3)");
+  cmd->add_option("--eps", args->options.eps, "ε of the one-layer tasks (default 0.01)");
+  cmd->add_option("--kgram-eps", args->options.kgram_eps, "ε of the k-gram series (default 0.05)");
+  cmd->add_option("--accuracy", args->options.accuracy, "SimpleTask MLP accuracy (default 1e-3)");
+  cmd->add_option("--seeds", args->options.seeds, "x seeds per one-layer point (default 2)");
+  cmd->add_option("--kgram-seeds", args->options.kgram_seeds,
+                  "simulator seeds per k-gram n (default 3)");
+  cmd->add_option("--kgram-method", args->options.kgram_method,
+                  "markov or blocks (default markov)");
+  cmd->add_option("--seed", args->options.seed, "master seed (default 0)");
+  cmd->add_option("--x-length", args->options.x_length, "|x| (default 20000)");
+  cmd->add_option("--fixed-n", args->options.fixed_n, "n at which sim is recorded (default 500)");
+  cmd->add_option("--input", args->input, "input family of x (default uniform)");
+  cmd->add_option("--out", args->out, "write experiment.json, experiment.csv, experiment.png");
+  cmd->add_flag("--json", args->json, "print the JSON document instead of the table");
+  cmd->callback([args] {
+    const ExperimentResult r = RunExperiment(BuildOptions(*args));
+    args->json ? PrintJson(ExperimentJson(r)) : PrintTable(r);
+    if (!args->out.empty()) {
+      WriteOutputs(args->out, r);
+      if (!args->json) Plot(args->out);
+    }
+  });
+}
+
+}  // namespace ltsim::cli
