@@ -1,10 +1,8 @@
 // `ltsim experiment paper`: needed length vs ω, p, S and k on the constructed models (§6).
 #include <fmt/format.h>
-#include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -20,7 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 
 // Exit status of tools/plot_experiment.py when matplotlib cannot be imported.
-constexpr int kNoMatplotlib = 3;
 
 struct ExperimentArgs {
   std::string omegas = "1,2,4,8", primes = "2,3,5,7", alphabets = "2,3,4", ks = "1,2,3";
@@ -163,33 +160,12 @@ void PrintTable(const ExperimentResult& r) {
                "it to rise with ω, Δ = p, S and k)\n";
 }
 
-// Runs tools/plot_experiment.py; a missing matplotlib is a note, not an error.
 void Plot(const fs::path& dir) {
-  const std::string python = "/usr/bin/python3";
-  const std::string install = "apt-get install python3-matplotlib";
-  if (!fs::exists(python)) {
-    std::cout << "experiment.png skipped: " << python << " not found (" << install << ")\n";
-    return;
-  }
-  const std::string command =
-      python + " '" + LTSIM_PLOT_EXPERIMENT_SCRIPT + "' '" + dir.string() + "'";
-  const int status = std::system(command.c_str());
-  if (WIFEXITED(status) && WEXITSTATUS(status) == kNoMatplotlib) {
-    std::cout << "experiment.png skipped: matplotlib is missing (" << install << ")\n";
-  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::cout << "experiment.png skipped: the plot script failed (status " << status << ")\n";
-  } else {
-    std::cout << "wrote " << (dir / "experiment.png").string() << "\n";
-  }
+  RunPlotScript(LTSIM_PLOT_EXPERIMENT_SCRIPT, dir.string(), "experiment.png");
 }
 
 void WriteOutputs(const fs::path& dir, const ExperimentResult& r) {
-  std::error_code error;
-  fs::create_directories(dir, error);
-  std::ofstream json(dir / "experiment.json"), csv(dir / "experiment.csv");
-  if (error || !json || !csv) throw InputError("--out '" + dir.string() + "': cannot write");
-  json << ExperimentJson(r).dump(2) << "\n";
-  csv << Csv(r);
+  WriteJsonAndCsv(dir.string(), "experiment", ExperimentJson(r), Csv(r));
 }
 
 }  // namespace

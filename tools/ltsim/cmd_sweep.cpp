@@ -1,10 +1,8 @@
 // `ltsim sweep`: needed length against one parameter, the fitted exponent vs Thm 4.1's, PNGs.
 #include <fmt/format.h>
-#include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -20,7 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 
 // Exit status of tools/plot_sweep.py when matplotlib cannot be imported.
-constexpr int kNoMatplotlib = 3;
 
 struct SweepArgs {
   std::string values, input = "stress", out;
@@ -150,32 +147,10 @@ void PrintTable(const SweepResult& r) {
   std::cout << "(+ = no n < |x| met ε: the needed length is at least |x|)\n";
 }
 
-// Runs tools/plot_sweep.py; a missing matplotlib is a note, not an error.
-void Plot(const fs::path& dir) {
-  const std::string python = "/usr/bin/python3";
-  const std::string install = "apt-get install python3-matplotlib";
-  if (!fs::exists(python)) {
-    std::cout << "sweep.png skipped: " << python << " not found (" << install << ")\n";
-    return;
-  }
-  const std::string command = python + " '" + LTSIM_PLOT_SCRIPT + "' '" + dir.string() + "'";
-  const int status = std::system(command.c_str());
-  if (WIFEXITED(status) && WEXITSTATUS(status) == kNoMatplotlib) {
-    std::cout << "sweep.png skipped: matplotlib is missing (" << install << ")\n";
-  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::cout << "sweep.png skipped: the plot script failed (status " << status << ")\n";
-  } else {
-    std::cout << "wrote " << (dir / "sweep.png").string() << "\n";
-  }
-}
+void Plot(const fs::path& dir) { RunPlotScript(LTSIM_PLOT_SCRIPT, dir.string(), "sweep.png"); }
 
 void WriteOutputs(const fs::path& dir, const SweepResult& r) {
-  std::error_code error;
-  fs::create_directories(dir, error);
-  std::ofstream json(dir / "sweep.json"), csv(dir / "sweep.csv");
-  if (error || !json || !csv) throw InputError("--out '" + dir.string() + "': cannot write");
-  json << SweepJson(r).dump(2) << "\n";
-  csv << Csv(r);
+  WriteJsonAndCsv(dir.string(), "sweep", SweepJson(r), Csv(r));
 }
 
 }  // namespace

@@ -2,9 +2,15 @@
 #include "output.h"
 
 #include <fmt/format.h>
+#include <sys/wait.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+
+#include "ltsim/core/error.h"
 
 namespace ltsim::cli {
 
@@ -25,6 +31,37 @@ Json Context(const std::string& command, std::uint64_t seed) {
 }
 
 void PrintJson(const Json& document) { std::cout << document.dump(2) << "\n"; }
+
+void RunPlotScript(const std::string& script, const std::string& dir, const std::string& png) {
+  constexpr int kNoMatplotlib = 3;
+  const std::string python = "/usr/bin/python3";
+  const std::string install = "apt-get install python3-matplotlib";
+  const std::string out = (std::filesystem::path(dir) / png).string();
+  if (!std::filesystem::exists(python)) {
+    std::cout << png << " skipped: " << python << " not found (" << install << ")\n";
+    return;
+  }
+  const int status = std::system((python + " '" + script + "' '" + dir + "'").c_str());
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kNoMatplotlib) {
+    std::cout << png << " skipped: matplotlib is missing (" << install << ")\n";
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::cout << png << " skipped: the plot script failed (status " << status << ")\n";
+  } else {
+    std::cout << "wrote " << out << "\n";
+  }
+}
+
+void WriteJsonAndCsv(const std::string& dir, const std::string& stem, const Json& json,
+                     const std::string& csv) {
+  const std::filesystem::path base(dir);
+  std::error_code error;
+  std::filesystem::create_directories(base, error);
+  std::ofstream json_file(base / (stem + ".json")), csv_file(base / (stem + ".csv"));
+  if (error || !json_file || !csv_file) throw InputError("--out '" + dir + "': cannot write");
+  json_file << json.dump(2) << "\n";
+  csv_file << csv;
+  if (!json_file || !csv_file) throw InputError("--out '" + dir + "': cannot write");
+}
 
 std::string Show(double value) {
   if (std::isnan(value)) return "n/a";

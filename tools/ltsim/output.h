@@ -27,6 +27,15 @@ void PrintJson(const Json& document);
 /// A vector for humans: "0.5" or "[0.5, -1, 2]", 6 significant digits.
 std::string Show(const Vector& v);
 
+/// Runs a plot script (Debian's /usr/bin/python3 with matplotlib) on DIR and says what
+/// happened in one line: a missing Python or matplotlib is a note, not an error (the
+/// scripts exit with 3 when matplotlib is missing).
+void RunPlotScript(const std::string& script, const std::string& dir, const std::string& png);
+
+/// Writes DIR/<stem>.json and DIR/<stem>.csv (creating DIR); InputError naming --out.
+void WriteJsonAndCsv(const std::string& dir, const std::string& stem, const Json& json,
+                     const std::string& csv);
+
 /// A number for humans ("∞", "n/a" for NaN, else 6 significant digits).
 std::string Show(double value);
 

@@ -11,6 +11,7 @@
 
 #include "ltsim/core/error.h"
 #include "ltsim/strings/sources.h"
+#include "ltsim_test/temp_dir_test.h"
 
 namespace ltsim {
 namespace {
@@ -26,17 +27,9 @@ std::string ErrorOf(const auto& action) {
   return "no error";
 }
 
-class BinaryFileTest : public ::testing::Test {
+class BinaryFileTest : public test::TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("ltsim_binary_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  BinaryFileTest() : TempDirTest("binary") {}
   std::string WriteRaw(const std::string& name, const std::vector<std::uint8_t>& bytes) {
     std::ofstream(Path(name), std::ios::binary)
         .write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
@@ -46,8 +39,6 @@ class BinaryFileTest : public ::testing::Test {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   }
-
-  fs::path dir_;
 };
 
 std::vector<std::uint8_t> PatternBytes(std::size_t size) {

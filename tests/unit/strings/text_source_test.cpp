@@ -11,6 +11,7 @@
 
 #include "ltsim/core/error.h"
 #include "ltsim/strings/sources.h"
+#include "ltsim_test/temp_dir_test.h"
 
 namespace ltsim {
 namespace {
@@ -34,15 +35,9 @@ std::string ErrorOf(const std::string& text) {
   return "no error";
 }
 
-class TextFileTest : public ::testing::Test {
+class TextFileTest : public test::TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("ltsim_text_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  TextFileTest() : TempDirTest("text") {}
 
   std::string Write(const std::string& name, const std::string& text) {
     const std::string path = (dir_ / name).string();
@@ -55,8 +50,6 @@ class TextFileTest : public ::testing::Test {
     text << in.rdbuf();
     return text.str();
   }
-
-  fs::path dir_;
 };
 
 TEST(TextSourceTest, ParsesTokensAndSkipsComments) {
