@@ -12,32 +12,12 @@
 #include "ltsim/fuzz/input_generator.h"
 #include "ltsim/fuzz/model_generator.h"
 #include "ltsim/model/constants.h"
+#include "ltsim_test/model_weights.h"
 
 namespace ltsim {
 namespace {
 
-// Every weight of a model, in a fixed order (E, P, layers, readout).
-std::vector<double> AllWeights(const Transformer& model) {
-  std::vector<double> w;
-  auto add = [&w](const auto& m) { w.insert(w.end(), m.data(), m.data() + m.size()); };
-  add(model.embedding);
-  add(model.positional);
-  for (const Layer& layer : model.layers) {
-    for (const Head& head : layer.heads) {
-      add(head.qk);
-      add(head.ov);
-      add(head.bias);
-    }
-    if (layer.mlp) {
-      add(layer.mlp->in);
-      add(layer.mlp->in_bias);
-      add(layer.mlp->out);
-    }
-  }
-  add(model.readout_weight);
-  add(model.readout_bias);
-  return w;
-}
+using test::AllWeights;
 
 std::vector<Token> Tokens(const InputSpec& spec) { return ReadAll(*MakeInput(spec), 1ULL << 30); }
 
