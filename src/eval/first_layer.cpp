@@ -12,16 +12,91 @@
 #include "ltsim/eval/two_layer.h"
 
 namespace ltsim {
+namespace {
+// Largest exponent a batched softmax term may reach: e^600 times the window and the counts
+// (< 2^64) stays far below the largest double, e^709.
+constexpr double kSafeExponent = 600.0;
+// The binomial series of the suffix powers (see SuffixPowers).
+constexpr int kMaxSeriesTerms = 12;
+constexpr int kAnchorEvery = 64;
+// Heads the batched softmax kernel takes at once (more go through the per-token path).
+constexpr int kMaxKernelHeads = 8;
+
+// Unnormalised softmax attention of every head at one position, with each row's present maximum M_q
+// as the shift: a far type κ weighs far[κ]·e^(logit(q,κ) − M_q) (`rows[h]`, head h's row of q) and
+// the suffix key t back weighs e^(logit(q,κ_t) − M_q)·i^(b_{h,t}) (`powers[(h·window + t)·stride]`:
+// i^(b_{h,t}), or e^(b_{h,t}) without log scaling). This is the reference's e^(a − a*) times the
+// common factor e^(a* − M_q), which normalisation cancels. The caller guarantees no term exceeds
+// e^kSafeExponent, and each total is ≥ 1 (the maximal present type has weight ≥ 1), so nothing
+// overflows and underflow costs at most 1e-308 absolute against a total ≥ 1. The totals of all
+// heads are formed before any division, so the heads' chains overlap. kD = D when it is known at
+// compile time (the loops then unroll and vectorise), 0 for any D.
+template <int kD>
+void SoftmaxPosition(int types, int heads, const double* const* rows, const double* __restrict far,
+                     const int* newest, int suffix, const double* powers, std::ptrdiff_t stride,
+                     int window, double* __restrict column, double* __restrict totals) {
+  const int d = kD > 0 ? kD : types;
+  const std::ptrdiff_t head_stride = window * stride;
+  for (int h = 0; h < heads; ++h) {
+    const double* __restrict shifted = rows[h];
+    const double* power = powers + h * head_stride;
+    double* __restrict weights = column + static_cast<std::ptrdiff_t>(h) * d;
+    double even = 0.0, odd = 0.0;  // two partial sums, so the additions do not wait
+    int k = 0;
+    for (; k + 1 < d; k += 2) {
+      weights[k] = far[k] * shifted[k];
+      weights[k + 1] = far[k + 1] * shifted[k + 1];
+      even += weights[k];
+      odd += weights[k + 1];
+    }
+    if (k < d) {
+      weights[k] = far[k] * shifted[k];
+      even += weights[k];
+    }
+    for (int t = 0; t < suffix; ++t) {
+      const double w = shifted[newest[t]] * power[t * stride];
+      weights[newest[t]] += w;
+      odd += w;
+    }
+    totals[h * stride] = even + odd;
+  }
+}
+
+auto ChooseSoftmaxKernel(int types) -> decltype(&SoftmaxPosition<0>) {
+  switch (types) {
+    case 2:
+      return &SoftmaxPosition<2>;
+    case 3:
+      return &SoftmaxPosition<3>;
+    case 4:
+      return &SoftmaxPosition<4>;
+    case 6:
+      return &SoftmaxPosition<6>;
+    case 8:
+      return &SoftmaxPosition<8>;
+    case 9:
+      return &SoftmaxPosition<9>;
+    case 12:
+      return &SoftmaxPosition<12>;
+    case 16:
+      return &SoftmaxPosition<16>;
+    default:
+      return &SoftmaxPosition<0>;
+  }
+}
+}  // namespace
 
 // Per head, everything that does not depend on the position: logits(q, κ) = y_κᵀ M y_q
-// (computed exactly as the reference computes a far key's logit), and
-// for softmax the row-wise shifted weights exp(logit − present_max[q]), refreshed lazily
+// (computed exactly as the reference computes a far key's logit), and for softmax the
+// row-wise shifted weights exp(logit − present_max[q]) of every type κ, refreshed lazily
 // when a new far type raises a row's maximum.
 struct FirstLayerStream::HeadTables {
   RowMatrix logits;  // D × D, row = query type
   std::vector<double> present_max;
-  RowMatrix shifted;        // softmax only: exp(logits − present_max), per row
-  std::vector<bool> stale;  // rows of `shifted` to recompute
+  RowMatrix shifted;           // softmax only: exp(logits − present_max), per row
+  std::vector<double> excess;  // softmax only: max_κ logits(q, κ) − present_max[q]
+  std::vector<char> stale;     // rows of `shifted` to recompute
+  Eigen::ArrayXd bias;         // the head's local bias b_0 … b_τ
 };
 
 FirstLayerStream::FirstLayerStream(const Transformer& model)
@@ -45,8 +120,10 @@ FirstLayerStream::FirstLayerStream(const Transformer& model)
     t.present_max.assign(types_, -std::numeric_limits<double>::infinity());
     if (layer_.attention == Attention::kSoftmax) {
       t.shifted = RowMatrix::Zero(types_, types_);
-      t.stale.assign(types_, false);
+      t.excess.assign(types_, std::numeric_limits<double>::infinity());
+      t.stale.assign(types_, 1);
     }
+    t.bias = head.bias.array();
     heads_.push_back(std::move(t));
   }
   far_.assign(types_, 0.0);
@@ -58,6 +135,17 @@ FirstLayerStream::FirstLayerStream(const Transformer& model)
   attended_ = Vector::Zero(model.width);
   suffix_logits_.assign(static_cast<std::size_t>(model.locality) + 1, 0.0);
   if (layer_.mlp) hidden_ = Vector::Zero(layer_.mlp->in.rows());
+  inputs_matrix_.resize(model.width, types_);
+  for (int k = 0; k < types_; ++k) inputs_matrix_.col(k) = inputs_[k];
+  block_exponent_.assign(heads, 0.0);
+  const int window = static_cast<int>(window_.size());
+  suffix_bias_.resize(static_cast<Eigen::Index>(heads) * window);
+  for (int h = 0; h < heads; ++h) suffix_bias_.segment(h * window, window) = heads_[h].bias;
+  series_.resize(suffix_bias_.size(), kMaxSeriesTerms);
+  series_.col(0).setOnes();
+  for (int m = 0; m + 1 < kMaxSeriesTerms; ++m)
+    series_.col(m + 1) = series_.col(m) * (suffix_bias_ - m) / (m + 1);
+  softmax_kernel_ = ChooseSoftmaxKernel(types_);
 }
 
 FirstLayerStream::~FirstLayerStream() = default;
@@ -70,19 +158,28 @@ void FirstLayerStream::AddFarType(int type) {
       const double logit = t.logits(q, type);
       if (logit > t.present_max[q]) {
         t.present_max[q] = logit;
-        if (!t.stale.empty()) t.stale[q] = true;
-      } else if (!t.stale.empty() && !t.stale[q]) {
-        t.shifted(q, type) = std::exp(logit - t.present_max[q]);
+        if (!t.stale.empty()) t.stale[q] = 1;
       }
     }
   }
 }
 
-// Writes head h's attention at the current position (query type q) into its segment of
-// `weights_`: count × per-key weight for each far type plus the weight of each suffix key
+void FirstLayerStream::RefreshRow(HeadTables& t, int q) {
+  double excess = -std::numeric_limits<double>::infinity();
+  for (int k = 0; k < types_; ++k) {
+    const double a = t.logits(q, k) - t.present_max[q];
+    t.shifted(q, k) = std::exp(a);
+    excess = std::max(excess, a);
+  }
+  t.excess[q] = excess;
+  t.stale[q] = 0;
+}
+
+// Writes head h's attention at the current position (query type q) into `weights` (D
+// entries): count × per-key weight for each far type plus the weight of each suffix key
 // added to its type, normalised. One product with the stacked values O·y⁰ of every head
 // then gives Σ_h Σ_j α_ij O_h y_j.
-void FirstLayerStream::SetHeadWeights(int h, int q, double log_i) {
+void FirstLayerStream::SetHeadWeights(int h, int q, double log_i, double* weights) {
   HeadTables& t = heads_[h];
   const Head& head = layer_.heads[h];
   const double position = static_cast<double>(position_);
@@ -95,14 +192,10 @@ void FirstLayerStream::SetHeadWeights(int h, int q, double log_i) {
     suffix_logits_[k] = logits[newest_[k]] + beta * head.bias[k];
     a_max = std::max(a_max, suffix_logits_[k]);
   }
-  double* weights = weights_.data() + static_cast<std::ptrdiff_t>(h) * types_;
   std::fill(weights, weights + types_, 0.0);
   double total = 0.0;
   if (layer_.attention == Attention::kSoftmax && !present_.empty()) {
-    if (t.stale[q]) {
-      for (int type : present_) t.shifted(q, type) = std::exp(logits[type] - t.present_max[q]);
-      t.stale[q] = false;
-    }
+    if (t.stale[q]) RefreshRow(t, q);
     const double* shifted = t.shifted.data() + static_cast<std::ptrdiff_t>(q) * types_;
     const double scale = a_max == t.present_max[q] ? 1.0 : std::exp(t.present_max[q] - a_max);
     for (int type : present_) total += weights[type] = far_[type] * shifted[type] * scale;
@@ -122,7 +215,7 @@ void FirstLayerStream::SetHeadWeights(int h, int q, double log_i) {
   for (int k = 0; k < types_; ++k) weights[k] *= inverse;
 }
 
-int FirstLayerStream::Advance(Token token) {
+int FirstLayerStream::AdvanceState(Token token) {
   LTSIM_CHECK(token < model_.alphabet);
   ++position_;
   const int q = static_cast<int>(position_ % model_.period) * model_.alphabet + token;
@@ -130,15 +223,140 @@ int FirstLayerStream::Advance(Token token) {
   const int capacity = static_cast<int>(window_.size());
   if (window_size_ == capacity) AddFarType(window_[window_start_]);
   window_[window_start_] = q;
-  window_start_ = (window_start_ + 1) % capacity;
+  window_start_ = window_start_ + 1 == capacity ? 0 : window_start_ + 1;
   window_size_ = std::min(window_size_ + 1, capacity);
   for (int k = 0, slot = window_start_; k < window_size_; ++k) {  // newest first
     slot = slot == 0 ? capacity - 1 : slot - 1;
     newest_[k] = window_[slot];
   }
-  const double log_i = std::log(static_cast<double>(position_));
-  for (std::size_t h = 0; h < heads_.size(); ++h) SetHeadWeights(static_cast<int>(h), q, log_i);
   return q;
+}
+
+int FirstLayerStream::Advance(Token token) {
+  const int q = AdvanceState(token);
+  const double log_i = std::log(static_cast<double>(position_));
+  for (std::size_t h = 0; h < heads_.size(); ++h)
+    SetHeadWeights(static_cast<int>(h), q, log_i, weights_.data() + h * types_);
+  return q;
+}
+
+// i^b at consecutive positions without an exp per position (theory.md §5's log-scaled local
+// bias): (i + 1)^b = i^b·(1 + 1/i)^b, and (1 + u)^b = Σ_k c_k u^k with c_0 = 1,
+// c_(k+1) = c_k·(b − k)/(k + 1). Since |c_k| ≤ (|b| + 1)^k, the series cut after K terms errs
+// by at most v^K/(1 − v), v = (|b| + 1)/i; K is the least with v^K/(1 − v) ≤ 2^−56 at the
+// anchor (kMaxSeriesTerms at most, else exp is used). The chain is re-anchored with exp every
+// kAnchorEvery positions, so a power errs by at most kAnchorEvery·(2^−56 + (K + 2)·2^−53)
+// relative, about 1e-14, against the 1e-12 at which the block path is tested.
+// i^(b_{h,t}) for the next n positions into block_powers_ (row h·(τ+1) + t, column j, so a
+// position's powers are contiguous), and per head the largest exponent b_{h,t}·log i over the
+// block (attained at its first or last position).
+void FirstLayerStream::SuffixPowers(int n) {
+  const int window = static_cast<int>(window_.size());
+  const Eigen::Index terms = suffix_bias_.size();
+  const double first = static_cast<double>(position_ + 1);
+  const double last = static_cast<double>(position_ + n);
+  const bool log_scaling = layer_.bias_scaling == BiasScaling::kLog;
+  for (std::size_t h = 0; h < heads_.size(); ++h) {
+    const auto bias = suffix_bias_.segment(static_cast<Eigen::Index>(h) * window, window);
+    block_exponent_[h] = log_scaling ? std::max((bias * std::log(first)).maxCoeff(),
+                                                (bias * std::log(last)).maxCoeff())
+                                     : bias.maxCoeff();
+  }
+  block_powers_.resize(n, terms);
+  if (!log_scaling) {
+    block_powers_.rowwise() = suffix_bias_.exp().transpose();
+    return;
+  }
+  const double v = (suffix_bias_.abs().maxCoeff() + 1.0) / first;
+  int k = 1;
+  for (double tail = v / (1.0 - v); k <= kMaxSeriesTerms && !(v < 1.0 && tail <= 0x1p-56); ++k)
+    tail *= v;
+  if (k > kMaxSeriesTerms) {  // too early in x for the series: one exp per power
+    for (int j = 0; j < n; ++j)
+      block_powers_.row(j) = (suffix_bias_ * std::log(first + j)).exp().transpose();
+    return;
+  }
+  // The factors (1 + u_j)^b of every power w at every position, one vectorised Horner pass
+  // per w over the block (u_j = 1/(i − 1)), go into block_powers_ first; then each segment of
+  // kAnchorEvery positions starts from an exp anchor and multiplies its factors up in place.
+  // The segments' and powers' chains are independent, so the loop interleaves them.
+  block_steps_.resize(n);
+  for (int j = 0; j < n; ++j) block_steps_[j] = 1.0 / (first + j - 1);
+  for (Eigen::Index w = 0; w < terms; ++w) {
+    auto factors = block_powers_.col(w);
+    factors.setConstant(series_(w, k - 1));
+    for (int m = k - 2; m >= 0; --m) factors = factors * block_steps_ + series_(w, m);
+  }
+  const int segments = (n + kAnchorEvery - 1) / kAnchorEvery;
+  for (int g = 0; g < segments; ++g) {
+    const double log_i = std::log(first + g * kAnchorEvery);
+    for (Eigen::Index w = 0; w < terms; ++w)
+      block_powers_(g * kAnchorEvery, w) = std::exp(suffix_bias_[w] * log_i);
+  }
+  double* powers = block_powers_.data();
+  for (int j = 1; j < kAnchorEvery; ++j)
+    for (int at = j; at < n; at += kAnchorEvery)
+      for (Eigen::Index w = 0; w < terms; ++w) powers[w * n + at] *= powers[w * n + at - 1];
+}
+
+void FirstLayerStream::PushBlock(const Token* tokens, int n, FirstLayerBlock& block) {
+  const int heads = static_cast<int>(heads_.size());
+  block.first = position_ + 1;
+  block.size = n;
+  if (static_cast<int>(block.query.size()) < n) block.query.resize(n);
+  if (block.attention.rows() != values_.cols() || block.attention.cols() < n)
+    block.attention.resize(values_.cols(), n);
+  const bool softmax = layer_.attention == Attention::kSoftmax;
+  if (softmax && n > 0) SuffixPowers(n);
+  const int window = static_cast<int>(window_.size());
+  const bool batched = softmax && heads <= kMaxKernelHeads;
+  if (batched) block_totals_.resize(n, heads);
+  std::vector<const double*>& rows = kernel_rows_;
+  rows.assign(heads, nullptr);
+  for (int j = 0; j < n; ++j) {
+    const int q = AdvanceState(tokens[j]);
+    block.query[j] = q;
+    double* column = block.attention.col(j).data();
+    bool safe = batched && !present_.empty();
+    for (int h = 0; h < heads && safe; ++h) {
+      HeadTables& t = heads_[h];
+      if (t.stale[q]) RefreshRow(t, q);
+      safe = t.excess[q] + block_exponent_[h] <= kSafeExponent;
+      rows[h] = t.shifted.data() + static_cast<std::ptrdiff_t>(q) * types_;
+    }
+    if (safe) {
+      softmax_kernel_(types_, heads, rows.data(), far_.data(), newest_.data(), window_size_,
+                      &block_powers_(j, 0), n, window, column, &block_totals_(j, 0));
+      continue;
+    }
+    const double log_i = std::log(static_cast<double>(position_));
+    for (int h = 0; h < heads; ++h) {
+      SetHeadWeights(h, q, log_i, column + static_cast<std::ptrdiff_t>(h) * types_);
+      if (batched) block_totals_(j, h) = 1.0;  // already normalised
+    }
+  }
+  if (!batched) return;
+  // Normalise: α = weights / total, a whole block per head in vectorised passes.
+  auto inverse = block_totals_.topRows(n);
+  inverse = inverse.inverse();
+  for (int h = 0; h < heads; ++h)
+    block.attention.middleRows(static_cast<Eigen::Index>(h) * types_, types_)
+        .leftCols(n)
+        .array()
+        .rowwise() *= inverse.col(h).transpose();
+}
+
+void FirstLayerStream::BlockOutputs(const FirstLayerBlock& block, Matrix& y) {
+  const int n = block.size;
+  y.resize(model_.width, n);
+  y.noalias() = values_ * block.attention.leftCols(n);
+  for (int j = 0; j < n; ++j) y.col(j) += inputs_matrix_.col(block.query[j]);
+  if (!layer_.mlp) return;
+  const Mlp& mlp = *layer_.mlp;
+  block_hidden_.resize(mlp.in.rows(), n);
+  block_hidden_.noalias() = mlp.in * y;
+  block_hidden_ = (block_hidden_.colwise() + mlp.in_bias).cwiseMax(0.0);
+  y.noalias() += mlp.out * block_hidden_;
 }
 
 const Vector& FirstLayerStream::Push(Token token) {

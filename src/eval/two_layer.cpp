@@ -32,10 +32,19 @@ class Accumulator {
     }
     shift_ = shift;
   }
-  void Add(double w, const Vector& y) {
-    block_sum_.noalias() += w * y;
-    block_total_ += w;
-    if (++block_count_ == kBlock) Flush();
+  /// Adds Σ_j w_j k_j over a block, where k_j is column j of `keys` (n columns) or, when
+  /// `query` is given, [e_{q_j} ; column j] (one-hot in the entries before the keys' rows).
+  void AddBlock(const Matrix& keys, int n, const Vector& w, const int* query) {
+    const auto weights = w.head(n);
+    if (query != nullptr) {
+      for (int j = 0; j < n; ++j) block_sum_[query[j]] += weights[j];
+      block_sum_.tail(keys.rows()).noalias() += keys.leftCols(n) * weights;
+    } else {
+      block_sum_.noalias() += keys.leftCols(n) * weights;
+    }
+    block_total_ += weights.sum();
+    block_count_ += n;
+    if (block_count_ >= kBlock) Flush();
   }
   /// Σ w_i y_i / Σ w_i.
   Vector Mean() {
@@ -60,28 +69,44 @@ class Accumulator {
 };
 
 struct SecondHead {
-  Vector mq;  // M₂ y¹_T, or Fᵀ M₂ y¹_T when the keys are φ_i
+  Vector mq;  // M₂ y¹_T (the keys are y¹_i), or the α part of Fᵀ M₂ y¹_T (keys are φ_i)
+  Vector mq_query;  // the one-hot part of Fᵀ M₂ y¹_T (features only)
   double a_max = -std::numeric_limits<double>::infinity();
   Accumulator acc;
 };
 
-// Calls visit(key_i, i) for i = 1..T, where key_i is y¹_i, or φ_i when `features` (a first
-// layer without MLP, y¹_i = F·φ_i: see FirstLayerStream::PushFeatures).
+constexpr int kBlockTokens = 256;
+
+// Calls visit(block, keys) for consecutive blocks of x's positions, where `keys` holds y¹ of
+// the block's positions (d × size), or — when `features` (a first layer without MLP, y¹_i =
+// F·φ_i, φ_i = [e_{q_i} ; α_i]) — is block.attention, the α part of φ.
 template <typename Visit>
 void StreamFirstLayer(const Transformer& model, const Source& x, bool features, Visit&& visit) {
   FirstLayerStream stream(model);
+  FirstLayerBlock block;
+  Matrix outputs;
+  std::vector<Token> tokens(kBlockTokens);
+  int filled = 0;
+  auto flush = [&] {
+    stream.PushBlock(tokens.data(), filled, block);
+    if (features) {
+      visit(block, block.attention);
+    } else {
+      stream.BlockOutputs(block, outputs);
+      visit(block, outputs);
+    }
+    filled = 0;
+  };
   auto reader = x.Open();
   Chunk chunk;
   while (reader->Next(chunk)) {
     const std::uint64_t n = chunk.length();
     for (std::uint64_t k = 0; k < n; ++k) {
-      const Token token = chunk.at(chunk.kind == Chunk::Kind::kRun ? 0 : k);
-      // Push first: the argument order of a call is unspecified, and position() must be
-      // read after the push.
-      const Vector& key = features ? stream.PushFeatures(token) : stream.Push(token);
-      visit(key, stream.position());
+      tokens[filled++] = chunk.at(chunk.kind == Chunk::Kind::kRun ? 0 : k);
+      if (filled == kBlockTokens) flush();
     }
   }
+  if (filled > 0) flush();
 }
 
 }  // namespace
@@ -100,35 +125,56 @@ Vector EvaluateTwoLayer(const Transformer& model, const Source& x) {
   const bool features = probe.linear();
   const Matrix back = features ? probe.FeatureMatrix() : Matrix();
   const int key_size = features ? static_cast<int>(back.cols()) : model.width;
+  const int types = model.types();
   std::vector<SecondHead> heads;
   for (const Head& head : layer.heads) {
     const Vector mq = head.qk * last;
-    heads.push_back({features ? Vector(back.transpose() * mq) : mq,
-                     -std::numeric_limits<double>::infinity(), Accumulator(key_size)});
+    SecondHead h{mq, Vector(), -std::numeric_limits<double>::infinity(), Accumulator(key_size)};
+    if (features) {
+      const Vector u = back.transpose() * mq;
+      h.mq_query = u.head(types);
+      h.mq = u.tail(u.size() - types);
+    }
+    heads.push_back(std::move(h));
   }
-  // The second layer's logit of key i for head h (local bias within τ of T).
-  auto logit = [&](const Vector& y, std::uint64_t i, std::size_t h) {
-    const std::uint64_t t = length - i;
-    return Logit(y, heads[h].mq, layer.heads[h], beta,
-                 t <= static_cast<std::uint64_t>(model.locality) ? static_cast<int>(t) : -1);
+  // The second layer's logits of a block's keys for head h, with the local bias within τ
+  // of T.
+  Vector logits(kBlockTokens), weights(kBlockTokens);
+  auto block_logits = [&](const FirstLayerBlock& block, const Matrix& keys, std::size_t h) {
+    const int n = block.size;
+    auto a = logits.head(n);
+    a.noalias() = keys.leftCols(n).transpose() * heads[h].mq;
+    if (features)
+      for (int j = 0; j < n; ++j) a[j] += heads[h].mq_query[block.query[j]];
+    const std::uint64_t end = block.first + static_cast<std::uint64_t>(n) - 1;
+    const std::uint64_t tau = static_cast<std::uint64_t>(model.locality);
+    for (std::uint64_t i = std::max(block.first, length > tau ? length - tau : 1); i <= end; ++i)
+      a[static_cast<Eigen::Index>(i - block.first)] += beta * layer.heads[h].bias[length - i];
+    return a;
+  };
+  auto add = [&](const FirstLayerBlock& block, const Matrix& keys, std::size_t h) {
+    heads[h].acc.AddBlock(keys, block.size, weights, features ? block.query.data() : nullptr);
   };
   const bool softmax = layer.attention == Attention::kSoftmax;
-  StreamFirstLayer(model, x, features, [&](const Vector& y, std::uint64_t i) {
+  StreamFirstLayer(model, x, features, [&](const FirstLayerBlock& block, const Matrix& keys) {
     for (std::size_t h = 0; h < heads.size(); ++h) {
-      const double a = logit(y, i, h);
-      heads[h].a_max = std::max(heads[h].a_max, a);
+      const auto a = block_logits(block, keys, h);
+      const double block_max = a.maxCoeff();
+      heads[h].a_max = std::max(heads[h].a_max, block_max);
       if (!softmax) continue;
-      if (a > heads[h].acc.shift()) heads[h].acc.RaiseShift(a);
-      heads[h].acc.Add(std::exp(a - heads[h].acc.shift()), y);
+      if (block_max > heads[h].acc.shift()) heads[h].acc.RaiseShift(block_max);
+      weights.head(block.size) = (a.array() - heads[h].acc.shift()).exp().matrix();
+      add(block, keys, h);
     }
   });
   if (!softmax && !heads.empty()) {
     const double position = static_cast<double>(length);
-    StreamFirstLayer(model, x, features, [&](const Vector& y, std::uint64_t i) {
+    StreamFirstLayer(model, x, features, [&](const FirstLayerBlock& block, const Matrix& keys) {
       for (std::size_t h = 0; h < heads.size(); ++h) {
-        const double w =
-            AttentionWeight(layer, model.tie_tolerance, logit(y, i, h), heads[h].a_max, position);
-        if (w != 0.0) heads[h].acc.Add(w, y);
+        const auto a = block_logits(block, keys, h);
+        for (int j = 0; j < block.size; ++j)
+          weights[j] = AttentionWeight(layer, model.tie_tolerance, a[j], heads[h].a_max, position);
+        add(block, keys, h);
       }
     });
   }

@@ -9,6 +9,16 @@
 
 namespace ltsim {
 
+/// The first layer at a block of consecutive positions first, …, first + size − 1: the
+/// query type q_i of each and every head's attention α_i on each type (column i − first of
+/// `attention`, head h in rows h·D … h·D + D − 1). Reused across blocks without allocation.
+struct FirstLayerBlock {
+  std::uint64_t first = 0;
+  int size = 0;
+  std::vector<int> query;
+  Matrix attention;  ///< (H·D) × capacity; only the first `size` columns are meaningful
+};
+
 /// Feeds x one token at a time and returns y¹_i, the output of the model's first layer
 /// (attention, residual and MLP) at each position i. At position i a key j ≤ i − τ − 1 is
 /// seen only through its type (x_j, j mod Δ), so the running far type counts and the last
@@ -33,6 +43,19 @@ class FirstLayerStream {
   /// products and weighted sums of y¹ (the second layer) can work on φ instead.
   const Vector& PushFeatures(Token token);
 
+  /// Appends tokens[0 … n) and fills `block` with their positions' query types and
+  /// attention: the same α as n calls of PushFeatures, to rounding. For a softmax first
+  /// layer the suffix keys' positional factors i^(b_t) are computed for the whole block
+  /// with vectorised exp, and each far type's weight comes from a per-row table shifted by
+  /// the row's present maximum instead of the overall maximum; positions where that shift
+  /// could overflow fall back to the per-token path (differential test in
+  /// tests/property/eval/two_layer_property_test.cpp).
+  void PushBlock(const Token* tokens, int n, FirstLayerBlock& block);
+
+  /// y¹ at every position of `block` (d × block.size, into `y`): the residual, the values
+  /// and the MLP applied to the whole block as matrix products.
+  void BlockOutputs(const FirstLayerBlock& block, Matrix& y);
+
   /// [y⁰_κ for every type κ | O_h y⁰_κ for every head and type]: d × (D + H·D).
   Matrix FeatureMatrix() const;
 
@@ -46,8 +69,11 @@ class FirstLayerStream {
   using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   struct HeadTables;
   void AddFarType(int type);
-  int Advance(Token token);  // updates the state; returns the query type
-  void SetHeadWeights(int head, int query_type, double log_i);
+  int Advance(Token token);       // AdvanceState, then every head's weights into weights_
+  int AdvanceState(Token token);  // updates position, window and far counts; returns q
+  void RefreshRow(HeadTables& t, int q);
+  void SetHeadWeights(int head, int query_type, double log_i, double* weights);
+  void SuffixPowers(int n);
 
   const Transformer& model_;
   const Layer& layer_;
@@ -66,6 +92,22 @@ class FirstLayerStream {
   Vector weights_;  // H·D: α of each head on each type at the current position
   Vector attended_, hidden_, output_, features_;
   std::vector<double> suffix_logits_;
+  // PushBlock's softmax tables: every head's local bias b_{h,t} at h·(τ+1) + t, the binomial
+  // coefficients c_k(b_{h,t}) of (1 + u)^b (column k), i^(b_{h,t}) (or e^(b_{h,t}) without log
+  // scaling) in row j, column h·(τ+1) + t, and the largest exponent per head in the block.
+  Eigen::ArrayXd suffix_bias_;
+  Eigen::ArrayXXd series_;
+  Eigen::ArrayXXd block_powers_;
+  Eigen::ArrayXd block_steps_;  // SuffixPowers' u_j
+  // Every head's batched softmax weights at one position (first_layer.cpp), specialised to D when
+  // it is small.
+  void (*softmax_kernel_)(int, int, const double* const*, const double*, const int*, int,
+                          const double*, std::ptrdiff_t, int, double*, double*) = nullptr;
+  Eigen::ArrayXXd block_totals_;            // n × H: each head's softmax total at each position
+  std::vector<const double*> kernel_rows_;  // each head's shifted row of the current query
+  std::vector<double> block_exponent_;
+  Matrix inputs_matrix_;  // d × D: y⁰ of each type
+  Matrix block_hidden_;   // the MLP's hidden layer for a block
 };
 
 }  // namespace ltsim
