@@ -129,8 +129,7 @@ FirstLayerStream::FirstLayerStream(const Transformer& model)
   far_.assign(types_, 0.0);
   weights_ = Vector::Zero(values_.cols());
   features_ = Vector::Zero(types_ + values_.cols());
-  window_.assign(static_cast<std::size_t>(model.locality) + 1, 0);
-  newest_.assign(window_.size(), 0);
+  newest_.assign(static_cast<std::size_t>(model.locality) + 1, 0);
   output_ = Vector::Zero(model.width);
   attended_ = Vector::Zero(model.width);
   suffix_logits_.assign(static_cast<std::size_t>(model.locality) + 1, 0.0);
@@ -138,7 +137,7 @@ FirstLayerStream::FirstLayerStream(const Transformer& model)
   inputs_matrix_.resize(model.width, types_);
   for (int k = 0; k < types_; ++k) inputs_matrix_.col(k) = inputs_[k];
   block_exponent_.assign(heads, 0.0);
-  const int window = static_cast<int>(window_.size());
+  const int window = static_cast<int>(newest_.size());
   suffix_bias_.resize(static_cast<Eigen::Index>(heads) * window);
   for (int h = 0; h < heads; ++h) suffix_bias_.segment(h * window, window) = heads_[h].bias;
   series_.resize(suffix_bias_.size(), kMaxSeriesTerms);
@@ -219,16 +218,14 @@ int FirstLayerStream::AdvanceState(Token token) {
   LTSIM_CHECK(token < model_.alphabet);
   ++position_;
   const int q = static_cast<int>(position_ % model_.period) * model_.alphabet + token;
-  // The window is a ring of τ+1 types; the one it drops becomes a far key.
-  const int capacity = static_cast<int>(window_.size());
-  if (window_size_ == capacity) AddFarType(window_[window_start_]);
-  window_[window_start_] = q;
-  window_start_ = window_start_ + 1 == capacity ? 0 : window_start_ + 1;
-  window_size_ = std::min(window_size_ + 1, capacity);
-  for (int k = 0, slot = window_start_; k < window_size_; ++k) {  // newest first
-    slot = slot == 0 ? capacity - 1 : slot - 1;
-    newest_[k] = window_[slot];
-  }
+  // The window holds the last τ+1 types newest first; the one it drops becomes a far key.
+  const int capacity = static_cast<int>(newest_.size());
+  if (window_size_ == capacity)
+    AddFarType(newest_[capacity - 1]);
+  else
+    ++window_size_;
+  for (int k = window_size_ - 1; k > 0; --k) newest_[k] = newest_[k - 1];
+  newest_[0] = q;
   return q;
 }
 
@@ -251,7 +248,7 @@ int FirstLayerStream::Advance(Token token) {
 // position's powers are contiguous), and per head the largest exponent b_{h,t}·log i over the
 // block (attained at its first or last position).
 void FirstLayerStream::SuffixPowers(int n) {
-  const int window = static_cast<int>(window_.size());
+  const int window = static_cast<int>(newest_.size());
   const Eigen::Index terms = suffix_bias_.size();
   const double first = static_cast<double>(position_ + 1);
   const double last = static_cast<double>(position_ + n);
@@ -308,7 +305,7 @@ void FirstLayerStream::PushBlock(const Token* tokens, int n, FirstLayerBlock& bl
     block.attention.resize(values_.cols(), n);
   const bool softmax = layer_.attention == Attention::kSoftmax;
   if (softmax && n > 0) SuffixPowers(n);
-  const int window = static_cast<int>(window_.size());
+  const int window = static_cast<int>(newest_.size());
   const bool batched = softmax && heads <= kMaxKernelHeads;
   if (batched) block_totals_.resize(n, heads);
   std::vector<const double*>& rows = kernel_rows_;

@@ -82,10 +82,8 @@ class FirstLayerStream {
   std::vector<Vector> inputs_;  // y⁰ of each type (token s, residue r): index r·S + s
   std::vector<double> far_;     // far counts by type (exact in a double up to 2^53)
   std::vector<int> present_;    // types with a positive far count
-  std::vector<int> window_;     // ring of the last min(i, τ+1) types
-  int window_start_ = 0;        // next slot to write (the oldest once full)
-  int window_size_ = 0;
-  std::vector<int> newest_;  // the window's types, newest (the query) first
+  int window_size_ = 0;         // min(i, τ+1)
+  std::vector<int> newest_;     // the last window_size_ types, newest (the query) first
   std::uint64_t position_ = 0;
   // Buffers reused at every position (no allocation per token).
   Matrix values_;   // d × (H·D): O_h y⁰_κ in column h·D + κ
