@@ -1,31 +1,33 @@
 // Hill climbing over one-layer hardmax pairs for a chosen objective, then greedy shrinking.
 #include "ltsim/bounds/search.h"
 
-#include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
-#include <boost/random/normal_distribution.hpp>
 #include <cmath>
 #include <limits>
 #include <set>
 
 #include "ltsim/bounds/registry.h"
+#include "ltsim/bounds/search_proposals.h"
 #include "ltsim/bounds/sweep.h"
 #include "ltsim/check/sandwich.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/model/model_file.h"
+#include "ltsim/strings/sources.h"
 
 namespace ltsim {
 namespace {
 
 constexpr double kInvalid = -std::numeric_limits<double>::infinity();
-constexpr double kShrinkFactor = 0.9;
-constexpr int kMaxScalings = 50;
 constexpr std::uint64_t kMinLength = 10;
 constexpr const char* kFormat = "ltsim-search-witness";
+
+bool IsSimObjective(const std::string& objective) {
+  return objective == "sim-ratio" || objective == "sim-over-eta";
+}
 
 double NeededLengthRatio(const Transformer& f, const Transformer& g, const Source& x, double eps) {
   const std::uint64_t needed = NeededLength(f, g, x, eps, nullptr);
@@ -58,63 +60,41 @@ double SimObjective(const std::string& objective, const Transformer& f, const Tr
   return worst;
 }
 
-template <typename Visit>
-void ForEachMatrix(Transformer& model, Visit visit) {
-  visit(model.embedding);
-  visit(model.positional);
-  for (Layer& layer : model.layers) {
-    for (Head& head : layer.heads) {
-      visit(head.qk);
-      visit(head.ov);
-    }
-    if (layer.mlp) {
-      visit(layer.mlp->in);
-      visit(layer.mlp->out);
-    }
-  }
-  visit(model.readout_weight);
-}
-
-template <typename Visit>
-void ForEachVector(Transformer& model, Visit visit) {
-  for (Layer& layer : model.layers) {
-    for (Head& head : layer.heads) visit(head.bias);
-    if (layer.mlp) visit(layer.mlp->in_bias);
-  }
-  visit(model.readout_bias);
-}
-
-// model += σ·N(0, 1) on every weight, rounded to multiples of `grid` (when > 0), drawn in
-// storage order (a fixed order: house style §9).
-void GaussianStep(Transformer& model, double sigma, double grid, FuzzEngine& engine) {
-  boost::random::normal_distribution<double> normal(0.0, 1.0);
-  const auto step = [&](auto& m) {
-    using Noise = std::decay_t<decltype(m)>;
-    Noise noise(m.rows(), m.cols());
-    for (Eigen::Index i = 0; i < noise.size(); ++i) {
-      const double z = sigma * normal(engine);
-      noise.data()[i] = grid > 0 ? grid * std::round(z / grid) : z;
-    }
-    m += noise;
-  };
-  ForEachMatrix(model, step);
-  ForEachVector(model, step);
-}
-
-void Scale(Transformer& model, double factor) {
-  ForEachMatrix(model, [&](Matrix& m) { m *= factor; });
-  ForEachVector(model, [&](Vector& v) { v *= factor; });
-}
-
 double Evaluate(const SearchOptions& o, const SearchCandidate& c) {
-  return EvaluateObjective(o.objective, c.f, c.g, c.input, o.eps, o.n);
+  return EvaluateCandidate(o, c);
 }
 
-void ValidateOptions(const SearchOptions& o) {
+// An improvement counts when it beats the best by more than rounding: 1e-12 relative.
+bool Improves(double proposal, double best) {
+  if (!std::isfinite(best)) return proposal > best;
+  return proposal > best + 1e-12 * std::max(1.0, std::abs(best));
+}
+
+// [[token, count], …] with token < 65535 and count ≥ 1, non-empty (house style §14).
+std::vector<Run> ParseRuns(const nlohmann::json& json, const std::string& where) {
+  if (!json.is_array() || json.empty()) throw InputError(where + ": must be a non-empty array");
+  std::vector<Run> runs;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const nlohmann::json& r = json[i];
+    const std::string at = where + "[" + std::to_string(i) + "]";
+    if (!r.is_array() || r.size() != 2 || !r[0].is_number_unsigned() || !r[1].is_number_unsigned())
+      throw InputError(at + ": expected [token, count] (unsigned integers)");
+    const auto token = r[0].get<std::uint64_t>();
+    const auto count = r[1].get<std::uint64_t>();
+    if (token >= 65535 || count < 1) throw InputError(at + ": token < 65535 and count ≥ 1");
+    runs.push_back({static_cast<Token>(token), count});
+  }
+  return runs;
+}
+
+}  // namespace
+
+void ValidateSearchOptions(const SearchOptions& o) {
   const std::vector<std::string>& names = SearchObjectives();
   if (std::find(names.begin(), names.end(), o.objective) == names.end())
     throw InputError("--objective: unknown '" + o.objective +
-                     "' (known: needed-length, sim-ratio, sim-over-eta)");
+                     "' (known: needed-length, sim-ratio, sim-over-eta, needed)");
+  ProposalWeights(o.proposals, o.search_x);  // names the known proposal sets
   if (!(o.eps > 0 && o.eps < 1)) throw InputError("--eps must be in (0, 1)");
   if (o.restarts < 1) throw InputError("--restarts must be at least 1");
   if (o.iterations < 0) throw InputError("--iterations must be at least 0");
@@ -123,14 +103,13 @@ void ValidateOptions(const SearchOptions& o) {
   if (!(o.step_grid >= 0) || !std::isfinite(o.step_grid))
     throw InputError("--step-grid must be finite, ≥ 0");
   if (o.input.length < kMinLength) throw InputError("--x-length must be at least 10");
-  if (o.objective != "needed-length" && (o.n < 1 || o.n > o.input.length))
+  if (IsSimObjective(o.objective) && (o.n < 1 || o.n > o.input.length))
     throw InputError("--n must be in [1, |x|]");
 }
 
-}  // namespace
-
 const std::vector<std::string>& SearchObjectives() {
-  static const std::vector<std::string> names = {"needed-length", "sim-ratio", "sim-over-eta"};
+  static const std::vector<std::string> names = {"needed-length", "sim-ratio", "sim-over-eta",
+                                                 "needed"};
   return names;
 }
 
@@ -139,80 +118,80 @@ double EvaluateObjective(const std::string& objective, const Transformer& f, con
   const std::vector<std::string>& names = SearchObjectives();
   if (std::find(names.begin(), names.end(), objective) == names.end())
     throw InputError("objective: unknown '" + objective + "'");
-  const auto x = MakeInput(input);
-  if (objective == "needed-length") return NeededLengthRatio(f, g, *x, eps);
-  return SimObjective(objective, f, g, *x, eps, n);
+  return EvaluateObjective(objective, f, g, *MakeInput(input), eps, n);
 }
 
-SearchRestart HillClimb(const SearchOptions& o, int restart) {
-  SearchRestart r;
-  r.index = restart;
-  r.seed = StreamSeed(o.seed, "search", static_cast<std::uint64_t>(restart));
-  FuzzEngine engine(r.seed);
+double EvaluateObjective(const std::string& objective, const Transformer& f, const Transformer& g,
+                         const Source& x, double eps, std::uint64_t n) {
+  const std::vector<std::string>& names = SearchObjectives();
+  if (std::find(names.begin(), names.end(), objective) == names.end())
+    throw InputError("objective: unknown '" + objective + "'");
+  if (objective == "needed-length") return NeededLengthRatio(f, g, x, eps);
+  if (objective == "needed") return static_cast<double>(NeededLength(f, g, x, eps, nullptr));
+  return SimObjective(objective, f, g, x, eps, n);
+}
+
+std::unique_ptr<Source> CandidateInput(const SearchCandidate& c) {
+  if (c.x_runs.empty()) return MakeInput(c.input);
+  return MakeRunSource(c.x_runs, "search x (explicit runs)");
+}
+
+double EvaluateCandidate(const SearchOptions& o, const SearchCandidate& c) {
+  return EvaluateObjective(o.objective, c.f, c.g, *CandidateInput(c), o.eps, o.n);
+}
+
+SearchCandidate StartingPoint(const SearchOptions& o, int restart) {
+  FuzzEngine engine(StreamSeed(o.seed, "search", static_cast<std::uint64_t>(restart)));
   ModelSpec spec = o.base;
   spec.layers = 1;
   spec.attention = Attention::kHardmax;
   PairSpec pair;
   pair.kind = PairKind::kPerturbed;
   pair.delta = o.delta;
-  std::tie(r.best.f, r.best.g) = GeneratePair(spec, pair, engine);
-  r.best.input = o.input;
-  r.best.input.alphabet = spec.alphabet;
-  r.best.input.seed = engine();
-  r.best.objective = Evaluate(o, r.best);
+  SearchCandidate c;
+  std::tie(c.f, c.g) = GeneratePair(spec, pair, engine);
+  c.input = o.input;
+  c.input.alphabet = spec.alphabet;
+  c.input.seed = engine();
+  c.objective = EvaluateCandidate(o, c);
+  return c;
+}
+
+SearchRestart HillClimb(const SearchOptions& o, int restart) {
+  SearchRestart r;
+  r.index = restart;
+  r.seed = StreamSeed(o.seed, "search", static_cast<std::uint64_t>(restart));
+  r.best = StartingPoint(o, restart);
+  // The climb's own stream, independent of how many draws the start used.
+  FuzzEngine engine(StreamSeed(r.seed, "climb"));
+  const std::vector<double> weights = ProposalWeights(o.proposals, o.search_x);
+  r.proposed_by_kind.assign(kProposalKinds, 0);
+  r.accepted_by_kind.assign(kProposalKinds, 0);
   r.trajectory.push_back(r.best.objective);
   for (int i = 0; i < o.iterations; ++i) {
+    const ProposalKind kind = DrawProposal(weights, engine);
+    ++r.proposed_by_kind[static_cast<int>(kind)];
     SearchCandidate proposal = r.best;
-    GaussianStep(proposal.g, o.step, o.step_grid, engine);
-    if (o.perturb_f) GaussianStep(proposal.f, o.step, o.step_grid, engine);
-    proposal.objective = Evaluate(o, proposal);
-    if (proposal.objective > r.best.objective) {
-      r.best = std::move(proposal);
-      ++r.accepted;
+    if (ApplyProposal(kind, o, proposal, engine)) {
+      proposal.objective = Evaluate(o, proposal);
+      // Sideways moves (not worse) are kept too, so a climb can cross plateaus such as sim = 0;
+      // only a gain beyond rounding counts as accepted.
+      if (Improves(proposal.objective, r.best.objective)) {
+        ++r.accepted;
+        ++r.accepted_by_kind[static_cast<int>(kind)];
+        r.best = std::move(proposal);
+      } else if (proposal.objective >= r.best.objective) {
+        ++r.sideways;
+        r.best = std::move(proposal);
+      }
     }
     r.trajectory.push_back(r.best.objective);
   }
   return r;
 }
 
-ShrinkResult Shrink(const SearchOptions& o, const SearchCandidate& best) {
-  ShrinkResult s;
-  s.candidate = best;
-  const double floor = best.objective;
-  if (!std::isfinite(floor)) return s;  // nothing valid was found: no value to keep above
-  SearchCandidate& c = s.candidate;
-  // Try `change` on a copy; keep it when the objective stays at or above the reported value.
-  const auto attempt = [&](auto change) {
-    SearchCandidate trial = c;
-    change(trial);
-    trial.objective = Evaluate(o, trial);
-    if (!(trial.objective >= floor)) return false;
-    c = std::move(trial);
-    return true;
-  };
-  // Heads: f and g of a perturbed pair have the same heads; remove head h from both.
-  for (int h = static_cast<int>(c.f.layers[0].heads.size()) - 1; h >= 0; --h) {
-    if (c.f.layers[0].heads.size() < 2 || c.g.layers[0].heads.size() < 2) break;
-    if (h >= static_cast<int>(c.f.layers[0].heads.size())) continue;
-    if (attempt([h](SearchCandidate& t) {
-          t.f.layers[0].heads.erase(t.f.layers[0].heads.begin() + h);
-          t.g.layers[0].heads.erase(t.g.layers[0].heads.begin() + h);
-        }))
-      ++s.heads_removed;
-  }
-  while (s.scalings < kMaxScalings && attempt([](SearchCandidate& t) {
-           Scale(t.f, kShrinkFactor);
-           Scale(t.g, kShrinkFactor);
-         }))
-    ++s.scalings;
-  const std::uint64_t shortest = std::max(kMinLength, o.objective == "needed-length" ? 0 : o.n);
-  while (c.input.length / 2 >= shortest && attempt([](SearchCandidate& t) { t.input.length /= 2; }))
-    ++s.halvings;
-  return s;
-}
-
 SearchResult RunSearch(const SearchOptions& options) {
-  ValidateOptions(options);
+  ValidateSearchOptions(options);
   SearchResult r;
   r.options = options;
   r.restarts.resize(static_cast<std::size_t>(options.restarts));
@@ -235,7 +214,7 @@ SearchResult RunSearch(const SearchOptions& options) {
 nlohmann::json SearchWitnessToJson(const SearchOptions& o, const SearchCandidate& w) {
   nlohmann::json doc;
   doc["format"] = kFormat;
-  doc["version"] = 1;
+  doc["version"] = w.x_runs.empty() ? 1 : 2;
   doc["objective"] = o.objective;
   doc["eps"] = o.eps;
   doc["n"] = o.n;
@@ -243,6 +222,10 @@ nlohmann::json SearchWitnessToJson(const SearchOptions& o, const SearchCandidate
   doc["f"] = nlohmann::json::parse(ModelToJson(w.f));
   doc["g"] = nlohmann::json::parse(ModelToJson(w.g));
   doc["input"] = InputSpecToJson(w.input);
+  if (!w.x_runs.empty()) {
+    doc["x_runs"] = nlohmann::json::array();
+    for (const Run& r : w.x_runs) doc["x_runs"].push_back({r.token, r.count});
+  }
   return doc;
 }
 
@@ -250,12 +233,16 @@ SearchWitness SearchWitnessFromJson(const nlohmann::json& json, const std::strin
   const std::set<std::string> keys = {"format", "version", "objective", "eps",  "n",
                                       "value",  "f",       "g",         "input"};
   if (!json.is_object()) throw InputError(where + ": a search witness must be a JSON object");
+  if (!json.contains("format") || json["format"] != kFormat || !json.contains("version") ||
+      (json["version"] != 1 && json["version"] != 2))
+    throw InputError(where + ": format: expected " + kFormat + " version 1 or 2");
+  const bool explicit_x = json["version"] == 2;
   for (const auto& [key, value] : json.items())
-    if (!keys.count(key)) throw InputError(where + ": " + key + ": unknown key");
+    if (!keys.count(key) && !(explicit_x && key == "x_runs"))
+      throw InputError(where + ": " + key + ": unknown key");
   for (const std::string& key : keys)
     if (!json.contains(key)) throw InputError(where + ": " + key + ": missing");
-  if (json["format"] != kFormat || json["version"] != 1)
-    throw InputError(where + ": format: expected " + kFormat + " version 1");
+  if (explicit_x && !json.contains("x_runs")) throw InputError(where + ": x_runs: missing");
   SearchWitness w;
   if (!json["objective"].is_string() || !json["eps"].is_number() ||
       !json["n"].is_number_unsigned() || !json["value"].is_number())
@@ -272,6 +259,7 @@ SearchWitness SearchWitnessFromJson(const nlohmann::json& json, const std::strin
   w.candidate.f = ParseModel(json["f"].dump(), where + ": f");
   w.candidate.g = ParseModel(json["g"].dump(), where + ": g");
   w.candidate.input = InputSpecFromJson(json["input"], where + ": input");
+  if (explicit_x) w.candidate.x_runs = ParseRuns(json["x_runs"], where + ": x_runs");
   return w;
 }
 

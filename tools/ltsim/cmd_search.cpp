@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "ltsim/bounds/search.h"
+#include "ltsim/bounds/search_proposals.h"
 #include "ltsim/core/error.h"
 #include "output.h"
 
@@ -33,11 +34,38 @@ SearchOptions BuildOptions(const SearchArgs& args) {
   return options;
 }
 
+std::uint64_t XLength(const SearchCandidate& c) {
+  if (c.x_runs.empty()) return c.input.length;
+  std::uint64_t length = 0;
+  for (const Run& r : c.x_runs) length += r.count;
+  return length;
+}
+
 Json SizeJson(const SearchCandidate& c) {
   return {{"heads", c.f.layers[0].heads.size()},
           {"width", c.f.width},
-          {"x_length", c.input.length},
+          {"x_length", XLength(c)},
+          {"x_explicit", !c.x_runs.empty()},
           {"objective", Number(c.objective)}};
+}
+
+Json KindsJson(const std::vector<int>& counts) {
+  Json kinds = Json::object();
+  for (int k = 0; k < kProposalKinds; ++k)
+    if (counts[k] > 0) kinds[ProposalKindName(static_cast<ProposalKind>(k))] = counts[k];
+  return kinds;
+}
+
+Json ShrunkJson(const ShrinkResult& s) {
+  Json doc = SizeJson(s.candidate);
+  doc["heads_removed"] = s.heads_removed;
+  doc["widths_removed"] = s.widths_removed;
+  doc["scalings"] = s.scalings;
+  doc["halvings"] = s.halvings;
+  doc["runs_removed"] = s.runs_removed;
+  doc["runs_shortened"] = s.runs_shortened;
+  doc["prefix_cuts"] = s.prefix_cuts;
+  return doc;
 }
 
 Json SearchJson(const SearchResult& r) {
@@ -52,6 +80,8 @@ Json SearchJson(const SearchResult& r) {
                     {"step", o.step},
                     {"step_grid", o.step_grid},
                     {"perturb_f", o.perturb_f},
+                    {"proposals", o.proposals},
+                    {"search_x", o.search_x},
                     {"input", InputKindName(o.input.kind)},
                     {"x_length", o.input.length},
                     {"method", "frequency"}};
@@ -61,34 +91,46 @@ Json SearchJson(const SearchResult& r) {
                                {"seed", s.seed},
                                {"start", Number(s.trajectory.front())},
                                {"best", Number(s.best.objective)},
-                               {"accepted", s.accepted}});
+                               {"accepted", s.accepted},
+                               {"proposed_by_kind", KindsJson(s.proposed_by_kind)},
+                               {"accepted_by_kind", KindsJson(s.accepted_by_kind)}});
   doc["best"] = {{"restart", r.best_restart},
                  {"objective", Number(r.restarts[r.best_restart].best.objective)}};
-  doc["shrunk"] = SizeJson(r.shrunk.candidate);
-  doc["shrunk"]["heads_removed"] = r.shrunk.heads_removed;
-  doc["shrunk"]["scalings"] = r.shrunk.scalings;
-  doc["shrunk"]["halvings"] = r.shrunk.halvings;
+  doc["shrunk"] = ShrunkJson(r.shrunk);
   return doc;
 }
 
 void PrintTable(const SearchResult& r) {
   const SearchOptions& o = r.options;
-  std::cout << fmt::format("search {} (ε = {}, n = {}), R = {}, I = {}, |x| = {}, seed {}\n",
-                           o.objective, o.eps, o.n, o.restarts, o.iterations, o.input.length,
-                           o.seed);
+  std::cout << fmt::format(
+      "search {} (ε = {}, n = {}), R = {}, I = {}, |x| = {}, proposals {}{}, seed {}\n",
+      o.objective, o.eps, o.n, o.restarts, o.iterations, o.input.length, o.proposals,
+      o.search_x ? " + x" : "", o.seed);
   std::cout << fmt::format("{:>8} {:>20} {:>12} {:>12} {:>9}\n", "restart", "seed", "start", "best",
                            "accepted");
   for (const SearchRestart& s : r.restarts)
     std::cout << fmt::format("{:>8} {:>20} {:>12} {:>12} {:>9}\n", s.index, s.seed,
                              Show(s.trajectory.front()), Show(s.best.objective), s.accepted);
   const SearchCandidate& best = r.restarts[r.best_restart].best;
-  const SearchCandidate& shrunk = r.shrunk.candidate;
   std::cout << fmt::format("best     {} (restart {})\n", Show(best.objective), r.best_restart);
+  std::cout << "accepted";
+  std::vector<int> accepted(kProposalKinds, 0), proposed(kProposalKinds, 0);
+  for (const SearchRestart& s : r.restarts)
+    for (int k = 0; k < kProposalKinds; ++k)
+      accepted[k] += s.accepted_by_kind[k], proposed[k] += s.proposed_by_kind[k];
+  for (int k = 0; k < kProposalKinds; ++k)
+    if (proposed[k] > 0)
+      std::cout << fmt::format(" {} {}/{}", ProposalKindName(static_cast<ProposalKind>(k)),
+                               accepted[k], proposed[k]);
+  std::cout << "\n";
+  const ShrinkResult& s = r.shrunk;
+  const SearchCandidate& shrunk = s.candidate;
   std::cout << fmt::format(
-      "shrunk   {} with {} heads, width {}, |x| = {} ({} heads removed, weights ×0.9^{}, |x| "
-      "halved {}×)\n",
-      Show(shrunk.objective), shrunk.f.layers[0].heads.size(), shrunk.f.width, shrunk.input.length,
-      r.shrunk.heads_removed, r.shrunk.scalings, r.shrunk.halvings);
+      "shrunk   {} with {} heads, width {}, |x| = {}{} ({} heads and {} coordinates removed, "
+      "weights ×0.9^{}, |x| halved {}×, {} runs removed, {} runs halved, {} prefix cuts)\n",
+      Show(shrunk.objective), shrunk.f.layers[0].heads.size(), shrunk.f.width, XLength(shrunk),
+      shrunk.x_runs.empty() ? "" : " (explicit)", s.heads_removed, s.widths_removed, s.scalings,
+      s.halvings, s.runs_removed, s.runs_shortened, s.prefix_cuts);
 }
 
 void WriteWitness(const std::string& path, const SearchOptions& o, const SearchCandidate& c) {
@@ -114,7 +156,7 @@ int Replay(const std::string& path, bool json) {
   }
   const SearchWitness w = SearchWitnessFromJson(doc, path);
   const SearchCandidate& c = w.candidate;
-  const double value = EvaluateObjective(w.objective, c.f, c.g, c.input, w.eps, w.n);
+  const double value = EvaluateObjective(w.objective, c.f, c.g, *CandidateInput(c), w.eps, w.n);
   const double stored = c.objective;
   const bool same = std::abs(value - stored) <= kReplayTolerance * std::max(1.0, std::abs(stored));
   if (json) {
@@ -138,10 +180,13 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<SearchArgs>();
   CLI::App* cmd = app.add_subcommand(
       "search",
-      "Hill-climb over one-layer hardmax pairs to maximise an objective (needed-length: needed "
-      "n / frequency-length; sim-ratio: max sim / ε; sim-over-eta: sim / (L·η)), then shrink.");
+      "Hill-climb over one-layer hardmax pairs (and x) to maximise an objective (needed-length: "
+      "needed n / frequency-length; sim-ratio: max sim / ε; sim-over-eta: sim / (L·η); needed: "
+      "needed n), with Gaussian and structural proposals (logit ties, suffix ties, row copies, "
+      "head rescaling, edits of x), then shrink (heads, width, norms, x).");
   SearchOptions& o = args->options;
-  cmd->add_option("--objective", o.objective, "needed-length, sim-ratio (default), sim-over-eta");
+  cmd->add_option("--objective", o.objective,
+                  "needed-length, sim-ratio (default), sim-over-eta, needed");
   cmd->add_option("--eps", o.eps, "ε (default 0.01)");
   cmd->add_option("--n", o.n, "|z| for sim-ratio and sim-over-eta (default 200)");
   cmd->add_option("--restarts", o.restarts, "R parallel hill climbs (default 4)");
@@ -152,6 +197,10 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--step-grid", o.step_grid,
                   "round steps to multiples of this, 0 = none (default 0.125: keeps ties)");
   cmd->add_flag("--perturb-f", o.perturb_f, "also step f's weights (default: only g)");
+  cmd->add_option("--proposals", o.proposals,
+                  "mixed (default: Gaussian + structural + x), gaussian (Gaussian steps only), "
+                  "logits (only moves that keep L: qk/bias steps, ties, x)");
+  cmd->add_flag("!--fixed-x", o.search_x, "never edit x (default: x is searched too)");
   cmd->add_option("--heads", o.base.heads, "heads of the starting pair (default 2)");
   cmd->add_option("--x-length", args->x_length, "|x| (default 2000)");
   cmd->add_option("--input", args->input, "input family of x (default stress)");

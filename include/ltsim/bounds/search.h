@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -23,7 +24,14 @@ namespace ltsim {
 ///   sim-ratio      max(sim_f, sim_g) / ε of the frequency simulator at |z| = n.
 ///   sim-over-eta   max over f, g of sim / (L·η_achieved) at |z| = n (theory.md §2: ‖f(x) −
 ///                  f(z)‖ ≤ L·η; above 1 refutes the Lipschitz bound). 0 where L·η = 0.
+///   needed         NeededLength(f, g, x, ε) itself (capped at |x|): the sweeps' worst case,
+///                  searched with `proposals = "logits"` so L stays the generated pair's.
 /// A pair for which the simulator cannot build z scores −∞ (never accepted).
+///
+/// Proposals (search_proposals.h): `mixed` draws Gaussian steps and structural moves (logit
+/// ties, suffix ties, row copies, head rescaling) and, with `search_x`, edits of x;
+/// `gaussian` only the Gaussian step on every weight (the pre-structural search); `logits`
+/// only moves that leave L(f), L(g) unchanged (qk and bias steps, ties, edits of x).
 struct SearchOptions {
   std::string objective = "sim-ratio";
   double eps = 0.01;
@@ -36,8 +44,10 @@ struct SearchOptions {
   /// Each step is rounded to a multiple of this (0: no rounding). Dyadic steps keep grid
   /// pairs on a dyadic grid, so exact logit ties (large maximal sets) survive the climb.
   double step_grid = 0.125;
-  bool perturb_f = false;  ///< also step f's weights (otherwise only g moves)
-  double delta = 0.01;     ///< the starting pair: g = f + δ·N(0, 1) (perturbed kind)
+  bool perturb_f = false;           ///< also step f's weights (otherwise only g moves)
+  std::string proposals = "mixed";  ///< mixed, gaussian or logits (above)
+  bool search_x = true;             ///< also propose edits of x (its spec or its runs)
+  double delta = 0.01;              ///< the starting pair: g = f + δ·N(0, 1) (perturbed kind)
   InputSpec input = [] {
     InputSpec spec;
     spec.kind = InputKind::kStress;
@@ -55,19 +65,27 @@ struct SearchOptions {
   }();
 };
 
-/// A point of the search: the pair, the input spec and its objective.
+/// A point of the search: the pair, x and its objective. x is `input`'s string, or the
+/// explicit run-length string `x_runs` once an edit of x made it explicit.
 struct SearchCandidate {
   Transformer f, g;
   InputSpec input;
+  std::vector<Run> x_runs;  ///< non-empty: x itself (input then only records where it came from)
   double objective = 0.0;
 };
+
+/// x of a candidate: x_runs when non-empty, else MakeInput(input).
+std::unique_ptr<Source> CandidateInput(const SearchCandidate& candidate);
 
 /// One restart's hill climb.
 struct SearchRestart {
   int index = 0;
-  std::uint64_t seed = 0;          ///< StreamSeed(seed, "search", index): all its randomness
-  std::vector<double> trajectory;  ///< best objective after 0, 1, …, I proposals (monotone)
-  int accepted = 0;                ///< proposals kept
+  std::uint64_t seed = 0;             ///< StreamSeed(seed, "search", index): all its randomness
+  std::vector<double> trajectory;     ///< best objective after 0, 1, …, I proposals (monotone)
+  int accepted = 0;                   ///< proposals kept that raised the objective (> 1e-12 rel.)
+  int sideways = 0;                   ///< proposals kept at an equal objective (plateau moves)
+  std::vector<int> proposed_by_kind;  ///< per ProposalKind (search_proposals.h)
+  std::vector<int> accepted_by_kind;  ///< per ProposalKind
   SearchCandidate best;
 };
 
@@ -75,8 +93,12 @@ struct SearchRestart {
 struct ShrinkResult {
   SearchCandidate candidate;
   int heads_removed = 0;
-  int scalings = 0;  ///< times all weights of f and g were scaled by 0.9
-  int halvings = 0;  ///< times |x| was halved
+  int widths_removed = 0;  ///< residual coordinates projected out of both models
+  int scalings = 0;        ///< times all weights of f and g were scaled by 0.9
+  int halvings = 0;        ///< times |x| (its spec's length) was halved
+  int runs_removed = 0;    ///< far runs of the explicit x deleted
+  int runs_shortened = 0;  ///< far runs of the explicit x halved
+  int prefix_cuts = 0;     ///< times the first half of x's far region was cut
 };
 
 /// Everything a search reports.
@@ -87,7 +109,7 @@ struct SearchResult {
   ShrinkResult shrunk;                  ///< of restarts[best_restart].best
 };
 
-/// The objective names, in order: needed-length, sim-ratio, sim-over-eta.
+/// The objective names, in order: needed-length, sim-ratio, sim-over-eta, needed.
 const std::vector<std::string>& SearchObjectives();
 
 /// The objective of (f, g) on the input `input` (see SearchOptions). Pure; any thread.
@@ -95,20 +117,39 @@ const std::vector<std::string>& SearchObjectives();
 double EvaluateObjective(const std::string& objective, const Transformer& f, const Transformer& g,
                          const InputSpec& input, double eps, std::uint64_t n);
 
-/// One hill climb: a seeded perturbed pair, then I Gaussian proposals, each kept only when it
-/// increases the objective. A pure function of (options, restart).
+/// The same on an explicit x.
+double EvaluateObjective(const std::string& objective, const Transformer& f, const Transformer& g,
+                         const Source& x, double eps, std::uint64_t n);
+
+/// The objective of a candidate (its x from CandidateInput).
+double EvaluateCandidate(const SearchOptions& options, const SearchCandidate& candidate);
+
+/// The starting point of restart `restart`: a seeded perturbed pair on the base spec and x's
+/// spec with a seeded x seed, evaluated. Pure in (options, restart).
+SearchCandidate StartingPoint(const SearchOptions& options, int restart);
+
+/// InputError (one line naming the option) for bad options.
+void ValidateSearchOptions(const SearchOptions& options);
+
+/// One hill climb: StartingPoint, then I proposals drawn from options.proposals (see
+/// search_proposals.h), each kept when the objective does not decrease (sideways moves cross
+/// plateaus; the best never decreases). A pure function of
+/// (options, restart): the engine is seeded by StreamSeed(seed, "search", restart).
 SearchRestart HillClimb(const SearchOptions& options, int restart);
 
-/// Greedy shrinking of `best` (heads one at a time, weights ×0.9, |x| halved), keeping each
-/// change only when the objective stays ≥ best.objective.
+/// Greedy shrinking of `best`, keeping each change only when the objective stays ≥
+/// best.objective: heads one at a time, residual coordinates one at a time (search_shrink.cpp),
+/// weights ×0.9, then x: its spec's length halved, then (made explicit) far runs removed, far
+/// runs halved and the first half of the far region cut, while any of them is kept.
 ShrinkResult Shrink(const SearchOptions& options, const SearchCandidate& best);
 
 /// R hill climbs in parallel (oneTBB; identical for any thread count), the best, shrunk.
 /// InputError for bad options.
 SearchResult RunSearch(const SearchOptions& options);
 
-/// A replayable witness: format `ltsim-search-witness` version 1, the objective, ε, n, the
-/// value, both models inline and x's spec.
+/// A replayable witness: format `ltsim-search-witness`, the objective, ε, n, the value, both
+/// models inline and x's spec; version 1 when x is its spec, version 2 with the extra key
+/// `x_runs` ([[token, count], …], x itself) when x is explicit.
 nlohmann::json SearchWitnessToJson(const SearchOptions& options, const SearchCandidate& witness);
 
 /// A parsed search witness.
@@ -119,7 +160,8 @@ struct SearchWitness {
   SearchCandidate candidate;  ///< objective = the stored value
 };
 
-/// Strict parse of SearchWitnessToJson's output; InputError naming `where` and the key.
+/// Strict parse of SearchWitnessToJson's output (versions 1 and 2; `x_runs` only in version 2);
+/// InputError naming `where` and the key.
 SearchWitness SearchWitnessFromJson(const nlohmann::json& json, const std::string& where);
 
 }  // namespace ltsim
