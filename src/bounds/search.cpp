@@ -9,6 +9,7 @@
 #include <limits>
 #include <set>
 
+#include "ltsim/bounds/margin_pair.h"
 #include "ltsim/bounds/registry.h"
 #include "ltsim/bounds/search_proposals.h"
 #include "ltsim/bounds/sweep.h"
@@ -87,6 +88,13 @@ std::vector<Run> ParseRuns(const nlohmann::json& json, const std::string& where)
   return runs;
 }
 
+// With a fixed margin, a model move is followed by SetLogitMargin on both models.
+bool KeepMargin(const SearchOptions& o, ProposalKind kind, SearchCandidate& c) {
+  if (o.margin <= 0 || static_cast<int>(kind) >= static_cast<int>(ProposalKind::kXModerate))
+    return true;
+  return SetLogitMargin(c.f, o.margin) && SetLogitMargin(c.g, o.margin);
+}
+
 }  // namespace
 
 void ValidateSearchOptions(const SearchOptions& o) {
@@ -103,6 +111,8 @@ void ValidateSearchOptions(const SearchOptions& o) {
   if (!(o.step_grid >= 0) || !std::isfinite(o.step_grid))
     throw InputError("--step-grid must be finite, ≥ 0");
   if (o.input.length < kMinLength) throw InputError("--x-length must be at least 10");
+  if (!(o.margin >= 0) || !std::isfinite(o.margin))
+    throw InputError("--margin must be finite, ≥ 0");
   if (IsSimObjective(o.objective) && (o.n < 1 || o.n > o.input.length))
     throw InputError("--n must be in [1, |x|]");
 }
@@ -144,12 +154,11 @@ SearchCandidate StartingPoint(const SearchOptions& o, int restart) {
   FuzzEngine engine(StreamSeed(o.seed, "search", static_cast<std::uint64_t>(restart)));
   ModelSpec spec = o.base;
   spec.layers = 1;
-  spec.attention = Attention::kHardmax;
   PairSpec pair;
   pair.kind = PairKind::kPerturbed;
   pair.delta = o.delta;
   SearchCandidate c;
-  std::tie(c.f, c.g) = GeneratePair(spec, pair, engine);
+  std::tie(c.f, c.g) = GenerateMarginPair(spec, pair, o.margin, engine);
   c.input = o.input;
   c.input.alphabet = spec.alphabet;
   c.input.seed = engine();
@@ -158,10 +167,16 @@ SearchCandidate StartingPoint(const SearchOptions& o, int restart) {
 }
 
 SearchRestart HillClimb(const SearchOptions& o, int restart) {
-  SearchRestart r;
+  const std::uint64_t seed = StreamSeed(o.seed, "search", static_cast<std::uint64_t>(restart));
+  SearchRestart r = HillClimbFrom(o, StartingPoint(o, restart), seed);
   r.index = restart;
-  r.seed = StreamSeed(o.seed, "search", static_cast<std::uint64_t>(restart));
-  r.best = StartingPoint(o, restart);
+  return r;
+}
+
+SearchRestart HillClimbFrom(const SearchOptions& o, SearchCandidate start, std::uint64_t seed) {
+  SearchRestart r;
+  r.seed = seed;
+  r.best = std::move(start);
   // The climb's own stream, independent of how many draws the start used.
   FuzzEngine engine(StreamSeed(r.seed, "climb"));
   const std::vector<double> weights = ProposalWeights(o.proposals, o.search_x);
@@ -172,7 +187,7 @@ SearchRestart HillClimb(const SearchOptions& o, int restart) {
     const ProposalKind kind = DrawProposal(weights, engine);
     ++r.proposed_by_kind[static_cast<int>(kind)];
     SearchCandidate proposal = r.best;
-    if (ApplyProposal(kind, o, proposal, engine)) {
+    if (ApplyProposal(kind, o, proposal, engine) && KeepMargin(o, kind, proposal)) {
       proposal.objective = Evaluate(o, proposal);
       // Sideways moves (not worse) are kept too, so a climb can cross plateaus such as sim = 0;
       // only a gain beyond rounding counts as accepted.

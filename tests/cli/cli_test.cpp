@@ -628,8 +628,25 @@ TEST_F(CliTest, TinySweepWritesJsonCsvAndPng) {
   const bool matplotlib = std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") == 0;
   EXPECT_EQ(fs::exists(fs::path(out) / "sweep.png"), matplotlib) << r.out;
   if (!matplotlib) EXPECT_NE(r.out.find("sweep.png skipped"), std::string::npos) << r.out;
+  EXPECT_EQ(doc["options"]["method"], "search");  // the default: a short search per point
+  EXPECT_NE(ReadFile(fs::path(out) / "sweep.csv").find(",search\n"), std::string::npos);
   ExpectInputError({"sweep", "--parameter", "width", "--values", "1,2"}, "--parameter");
   ExpectInputError({"sweep", "--parameter", "period", "--values", "1,x"}, "--values");
+  ExpectInputError({"sweep", "--parameter", "period", "--values", "1,2", "--method", "grid"},
+                   "--method");
+}
+
+TEST_F(CliTest, MarginSweepFitsAgainstInverseGamma) {
+  const Result r = Run({"sweep", "--parameter", "margin", "--values", "1,2,4", "--pairs", "2",
+                        "--method", "random", "--x-length", "1500", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["options"]["method"], "random");
+  EXPECT_EQ(doc["fit_x"], "1/gamma");
+  EXPECT_NEAR(doc["paper_exponent"].get<double>(), 8 * std::log(2.0), 1e-12);
+  for (const Json& p : doc["points"])
+    for (const Json& q : p["pairs"])
+      EXPECT_NEAR(q["gamma"].get<double>(), p["value"].get<double>(), 1e-9);
 }
 
 TEST_F(CliTest, SearchIsReproducibleAndItsWitnessReplays) {
@@ -656,7 +673,9 @@ TEST_F(CliTest, SearchIsReproducibleAndItsWitnessReplays) {
   tampered["value"] = w["value"].get<double>() + 1.0;
   WriteFile(Path("tampered.json"), tampered.dump());
   EXPECT_EQ(Run({"search", "--replay", Path("tampered.json").string()}).exit_code, 1);
+  EXPECT_TRUE(db["shrunk"].contains("widths_removed") && db["shrunk"].contains("runs_removed"));
   ExpectInputError({"search", "--objective", "nope"}, "--objective");
+  ExpectInputError({"search", "--proposals", "annealing"}, "--proposals");
 }
 
 TEST_F(CliTest, TinyExperimentPaperPrintsJsonAndWritesCsv) {

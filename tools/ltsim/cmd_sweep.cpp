@@ -17,10 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Exit status of tools/plot_sweep.py when matplotlib cannot be imported.
-
 struct SweepArgs {
-  std::string values, input = "stress", out;
+  std::string values, input = "stress", out, method = "search";
   SweepOptions options;
   bool json = false;
 };
@@ -48,7 +46,23 @@ SweepOptions BuildOptions(const SweepArgs& args) {
   SweepOptions options = args.options;
   options.values = ParseValues(args.values);
   options.input = ParseInputKind(args.input);
+  if (args.method != "search" && args.method != "random")
+    throw InputError("--method: unknown '" + args.method + "' (known: search, random)");
+  options.search = args.method == "search";
   return options;
+}
+
+std::string MethodName(const SweepOptions& o) {
+  return o.search ? fmt::format(
+                        "search (K = {} hill climbs of {} proposals, objective needed, "
+                        "proposals logits)",
+                        o.pairs, o.iterations)
+                  : fmt::format("random (max over K = {} random pairs)", o.pairs);
+}
+
+std::string FitKind(const SweepOptions& o) {
+  return FitsInverseValue(o.parameter) ? "ln n = a + b/gamma (log-linear in 1/gamma)"
+                                       : "ln n = a + b ln x (log-log)";
 }
 
 Json FitJson(const ExponentFit& fit) {
@@ -69,6 +83,10 @@ Json PointJson(const SweepPoint& p) {
                      {"needed_length", q.needed},
                      {"reached", q.reached},
                      {"sim_at_fixed", Number(q.sim_at_fixed)},
+                     {"x_length", q.x_length},
+                     {"x_explicit", q.x_explicit},
+                     {"accepted", q.accepted},
+                     {"gamma", Number(q.constants.at("gamma"))},
                      {"L", Number(q.constants.at("L"))}});
   const SweepPair& w = p.pairs[p.witness];
   return {{"value", p.value},
@@ -87,18 +105,26 @@ Json SweepJson(const SweepResult& r) {
   const SweepOptions& o = r.options;
   Json doc;
   doc["context"] = Context("sweep", o.seed);
-  doc["options"] = {{"parameter", o.parameter},
-                    {"values", o.values},
-                    {"eps", o.eps},
-                    {"pairs", o.pairs},
-                    {"x_length", o.x_length},
-                    {"fixed_n", o.fixed_n},
-                    {"input", InputKindName(o.input)},
-                    {"delta", o.delta},
-                    {"grid", o.base.grid},
-                    {"method", "frequency"},
-                    {"bound", "thm4.1-length"}};
-  doc["fit_x"] = o.parameter == "scale" ? "L (largest over the point's pairs)" : o.parameter;
+  doc["options"] = {
+      {"parameter", o.parameter},
+      {"values", o.values},
+      {"eps", o.eps},
+      {"pairs", o.pairs},
+      {"x_length", o.x_length},
+      {"fixed_n", o.fixed_n},
+      {"input", InputKindName(o.input)},
+      {"delta", o.delta},
+      {"grid", o.base.grid},
+      {"simulator", "frequency"},
+      {"method", o.search ? "search" : "random"},
+      {"iterations", o.iterations},
+      {"precision_bits", o.precision_bits},
+      {"bound", o.parameter == "margin" ? "max(thm4.1-hardmax, thm4.1-length)" : "thm4.1-length"}};
+  doc["method"] = MethodName(o);
+  doc["fit_kind"] = FitKind(o);
+  doc["fit_x"] = o.parameter == "scale"    ? "L (largest over the point's pairs)"
+                 : o.parameter == "margin" ? "1/gamma"
+                                           : o.parameter;
   doc["points"] = Json::array();
   for (const SweepPoint& p : r.points) doc["points"].push_back(PointJson(p));
   doc["fit"] = FitJson(r.fit);
@@ -114,20 +140,22 @@ Json SweepJson(const SweepResult& r) {
 std::string Csv(const SweepResult& r) {
   std::string csv =
       "value,fit_x,needed_length,reached,witness_pair,witness_seed,sim_at_fixed,"
-      "bound,frequency_bound,ratio\n";
+      "bound,frequency_bound,ratio,method\n";
+  const char* method = r.options.search ? "search" : "random";
   for (const SweepPoint& p : r.points) {
     const SweepPair& w = p.pairs[p.witness];
-    csv +=
-        fmt::format("{},{},{},{},{},{},{},{},{},{}\n", p.value, p.fit_x, p.needed,
-                    w.reached ? 1 : 0, w.index, w.seed, p.sim_at_fixed, p.bound, p.ours, p.ratio);
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", p.value, p.fit_x, p.needed,
+                       w.reached ? 1 : 0, w.index, w.seed, p.sim_at_fixed, p.bound, p.ours, p.ratio,
+                       method);
   }
   return csv;
 }
 
 void PrintTable(const SweepResult& r) {
   const SweepOptions& o = r.options;
-  std::cout << fmt::format("sweep {} over {} values, K = {} pairs/point, |x| = {}, seed {}\n",
-                           o.parameter, o.values.size(), o.pairs, o.x_length, o.seed);
+  std::cout << fmt::format("sweep {} over {} values, |x| = {}, seed {}\n", o.parameter,
+                           o.values.size(), o.x_length, o.seed);
+  std::cout << fmt::format("worst case per point: {}\n", MethodName(o));
   std::cout << fmt::format("{:>10} {:>10} {:>8} {:>20} {:>12} {:>12} {:>12}\n", o.parameter,
                            "needed n", "witness", "seed", "sim@n=" + std::to_string(o.fixed_n),
                            "bound", "ratio");
@@ -137,10 +165,12 @@ void PrintTable(const SweepResult& r) {
                              p.needed, w.reached ? " " : "+", w.index, w.seed, Show(p.sim_at_fixed),
                              Show(p.bound), Show(p.ratio));
   }
-  std::cout << fmt::format(
-      "exponent   measured {} (95% CI [{}, {}]) vs paper {} (thm4.1-length, in {})\n",
-      Show(r.fit.slope), Show(r.fit.lower), Show(r.fit.upper), r.paper_exponent,
-      o.parameter == "scale" ? "L" : o.parameter);
+  std::cout << fmt::format("exponent   measured {} (95% CI [{}, {}]) vs paper {} ({}, in {})\n",
+                           Show(r.fit.slope), Show(r.fit.lower), Show(r.fit.upper),
+                           Show(r.paper_exponent), FitKind(o),
+                           o.parameter == "scale"    ? "L"
+                           : o.parameter == "margin" ? "1/gamma; paper p ln 2 from 2^(p/gamma)"
+                                                     : o.parameter);
   std::cout << fmt::format("constant   max needed/bound = {} at {} = {}\n",
                            Show(r.empirical_constant), o.parameter,
                            Show(r.points[r.constant_point].value));
@@ -160,13 +190,25 @@ void AddSweepCommand(CLI::App& app) {
   CLI::App* cmd =
       app.add_subcommand("sweep",
                          "Vary one parameter, find the worst needed length per point (frequency "
-                         "simulator), fit its exponent and compare with Thm 4.1's L²Δ⁷|Σ|⁶τ²/ε².");
+                         "simulator) by a short search (default) or over random pairs, fit its "
+                         "exponent and compare with Thm 4.1's L²Δ⁷|Σ|⁶τ²/ε² (margin: 2^(p/γ)).");
   cmd->add_option("--parameter", args->options.parameter,
-                  "scale (weight scale; fitted against L), alphabet, period, locality or eps")
+                  "scale (weight scale; fitted against L), alphabet, period, locality, eps or "
+                  "margin (γ of finite-precision pairs; fitted as ln n against 1/γ)")
       ->required();
   cmd->add_option("--values", args->values, "comma-separated grid, e.g. 2,3,4")->required();
   cmd->add_option("--eps", args->options.eps, "ε (default 0.01)");
-  cmd->add_option("--pairs", args->options.pairs, "random pairs per point K (default 4)");
+  cmd->add_option("--pairs", args->options.pairs,
+                  "K per point: search restarts or random pairs (default 4)");
+  cmd->add_option("--method", args->method,
+                  "search (default: K hill climbs per point, structure and x move, L fixed) or "
+                  "random (max over K random pairs)");
+  cmd->add_option("--iterations", args->options.iterations,
+                  "proposals per hill climb with --method search (default 16)");
+  cmd->add_option("--threads", args->options.threads,
+                  "oneTBB threads, 0 = all (never changes the result)");
+  cmd->add_option("--precision", args->options.precision_bits,
+                  "p bits of the margin sweep's finite attention (default 8)");
   cmd->add_option("--seed", args->options.seed, "master seed (default 0)");
   cmd->add_option("--x-length", args->options.x_length, "|x| (default 20000)");
   cmd->add_option("--fixed-n", args->options.fixed_n, "n at which sim is recorded (default 500)");

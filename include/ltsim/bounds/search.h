@@ -47,14 +47,19 @@ struct SearchOptions {
   bool perturb_f = false;           ///< also step f's weights (otherwise only g moves)
   std::string proposals = "mixed";  ///< mixed, gaussian or logits (above)
   bool search_x = true;             ///< also propose edits of x (its spec or its runs)
-  double delta = 0.01;              ///< the starting pair: g = f + δ·N(0, 1) (perturbed kind)
+  /// > 0: every pair has γ(f) = γ(g) = margin (margin_pair.h): the start is drawn with it and
+  /// every model move is followed by SetLogitMargin (a move after which no logit gap is left
+  /// is refused). 0: the margin is free.
+  double margin = 0.0;
+  double delta = 0.01;  ///< the starting pair: g = f + δ·N(0, 1) (perturbed kind)
   InputSpec input = [] {
     InputSpec spec;
     spec.kind = InputKind::kStress;
     spec.length = 2000;
     return spec;
   }();  ///< x's spec; its seed is drawn per restart, its alphabet is the model's
-  /// One layer, hardmax, grid weights for the starting pair (layers/attention are forced).
+  /// One layer (forced), grid weights for the starting pair; attention hardmax unless set (the
+  /// margin sweep uses `finite`).
   ModelSpec base = [] {
     ModelSpec spec;
     spec.alphabet = 2;
@@ -124,8 +129,9 @@ double EvaluateObjective(const std::string& objective, const Transformer& f, con
 /// The objective of a candidate (its x from CandidateInput).
 double EvaluateCandidate(const SearchOptions& options, const SearchCandidate& candidate);
 
-/// The starting point of restart `restart`: a seeded perturbed pair on the base spec and x's
-/// spec with a seeded x seed, evaluated. Pure in (options, restart).
+/// The starting point of restart `restart`: a seeded perturbed pair on the base spec (with
+/// options.margin when > 0) and x's spec with a seeded x seed, evaluated. Pure in (options,
+/// restart).
 SearchCandidate StartingPoint(const SearchOptions& options, int restart);
 
 /// InputError (one line naming the option) for bad options.
@@ -136,6 +142,12 @@ void ValidateSearchOptions(const SearchOptions& options);
 /// plateaus; the best never decreases). A pure function of
 /// (options, restart): the engine is seeded by StreamSeed(seed, "search", restart).
 SearchRestart HillClimb(const SearchOptions& options, int restart);
+
+/// The climb of HillClimb from a given, evaluated start; its proposals are drawn from
+/// StreamSeed(seed, "climb"). HillClimb(o, i) = HillClimbFrom(o, StartingPoint(o, i),
+/// StreamSeed(o.seed, "search", i)).
+SearchRestart HillClimbFrom(const SearchOptions& options, SearchCandidate start,
+                            std::uint64_t seed);
 
 /// Greedy shrinking of `best`, keeping each change only when the objective stays ≥
 /// best.objective: heads one at a time, residual coordinates one at a time (search_shrink.cpp),

@@ -5,7 +5,11 @@
 
 #include <cmath>
 
+#include "ltsim/bounds/margin_pair.h"
 #include "ltsim/core/error.h"
+#include "ltsim/eval/evaluate.h"
+#include "ltsim/model/constants.h"
+#include "ltsim/strings/sources.h"
 
 namespace ltsim {
 namespace {
@@ -80,6 +84,7 @@ TEST(RunSweep, TinySweepIsConsistentAndReproducible) {
 
 TEST(RunSweep, TheNeededLengthMeetsEpsAndTheEpsSweepReusesItsPairs) {
   SweepOptions o = Tiny();
+  o.search = false;  // the same random pairs at every ε (a search climbs differently per ε)
   o.parameter = "eps";
   o.values = {0.001, 0.01, 0.1};
   const SweepResult r = RunSweep(o);
@@ -87,6 +92,87 @@ TEST(RunSweep, TheNeededLengthMeetsEpsAndTheEpsSweepReusesItsPairs) {
   // monotone condition; the grid is the same).
   EXPECT_EQ(r.points[0].pairs[0].seed, r.points[2].pairs[0].seed);
   EXPECT_GE(r.points[0].needed, r.points[2].needed);
+}
+
+// A searched pair starts from the random pair of the same (point, k) and the climb never lowers
+// the needed length, so per pair search ≥ random.
+TEST(RunSweep, ASearchedPairNeedsAtLeastAsLongAsItsRandomStart) {
+  SweepOptions o = Tiny();
+  o.iterations = 8;
+  SweepOptions random = o;
+  random.search = false;
+  const SweepResult s = RunSweep(o), r = RunSweep(random);
+  int longer = 0;
+  for (std::size_t i = 0; i < s.points.size(); ++i) {
+    for (std::size_t k = 0; k < s.points[i].pairs.size(); ++k) {
+      const SweepPair &a = s.points[i].pairs[k], &b = r.points[i].pairs[k];
+      EXPECT_EQ(a.seed, b.seed);
+      EXPECT_GE(a.needed, b.needed) << "point " << i << " pair " << k;
+      longer += a.needed > b.needed;
+    }
+  }
+  EXPECT_GT(longer, 0);  // the climbs do find longer needed lengths on this seed
+}
+
+TEST(RunSweep, SameResultForAnyThreadCount) {
+  SweepOptions one = Tiny();
+  one.iterations = 6;
+  one.threads = 1;
+  SweepOptions two = one;
+  two.threads = 2;
+  const SweepResult a = RunSweep(one), b = RunSweep(two);
+  for (std::size_t i = 0; i < a.points.size(); ++i) {
+    EXPECT_EQ(a.points[i].needed, b.points[i].needed);
+    EXPECT_EQ(a.points[i].witness, b.points[i].witness);
+    EXPECT_EQ(a.points[i].sim_at_fixed, b.points[i].sim_at_fixed);
+  }
+  EXPECT_EQ(a.fit.slope, b.fit.slope);
+}
+
+// γ of SetLogitMargin's output is the requested margin (model.md's LogitMargin, the same
+// function `ltsim info` prints), to 1e-12 relative (the scaling's rounding), for hardmax and
+// finite pairs; log₂ T_hard = p/γ follows; hardmax outputs do not change (a uniform scaling of
+// every logit keeps the argmax sets).
+TEST(MarginPair, TheGeneratedPairsHaveTheRequestedLogitMargin) {
+  ModelSpec spec;
+  spec.alphabet = 3;
+  spec.locality = 1;
+  spec.heads = 2;
+  spec.grid = 1.0;
+  PairSpec pair;
+  pair.kind = PairKind::kPerturbed;
+  for (Attention mode : {Attention::kHardmax, Attention::kFinite}) {
+    spec.attention = mode;
+    for (double margin : {0.25, 1.0, 3.0}) {
+      for (std::uint64_t seed = 0; seed < 4; ++seed) {
+        FuzzEngine engine(seed), twin(seed);
+        const auto [f, g] = GenerateMarginPair(spec, pair, margin, engine);
+        EXPECT_NEAR(LogitMargin(f), margin, 1e-12 * margin);
+        EXPECT_NEAR(LogitMargin(g), margin, 1e-12 * margin);
+        if (mode == Attention::kFinite) {
+          EXPECT_NEAR(Log2HardmaxLength(f), spec.precision_bits / margin, 1e-9);
+          continue;
+        }
+        const auto [f0, g0] = GeneratePair(spec, pair, twin);  // the same draw, unscaled
+        const auto x = ParseTextString("0^50 1^7 2 0 1^3 2^2 1 0", "x");
+        EXPECT_NEAR(SupDistance(Evaluate(f, *x), Evaluate(f0, *x)), 0.0, 1e-12);
+      }
+    }
+  }
+}
+
+TEST(RunSweep, TheMarginSweepHoldsEachPairAtItsMarginAndFitsAgainstInverseGamma) {
+  SweepOptions o = Tiny();
+  o.parameter = "margin";
+  o.values = {1, 2, 4};
+  o.iterations = 6;
+  const SweepResult r = RunSweep(o);
+  EXPECT_NEAR(r.paper_exponent, 8 * std::log(2.0), 1e-12);  // p = 8 by default
+  for (const SweepPoint& p : r.points) {
+    EXPECT_DOUBLE_EQ(p.fit_x, 1 / p.value);
+    for (const SweepPair& q : p.pairs)
+      EXPECT_NEAR(q.constants.at("gamma"), p.value, 1e-12 * p.value);
+  }
 }
 
 TEST(RunSweep, BadOptionsAreInputErrors) {
@@ -102,6 +188,13 @@ TEST(RunSweep, BadOptionsAreInputErrors) {
   o = Tiny();
   o.parameter = "locality";
   o.values = {0, 1};
+  EXPECT_THROW(RunSweep(o), InputError);
+  o = Tiny();
+  o.parameter = "margin";
+  o.values = {1, 100};
+  EXPECT_THROW(RunSweep(o), InputError);
+  o = Tiny();
+  o.precision_bits = 0;
   EXPECT_THROW(RunSweep(o), InputError);
 }
 
