@@ -125,10 +125,13 @@ Json CaseLine(const CaseSpec& c, const CaseResult& r, const std::vector<std::str
   for (int k = 0; k < kPropertyCount; ++k) {
     const Outcome& o = r.outcomes[k];
     if (!o.checked) continue;
-    props[PropertyName(static_cast<Property>(k))] = {{"holds", o.holds},
-                                                     {"observed", Number(o.observed)},
-                                                     {"bound", Number(o.bound)},
-                                                     {"ratio", Ratio(o.ratio)}};
+    Json& p = props[PropertyName(static_cast<Property>(k))];
+    p = {{"holds", o.holds},
+         {"observed", Number(o.observed)},
+         {"bound", Number(o.bound)},
+         {"ratio", Ratio(o.ratio)}};
+    // Only refuted-in-double properties are rechecked (recheck.h).
+    if (o.recheck.status != RecheckStatus::kNone) p["recheck"] = RecheckLabel(o.recheck);
   }
   line["properties"] = props;
   line["witnesses"] = witnesses;
@@ -148,7 +151,7 @@ std::uint64_t CompleteCases(const fs::path& file) {
 }
 
 struct PropertyTally {
-  std::uint64_t checked = 0, refutations = 0;
+  std::uint64_t checked = 0, refutations = 0, confirmed = 0, unconfirmed = 0, skipped = 0;
   double worst = -INFINITY;
   std::uint64_t worst_case = 0;
 };
@@ -168,6 +171,12 @@ Json Summarize(const CampaignOptions& options, const fs::path& file, int threads
       PropertyTally& t = tallies[name];
       ++t.checked;
       t.refutations += !o["holds"].get<bool>();
+      if (o.contains("recheck")) {
+        const std::string recheck = o["recheck"];
+        t.confirmed += recheck == "confirmed";
+        t.unconfirmed += recheck == "unconfirmed";
+        t.skipped += recheck.starts_with("skipped");
+      }
       const double ratio = o["ratio"].is_number() ? o["ratio"].get<double>() : INFINITY;
       if (ratio > t.worst) {
         t.worst = ratio;
@@ -192,6 +201,9 @@ Json Summarize(const CampaignOptions& options, const fs::path& file, int threads
   for (const auto& [name, t] : tallies) {
     props[name] = {{"cases", t.checked},
                    {"refutations", t.refutations},
+                   {"confirmed", t.confirmed},
+                   {"unconfirmed", t.unconfirmed},
+                   {"recheck_skipped", t.skipped},
                    {"worst_ratio", t.checked ? Ratio(t.worst) : Json(nullptr)},
                    {"worst_case", t.checked ? Json(t.worst_case) : Json(nullptr)}};
   }

@@ -8,6 +8,7 @@
 #include "ltsim/check/sandwich.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/evaluate.h"
+#include "ltsim/fuzz/recheck.h"
 #include "ltsim/model/constants.h"
 #include "ltsim/strings/sources.h"
 
@@ -79,6 +80,11 @@ void CheckProperties(const CaseSpec& spec, const SandwichResult& s, const Source
 
 }  // namespace
 
+const char* RecheckStatusName(RecheckStatus status) {
+  constexpr const char* kStatus[] = {"none", "confirmed", "unconfirmed", "skipped"};
+  return kStatus[static_cast<int>(status)];
+}
+
 const char* PropertyName(Property property) { return kNames[static_cast<int>(property)]; }
 
 Property ParseProperty(const std::string& name) {
@@ -119,6 +125,7 @@ CaseResult RunCase(const CaseSpec& spec) {
     r.z = s.simulation.z;
     CheckProperties(spec, s, *x, r);
     CheckStatistic(spec, *x, *MakeRunSource(r.z, "z"), r);
+    RecheckRefutations(spec, r);
   } catch (const InputError& e) {
     r.error = e.what();
   }

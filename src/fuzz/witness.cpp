@@ -8,6 +8,7 @@
 
 #include "fuzz/json_number.h"
 #include "ltsim/core/error.h"
+#include "ltsim/eval/precise.h"
 #include "ltsim/model/model_file.h"
 
 namespace ltsim {
@@ -68,8 +69,30 @@ Json WitnessJson(const CaseSpec& spec, const CaseResult& result, Property proper
                   {"sim_f", Number(result.sim_f)}, {"sim_g", Number(result.sim_g)},
                   {"gap_x", Number(result.gap_x)}, {"gap_z", Number(result.gap_z)},
                   {"eta", Number(result.eta)},     {"statistic", Number(result.statistic)}};
+  w["recheck"] = RecheckJson(o.recheck);
   w["z"] = Runs(result.z);
   return w;
+}
+
+Json RecheckJson(const Recheck& r) {
+  Json j;
+  j["status"] = RecheckStatusName(r.status);
+  if (r.status == RecheckStatus::kSkipped || r.status == RecheckStatus::kNone) {
+    j["reason"] = r.reason;
+    return j;
+  }
+  j["digits"] = kPreciseDigits;
+  j["observed"] = r.observed;
+  j["bound"] = r.bound;
+  if (!r.reason.empty()) j["note"] = r.reason;
+  if (!r.f_x.empty())
+    j["values"] = {{"f_x", r.f_x}, {"g_x", r.g_x}, {"f_z", r.f_z}, {"g_z", r.g_z}};
+  return j;
+}
+
+std::string RecheckLabel(const Recheck& r) {
+  if (r.status == RecheckStatus::kSkipped) return "skipped (" + r.reason + ")";
+  return RecheckStatusName(r.status);
 }
 
 std::string WitnessFileName(const Json& witness) {
@@ -98,6 +121,11 @@ Witness ReadWitness(const std::string& path) {
   out.property = ParseProperty(GetAs<std::string>(w, "property", path));
   const nlohmann::json& ratio = Get(w, "ratio", path);
   out.recorded_ratio = ratio.is_number() ? ratio.get<double>() : INFINITY;
+  if (w.contains("recheck")) {
+    const nlohmann::json& r = w["recheck"];
+    out.recorded_recheck = GetAs<std::string>(r, "status", path + ": recheck");
+    if (r.contains("reason")) out.recorded_recheck += " (" + r["reason"].dump() + ")";
+  }
   const nlohmann::json& c = Get(w, "case_spec", path);
   const std::string where = path + ": case_spec";
   CaseSpec& s = out.spec;

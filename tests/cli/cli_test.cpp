@@ -444,11 +444,18 @@ TEST_F(CliTest, FuzzFindsAPlantedBrokenSimulatorAndItsWitnessesReplay) {
   const Json summary = Json::parse(ReadFile(dir / "summary.json"));
   EXPECT_EQ(summary["context"]["seed"], 3);
   EXPECT_GT(summary["properties"]["frequency-rate"]["refutations"].get<int>(), 0);
+  // Every refutation of the planted bug survives the 50-digit recheck.
+  EXPECT_EQ(summary["properties"]["frequency-rate"]["confirmed"],
+            summary["properties"]["frequency-rate"]["refutations"]);
+  EXPECT_EQ(summary["properties"]["frequency-rate"]["unconfirmed"], 0);
+  EXPECT_NE(r.out.find("unconfirmed"), std::string::npos) << r.out;  // the table's column
   int witnesses = 0;
   for (const auto& entry : fs::directory_iterator(dir / "witnesses")) {
     const Result replay = Run({"replay", entry.path().string()});
     EXPECT_EQ(replay.exit_code, 1) << entry.path() << replay.out << replay.err;
     EXPECT_NE(replay.out.find("still refuted"), std::string::npos) << replay.out;
+    EXPECT_NE(replay.out.find("recheck in 50 digits: confirmed"), std::string::npos) << replay.out;
+    EXPECT_NE(replay.out.find("recorded recheck: confirmed"), std::string::npos) << replay.out;
     ++witnesses;
   }
   EXPECT_EQ(witnesses, summary["properties"]["frequency-rate"]["refutations"].get<int>());

@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "ltsim/core/error.h"
+#include "ltsim/eval/precise.h"
 #include "ltsim/fuzz/campaign.h"
 #include "ltsim/fuzz/witness.h"
 #include "output.h"
@@ -27,14 +28,6 @@ struct FuzzArgs {
   std::string resume;
   std::vector<std::string> modes, pairs, inputs;
 };
-
-std::vector<std::string> Split(const std::string& list) {
-  std::vector<std::string> items;
-  std::stringstream in(list);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) items.push_back(item);
-  return items;
-}
 
 // Progress on stderr: a redrawn bar on a terminal, a plain line every 5 s otherwise.
 ProgressFn MakeProgress() {
@@ -67,22 +60,24 @@ void PrintSummary(const CampaignReport& report, const std::string& dir) {
       s["cases"].get<std::uint64_t>(),
       report.interrupted ? " (interrupted: continue with --resume " + dir + ")" : "",
       s["cases_with_input_errors"].get<std::uint64_t>());
-  std::cout << fmt::format("  {:<16} {:>8} {:>12} {:>14} {:>10}\n", "property", "cases",
-                           "refutations", "worst ratio", "at case");
+  std::cout << fmt::format("  {:<16} {:>8} {:>12} {:>12} {:>14} {:>10}\n", "property", "cases",
+                           "refutations", "unconfirmed", "worst ratio", "at case");
   for (const auto& [name, p] : s["properties"].items()) {
-    std::cout << fmt::format("  {:<16} {:>8} {:>12} {:>14} {:>10}\n", name,
-                             p["cases"].get<std::uint64_t>(), p["refutations"].get<std::uint64_t>(),
-                             p["worst_ratio"].is_number()   ? Show(p["worst_ratio"].get<double>())
-                             : p["worst_ratio"].is_string() ? std::string("∞")
-                                                            : std::string("-"),
-                             p["worst_case"].is_number()
-                                 ? std::to_string(p["worst_case"].get<std::uint64_t>())
-                                 : std::string("-"));
+    std::cout << fmt::format(
+        "  {:<16} {:>8} {:>12} {:>12} {:>14} {:>10}\n", name, p["cases"].get<std::uint64_t>(),
+        p["refutations"].get<std::uint64_t>(), p["unconfirmed"].get<std::uint64_t>(),
+        p["worst_ratio"].is_number()   ? Show(p["worst_ratio"].get<double>())
+        : p["worst_ratio"].is_string() ? std::string("∞")
+                                       : std::string("-"),
+        p["worst_case"].is_number() ? std::to_string(p["worst_case"].get<std::uint64_t>())
+                                    : std::string("-"));
   }
   std::cout << fmt::format(
-      "\nratio = observed/bound (≤ 1 holds). Files: {0}/cases.jsonl, "
-      "{0}/summary.json, {0}/witnesses/\n",
-      dir);
+      "\nratio = observed/bound (≤ 1 holds) in double precision; every refutation is re-computed "
+      "in {1} digits first, and one that then holds is counted as unconfirmed (a rounding "
+      "artefact), not as a refutation. Files: {0}/cases.jsonl, {0}/summary.json, "
+      "{0}/witnesses/\n",
+      dir, kPreciseDigits);
 }
 
 int RunFuzz(FuzzArgs& args) {
@@ -145,6 +140,18 @@ int RunReplay(const std::string& path) {
       "{}\n",
       path, PropertyName(w.property), w.spec.index, Show(w.recorded_ratio), Show(o.observed),
       Show(o.bound), Show(o.ratio), again ? "still refuted" : "no longer refuted");
+  const Recheck& r = o.recheck;
+  if (r.status == RecheckStatus::kNone) {
+    std::cout << "  recheck: none (the double check holds)\n";
+  } else if (r.status == RecheckStatus::kSkipped) {
+    std::cout << fmt::format("  recheck: skipped ({})\n", r.reason);
+  } else {
+    std::cout << fmt::format("  recheck in {} digits: {}, observed {} vs bound {}{}\n",
+                             kPreciseDigits, RecheckStatusName(r.status), r.observed, r.bound,
+                             r.reason.empty() ? "" : " (" + r.reason + ")");
+  }
+  if (!w.recorded_recheck.empty())
+    std::cout << fmt::format("  recorded recheck: {}\n", w.recorded_recheck);
   return again ? 1 : 0;
 }
 

@@ -44,14 +44,39 @@ const char* PropertyName(Property property);
 /// Inverse of PropertyName; InputError listing the names.
 Property ParseProperty(const std::string& name);
 
+/// What re-computing a refutation in high precision (50 digits, eval/precise.h) found
+/// (house style §12). kNone: the double verdict held, nothing to recheck.
+enum class RecheckStatus {
+  kNone,
+  kConfirmed,    ///< the property fails in high precision too: a refutation
+  kUnconfirmed,  ///< it holds in high precision: the double refutation was a rounding artefact
+  kSkipped,      ///< no high-precision evaluation applies (`reason` says why): unverified
+};
+
+/// "none", "confirmed", "unconfirmed", "skipped".
+const char* RecheckStatusName(RecheckStatus status);
+
+/// The high-precision recheck of one refuted property: the same observed and bound as the
+/// double check, recomputed from f(x), f(z), g(x), g(z) (or the statistic) in PreciseReal and
+/// written with 40 significant digits, and the verdict under the same slack (LessOrClose).
+struct Recheck {
+  RecheckStatus status = RecheckStatus::kNone;
+  std::string reason;  ///< skipped: why; otherwise what was taken from the double run
+  std::string observed, bound;
+  std::vector<std::string> f_x, g_x, f_z, g_z;  ///< the precise outputs used (may be empty)
+};
+
 /// One property on one case: whether it applied, whether it held, and how close it came:
 /// ratio = observed / bound (≤ 1 when it holds; the worst ratio is what a campaign reports).
+/// observed, bound and ratio are the double-precision numbers; `holds` is the verdict after
+/// the recheck: a double refutation that high precision does not confirm holds.
 struct Outcome {
   bool checked = false;
   bool holds = true;
   double observed = 0.0;
   double bound = 0.0;
   double ratio = 0.0;
+  Recheck recheck;
 };
 
 /// Every number of a case.
@@ -73,8 +98,9 @@ struct CaseResult {
 };
 
 /// Runs a case: builds z, evaluates both models on x and z, checks every property that
-/// applies. Pure: the same spec gives the same result on any thread. An InputError from the
-/// method (a request it cannot meet) is recorded in `error`, not thrown.
+/// applies, and rechecks every refuted one in high precision (RecheckRefutations). Pure: the
+/// same spec gives the same result on any thread. An InputError from the method (a request
+/// it cannot meet) is recorded in `error`, not thrown.
 CaseResult RunCase(const CaseSpec& spec);
 
 }  // namespace ltsim

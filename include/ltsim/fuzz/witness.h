@@ -12,9 +12,18 @@ namespace ltsim {
 /// A refutation's evidence as JSON: format "ltsim-witness", version 1, the property, the
 /// campaign seed and case id, the whole case (both models inline, x as its generator spec,
 /// method, n, ℓ, the simulator's and test function's seeds, ε, C), the numbers observed and
-/// z in run-length form ([[token, count], …]).
+/// z in run-length form ([[token, count], …]), and the high-precision `recheck` block
+/// (RecheckJson) of that property.
 nlohmann::ordered_json WitnessJson(const CaseSpec& spec, const CaseResult& result,
                                    Property property, std::uint64_t campaign_seed);
+
+/// A recheck as JSON: `status` (confirmed, unconfirmed, skipped, none); for skipped/none the
+/// `reason`; otherwise `digits` (50), `observed` and `bound` as 40-significant-digit decimal
+/// strings, `note` (what was taken from the double run) and `values` {f_x, g_x, f_z, g_z}.
+nlohmann::ordered_json RecheckJson(const Recheck& recheck);
+
+/// One label for case lines: "confirmed", "unconfirmed" or "skipped (reason)".
+std::string RecheckLabel(const Recheck& recheck);
 
 /// "<16 hex digits of the FNV-1a hash of the JSON text>.witness.json": named by content.
 std::string WitnessFileName(const nlohmann::ordered_json& witness);
@@ -24,13 +33,17 @@ struct Witness {
   CaseSpec spec;
   Property property = Property::kSandwich;
   double recorded_ratio = 0.0;  ///< observed/bound when it was found
+  /// The recorded recheck status ("confirmed", "skipped (\"…\")"); empty for witnesses
+  /// written before rechecks existed.
+  std::string recorded_recheck;
 };
 
 /// Parses a witness file strictly (InputError naming the file and key).
 Witness ReadWitness(const std::string& path);
 
-/// Re-runs the witness's case; true when its property is still refuted. `result` receives
-/// the fresh numbers.
+/// Re-runs the witness's case (RunCase, so with the high-precision recheck); true when its
+/// property is still refuted after the recheck (confirmed or skipped, see
+/// result.outcome(property).recheck). `result` receives the fresh numbers.
 bool Reproduces(const Witness& witness, CaseResult& result);
 
 }  // namespace ltsim
