@@ -25,12 +25,14 @@ struct SearchArgs {
   std::uint64_t x_length = 2000;
   SearchOptions options;
   bool json = false;
+  bool fixed_x = false;
 };
 
 SearchOptions BuildOptions(const SearchArgs& args) {
   SearchOptions options = args.options;
   options.input.kind = ParseInputKind(args.input);
   options.input.length = args.x_length;
+  options.search_x = !args.fixed_x;
   return options;
 }
 
@@ -183,7 +185,7 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
       "Hill-climb over one-layer hardmax pairs (and x) to maximise an objective (needed-length: "
       "needed n / frequency-length; sim-ratio: max sim / ε; sim-over-eta: sim / (L·η); needed: "
       "needed n), with Gaussian and structural proposals (logit ties, suffix ties, row copies, "
-      "head rescaling, edits of x), then shrink (heads, width, norms, x).");
+      "rescaling, edits of x), then shrink (heads, width, norms, x).");
   SearchOptions& o = args->options;
   cmd->add_option("--objective", o.objective,
                   "needed-length, sim-ratio (default), sim-over-eta, needed");
@@ -200,7 +202,7 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--proposals", o.proposals,
                   "mixed (default: Gaussian + structural + x), gaussian (Gaussian steps only), "
                   "logits (only moves that keep L: qk/bias steps, ties, x)");
-  cmd->add_flag("!--fixed-x", o.search_x, "never edit x (default: x is searched too)");
+  cmd->add_flag("--fixed-x", args->fixed_x, "never edit x (default: x is searched too)");
   cmd->add_option("--heads", o.base.heads, "heads of the starting pair (default 2)");
   cmd->add_option("--x-length", args->x_length, "|x| (default 2000)");
   cmd->add_option("--input", args->input, "input family of x (default stress)");
