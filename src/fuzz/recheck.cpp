@@ -123,9 +123,11 @@ Recheck FrequencyRate(const CaseResult& result, PreciseSides& p) {
   return r;
 }
 
-// A `finite` one-layer model against its hardmax twin on x, as case_runner decides it applies.
+// A `finite` one-layer model against its hardmax twin on x, as case_runner decides it applies;
+// like case_runner, the model with the larger observed/bound is reported (a failing one first).
 Recheck FiniteHardmax(const CaseSpec& spec, PreciseSides& p) {
   std::optional<Recheck> worst;
+  Real worst_ratio = -1;
   for (const Transformer* model : {&spec.f, &spec.g}) {
     if (model->layers.size() != 1 || model->layers[0].attention != Attention::kFinite ||
         model->layers[0].bias_scaling != BiasScaling::kNone)
@@ -135,11 +137,17 @@ Recheck FiniteHardmax(const CaseSpec& spec, PreciseSides& p) {
     twin.layers[0].attention = Attention::kHardmax;
     twin.layers[0].precision_bits = 0;
     const PreciseVector on_x = model == &spec.f ? p.f_x() : p.g_x();
-    const Recheck r = Verdict(PreciseSupDistance(on_x, EvaluatePrecise(twin, p.x())),
-                              Real(1e-9) * (1 + MaxAbs(on_x)),
-                              std::string("model ") + (model == &spec.f ? "f" : "g"));
-    if (!worst || r.status == RecheckStatus::kConfirmed) worst = r;
-    if (r.status == RecheckStatus::kConfirmed) break;
+    const Real observed = PreciseSupDistance(on_x, EvaluatePrecise(twin, p.x()));
+    const Real bound = Real(1e-9) * (1 + MaxAbs(on_x));  // > 0
+    const Recheck r =
+        Verdict(observed, bound, std::string("model ") + (model == &spec.f ? "f" : "g"));
+    const bool fails = r.status == RecheckStatus::kConfirmed;
+    const bool worst_fails = worst && worst->status == RecheckStatus::kConfirmed;
+    if (!worst || (fails && !worst_fails) ||
+        (fails == worst_fails && observed / bound > worst_ratio)) {
+      worst = r;
+      worst_ratio = observed / bound;
+    }
   }
   LTSIM_CHECK(worst.has_value());  // the double check applied to at least one model
   p.Record(*worst);

@@ -93,6 +93,64 @@ TEST(RecheckTest, TransferWhosePremiseFailsInHighPrecisionIsUnconfirmed) {
   EXPECT_NE(o.recheck.reason.find("premise"), std::string::npos) << o.recheck.reason;
 }
 
+// The first case of a campaign with `options` on which `property` was checked.
+CaseSpec FirstChecked(const CampaignOptions& options, Property property, CaseResult& result) {
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    CaseSpec spec = DrawCase(options, i);
+    result = RunCase(spec);
+    if (result.outcome(property).checked) return spec;
+  }
+  ADD_FAILURE() << "no case checks " << PropertyName(property);
+  return {};
+}
+
+// Forges a double refutation of `property` (which held) and rechecks it: the precise observed
+// value must be the double one (to 1e-12: both are the same sums, one exact to 50 digits), and
+// high precision must say it holds.
+void ExpectForgedRefutationUnconfirmed(const CaseSpec& spec, CaseResult& result,
+                                       Property property) {
+  const Outcome held = result.outcome(property);
+  ASSERT_TRUE(held.checked && held.holds);
+  Outcome& o = result.outcomes[static_cast<int>(property)];
+  o.holds = false;
+  RecheckRefutations(spec, result);
+  EXPECT_EQ(o.recheck.status, RecheckStatus::kUnconfirmed) << o.recheck.reason;
+  EXPECT_NEAR(std::stod(o.recheck.observed), held.observed, 1e-12 * (1 + held.observed));
+  EXPECT_NEAR(std::stod(o.recheck.bound), held.bound, 1e-12 * (1 + held.bound));
+}
+
+TEST(RecheckTest, Lemma53StatisticIsRecomputedInHighPrecision) {
+  CampaignOptions o = BrokenCampaign("unused");
+  o.methods = {"markov", "blocks"};
+  o.max_length = 4000;
+  CaseResult result;
+  const CaseSpec spec = FirstChecked(o, Property::kLemma53, result);
+  ExpectForgedRefutationUnconfirmed(spec, result, Property::kLemma53);
+}
+
+TEST(RecheckTest, FiniteHardmaxIsRecomputedInHighPrecision) {
+  CampaignOptions o = BrokenCampaign("unused");
+  o.methods = {"frequency"};
+  o.modes = {Attention::kFinite};
+  CaseResult result;
+  const CaseSpec spec = FirstChecked(o, Property::kFiniteHardmax, result);
+  ExpectForgedRefutationUnconfirmed(spec, result, Property::kFiniteHardmax);
+}
+
+TEST(RecheckTest, TwoLayerSandwichIsRecomputedInHighPrecision) {
+  CampaignOptions o = BrokenCampaign("unused");
+  o.layers = {2};
+  o.methods = {"blocks"};
+  o.max_length = 1500;
+  o.min_length = 500;
+  o.min_target = 100;
+  o.max_target = 300;
+  CaseResult result;
+  const CaseSpec spec = FirstChecked(o, Property::kSandwich, result);
+  ASSERT_EQ(spec.f.layers.size(), 2u);
+  ExpectForgedRefutationUnconfirmed(spec, result, Property::kSandwich);
+}
+
 // A two-layer pair on an x longer than the precise pass allows: skipped, never confirmed,
 // and the refutation stands (it could not be shown to be an artefact).
 TEST(RecheckTest, TooLongForTheTwoLayerPassIsSkippedAndSaysWhy) {
