@@ -344,6 +344,7 @@ bool XRunEdit(const SearchOptions& o, SearchCandidate& c, FuzzEngine& engine, bo
   return Join(o, std::move(s), c);
 }
 
+// A fresh spec seed; ¼ of the time also a fresh input family, ¼ fresh family parameters.
 bool XReseed(SearchCandidate& c, FuzzEngine& engine) {
   c.input.seed = engine();
   if (Uniform(0, 3, engine) == 0) {
@@ -351,6 +352,14 @@ bool XReseed(SearchCandidate& c, FuzzEngine& engine) {
                                            InputKind::kSparse,   InputKind::kMarkov,
                                            InputKind::kPeriodic, InputKind::kStress};
     c.input.kind = kKinds[Uniform(0, 5, engine)];
+  }
+  if (Uniform(0, 3, engine) == 0) {
+    static constexpr double kAlphas[] = {0.1, 0.3, 1.0, 3.0};
+    static constexpr double kNoises[] = {0.01, 0.05, 0.1, 0.3};
+    c.input.alpha = kAlphas[Uniform(0, 3, engine)];
+    c.input.noise = kNoises[Uniform(0, 3, engine)];
+    c.input.pattern = Uniform(2, 9, engine);
+    c.input.parents = Uniform(1, 3, engine);
   }
   c.x_runs.clear();
   return true;
