@@ -25,7 +25,8 @@ enum class ProposalKind {
   kXRare,       ///< x: one token inserted 0–7 positions before the τ+1 suffix
   kXRemoveRun,  ///< x: one far run deleted
   kXRunCount,   ///< x: one far run's count ×¼, ×½, ×2 or ×4
-  kXReseed,     ///< x: a fresh spec seed (¼: also a fresh input family); x_runs dropped
+  kXReseed,     ///< x: a fresh spec seed (¼: also a fresh family; ¼: fresh α, noise, pattern,
+                ///< parents); x_runs dropped
 };
 
 /// Number of ProposalKind values.
