@@ -83,8 +83,8 @@ struct SearchReplay {
   bool same_value = false;  ///< |value − stored| ≤ kSearchReplayTolerance·max(1, |stored|)
   SearchRecheck recheck;    ///< recomputed now
   std::string recorded_recheck_status;  ///< from the file; empty when it had none
-  /// same_value, and the fresh recheck agrees (or was skipped, and then it was recorded as
-  /// skipped too): the witness reproduces its recorded result.
+  /// same_value, and the fresh recheck's status is the recorded one ("agrees" when the file
+  /// has no recheck block): the witness reproduces its recorded result.
   bool reproduced = false;
 };
 
