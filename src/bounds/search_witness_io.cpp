@@ -154,21 +154,6 @@ void NeededLengthRecheck(const SearchOptions& o, const SearchCandidate& c, const
   r.precise = precise.convert_to<double>();
 }
 
-// x of a candidate, and its objective in double, through CandidateInput/EvaluateCandidate when
-// search.h has them (a candidate whose x is explicit runs), else from its spec. Templates so
-// this file builds on either side of that change.
-template <typename Candidate>
-std::unique_ptr<Source> InputOf(const Candidate& c) {
-  if constexpr (requires { CandidateInput(c); }) return CandidateInput(c);
-  return MakeInput(c.input);
-}
-
-template <typename Candidate>
-double DoubleObjective(const SearchOptions& o, const Candidate& c) {
-  if constexpr (requires { EvaluateCandidate(o, c); }) return EvaluateCandidate(o, c);
-  return EvaluateObjective(o.objective, c.f, c.g, c.input, o.eps, o.n);
-}
-
 std::string Hex16(std::uint64_t h) {
   char text[17];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
@@ -180,8 +165,8 @@ std::string Hex16(std::uint64_t h) {
 SearchRecheck RecheckSearchCandidate(const SearchOptions& o, const SearchCandidate& c) {
   SearchRecheck r;
   r.objective = o.objective;
-  const auto x = InputOf(c);
-  r.value = DoubleObjective(o, c);
+  const auto x = CandidateInput(c);
+  r.value = EvaluateCandidate(o, c);
   if (o.objective == "needed-length" || o.objective == "needed") {
     NeededLengthRecheck(o, c, *x, r);
     return r;

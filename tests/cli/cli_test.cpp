@@ -634,7 +634,9 @@ TEST_F(CliTest, TinySweepWritesJsonCsvAndPng) {
   EXPECT_EQ(CountLines(ReadFile(fs::path(out) / "sweep.csv")), 4u);  // header + 3 points
   const bool matplotlib = std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") == 0;
   EXPECT_EQ(fs::exists(fs::path(out) / "sweep.png"), matplotlib) << r.out;
-  if (!matplotlib) EXPECT_NE(r.out.find("sweep.png skipped"), std::string::npos) << r.out;
+  if (!matplotlib) {
+    EXPECT_NE(r.out.find("sweep.png skipped"), std::string::npos) << r.out;
+  }
   EXPECT_EQ(doc["options"]["method"], "search");  // the default: a short search per point
   EXPECT_NE(ReadFile(fs::path(out) / "sweep.csv").find(",search\n"), std::string::npos);
   ExpectInputError({"sweep", "--parameter", "width", "--values", "1,2"}, "--parameter");
@@ -673,9 +675,23 @@ TEST_F(CliTest, SearchIsReproducibleAndItsWitnessReplays) {
   EXPECT_EQ(da["context"]["seed"], 11);
   const Json w = Json::parse(ReadFile(witness));
   EXPECT_EQ(w["format"], "ltsim-search-witness");
+  EXPECT_EQ(w["recheck"]["status"], "agrees");  // rechecked in 50 digits before it was written
+  EXPECT_EQ(w["recheck"]["digits"], 50);
   const Result r = Run({"search", "--replay", witness});
   EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("recheck agrees (recorded agrees)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("reproduced"), std::string::npos) << r.out;
+  // --out DIR names the witness by its content, as corpus/witnesses/ holds it.
+  fs::create_directories(Path("corpus"));
+  std::vector<std::string> to_dir = args;
+  to_dir.insert(to_dir.end(), {"--out", Path("corpus").string()});
+  const Result c = Run(to_dir);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  std::vector<fs::path> saved;
+  for (const auto& e : fs::directory_iterator(Path("corpus"))) saved.push_back(e.path());
+  ASSERT_EQ(saved.size(), 1u);
+  EXPECT_EQ(saved[0].string().substr(saved[0].string().size() - 12), ".search.json");
+  EXPECT_EQ(Run({"search", "--replay", saved[0].string()}).exit_code, 0);
   Json tampered = w;
   tampered["value"] = w["value"].get<double>() + 1.0;
   WriteFile(Path("tampered.json"), tampered.dump());

@@ -2,14 +2,13 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
 
 #include "commands.h"
 #include "ltsim/bounds/search.h"
 #include "ltsim/bounds/search_proposals.h"
+#include "ltsim/bounds/search_witness_io.h"
 #include "ltsim/core/error.h"
 #include "output.h"
 
@@ -18,7 +17,6 @@ namespace {
 
 // A replay reproduces when |value − stored| ≤ 1e-12·max(1, |stored|) (the objective is a
 // deterministic function of the stored weights, which round-trip exactly).
-constexpr double kReplayTolerance = 1e-12;
 
 struct SearchArgs {
   std::string input = "stress", out, replay;
@@ -135,45 +133,48 @@ void PrintTable(const SearchResult& r) {
       s.halvings, s.runs_removed, s.runs_shortened, s.prefix_cuts);
 }
 
-void WriteWitness(const std::string& path, const SearchOptions& o, const SearchCandidate& c) {
+// Saves the shrunk witness after its high-precision recheck (search_witness_io.h): a file, or a
+// content-hash name in a directory. 1 when the recheck differs (the double objective is a
+// rounding artefact; the file records that), else 0.
+int WriteWitness(const std::string& path, const SearchOptions& o, const SearchCandidate& c,
+                 bool json) {
   if (!std::isfinite(c.objective))
     throw InputError("--out '" + path +
                      "': no pair had a finite objective (every z failed), nothing to save");
-  std::ofstream out(path);
-  if (!out) throw InputError("--out '" + path + "': cannot write");
-  out << SearchWitnessToJson(o, c).dump(2) << "\n";
-  if (!out) throw InputError("--out '" + path + "': cannot write");
+  const std::string written = SaveSearchWitness(path, o, c);
+  const SearchReplay check = ReplaySearchWitness(written);
+  if (!json)
+    std::cout << fmt::format("wrote {} (recheck in 50 digits: {}, precise {})\n", written,
+                             check.recheck.status, check.recheck.precise_text);
+  if (check.recheck.status == "differs") {
+    std::cerr << "ltsim search: the objective is not confirmed in high precision (" << written
+              << " records the difference)\n";
+    return 1;
+  }
+  return 0;
 }
 
-// Re-evaluates a witness: 0 when it reproduces, 1 otherwise.
+// Re-evaluates a witness (double objective and high-precision recheck): 0 when it reproduces
+// its recorded value and recheck status, 1 otherwise.
 int Replay(const std::string& path, bool json) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot read");
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path + ": not JSON (" + e.what() + ")");
-  }
-  const SearchWitness w = SearchWitnessFromJson(doc, path);
-  const SearchCandidate& c = w.candidate;
-  const double value = EvaluateObjective(w.objective, c.f, c.g, *CandidateInput(c), w.eps, w.n);
-  const double stored = c.objective;
-  const bool same = std::abs(value - stored) <= kReplayTolerance * std::max(1.0, std::abs(stored));
+  const SearchReplay r = ReplaySearchWitness(path);
+  const std::string recorded =
+      r.recorded_recheck_status.empty() ? "none" : r.recorded_recheck_status;
   if (json) {
     Json out;
     out["context"] = Context("search", 0);
-    out["replay"] = {{"objective", w.objective},
-                     {"value", Number(value)},
-                     {"stored", Number(stored)},
-                     {"reproduced", same}};
+    out["replay"] = {{"objective", r.witness.objective}, {"value", Number(r.value)},
+                     {"stored", Number(r.stored)},       {"recheck", r.recheck.status},
+                     {"recorded_recheck", recorded},     {"precise", r.recheck.precise_text},
+                     {"reproduced", r.reproduced}};
     PrintJson(out);
   } else {
-    std::cout << fmt::format("replay {}: {} = {} (stored {}): {}\n", path, w.objective, Show(value),
-                             Show(stored), same ? "reproduced" : "DIFFERS");
+    std::cout << fmt::format(
+        "replay {}: {} = {} (stored {}); recheck {} (recorded {}), precise {}: {}\n", path,
+        r.witness.objective, Show(r.value), Show(r.stored), r.recheck.status, recorded,
+        r.recheck.precise_text, r.reproduced ? "reproduced" : "DIFFERS");
   }
-  return same ? 0 : 1;
+  return r.reproduced ? 0 : 1;
 }
 
 }  // namespace
@@ -206,10 +207,12 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--heads", o.base.heads, "heads of the starting pair (default 2)");
   cmd->add_option("--x-length", args->x_length, "|x| (default 2000)");
   cmd->add_option("--input", args->input, "input family of x (default stress)");
-  cmd->add_option("--out", args->out, "write the shrunk witness (JSON) here");
+  cmd->add_option("--out", args->out,
+                  "write the shrunk witness (JSON, rechecked in 50 digits) to this file, or to "
+                  "DIR/<content hash>.search.json when it is a directory (e.g. corpus/witnesses)");
   cmd->add_option("--replay", args->replay,
-                  "re-evaluate a witness written by --out; exit 1 "
-                  "unless it reproduces within 1e-12 relative");
+                  "re-evaluate a witness written by --out; exit 1 unless its value reproduces "
+                  "within 1e-12 relative and its high-precision recheck gives the recorded status");
   cmd->add_flag("--json", args->json, "print JSON instead of the table");
   cmd->callback([args, &exit_code] {
     if (!args->replay.empty()) {
@@ -218,10 +221,8 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
     }
     const SearchResult r = RunSearch(BuildOptions(*args));
     args->json ? PrintJson(SearchJson(r)) : PrintTable(r);
-    if (!args->out.empty()) {
-      WriteWitness(args->out, r.options, r.shrunk.candidate);
-      if (!args->json) std::cout << "wrote " << args->out << "\n";
-    }
+    if (!args->out.empty())
+      exit_code = WriteWitness(args->out, r.options, r.shrunk.candidate, args->json);
   });
 }
 
