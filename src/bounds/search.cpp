@@ -14,6 +14,7 @@
 #include "ltsim/bounds/search_proposals.h"
 #include "ltsim/bounds/sweep.h"
 #include "ltsim/check/sandwich.h"
+#include "ltsim/check/threshold.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/model/model_file.h"
@@ -38,6 +39,27 @@ double NeededLengthRatio(const Transformer& f, const Transformer& g, const Sourc
   const double floor = c["tau"] + 2;
   const double bound = std::max(FindBound("frequency-length").value(c), floor);
   return static_cast<double>(needed) / bound;
+}
+
+// disagreement-length (search.h): T*(ε) over Thm 4.1's N at the pair's constants.
+double DisagreementRatio(const Transformer& f, const Transformer& g, double eps,
+                         std::uint64_t cap) {
+  ThresholdOptions t;
+  t.epsilon = eps;
+  t.max_length = cap;
+  ThresholdResult r;
+  try {
+    r = FindThreshold(f, g, t);
+  } catch (const InputError&) {
+    return kInvalid;
+  }
+  if (!r.first_disagreement) return 0.0;  // no evidence up to the cap
+  ConstantMap c = PairConstants(ModelConstants(f), ModelConstants(g));
+  c["eps"] = eps;
+  // p = 0 (no finite layer): the pair is hardmax from the start, the first term is absent.
+  const double hardmax = c["p"] > 0 ? FindBound("thm4.1-hardmax").value(c) : 1.0;
+  const double bound = std::max({hardmax, FindBound("thm4.1-length").value(c), 1.0});
+  return static_cast<double>(*r.first_disagreement) / bound;
 }
 
 double SimObjective(const std::string& objective, const Transformer& f, const Transformer& g,
@@ -101,7 +123,8 @@ void ValidateSearchOptions(const SearchOptions& o) {
   const std::vector<std::string>& names = SearchObjectives();
   if (std::find(names.begin(), names.end(), o.objective) == names.end())
     throw InputError("--objective: unknown '" + o.objective +
-                     "' (known: needed-length, sim-ratio, sim-over-eta, needed)");
+                     "' (known: needed-length, sim-ratio, sim-over-eta, needed, "
+                     "disagreement-length)");
   ProposalWeights(o.proposals, o.search_x);  // names the known proposal sets
   if (!(o.eps > 0 && o.eps < 1)) throw InputError("--eps must be in (0, 1)");
   if (o.restarts < 1) throw InputError("--restarts must be at least 1");
@@ -115,11 +138,14 @@ void ValidateSearchOptions(const SearchOptions& o) {
     throw InputError("--margin must be finite, ≥ 0");
   if (IsSimObjective(o.objective) && (o.n < 1 || o.n > o.input.length))
     throw InputError("--n must be in [1, |x|]");
+  if (o.objective == "disagreement-length" && (o.n < 1 || o.n > kThresholdMaxLength))
+    throw InputError("--n (the disagreement search's maximum length) must be in [1, " +
+                     std::to_string(kThresholdMaxLength) + "]");
 }
 
 const std::vector<std::string>& SearchObjectives() {
   static const std::vector<std::string> names = {"needed-length", "sim-ratio", "sim-over-eta",
-                                                 "needed"};
+                                                 "needed", "disagreement-length"};
   return names;
 }
 
@@ -138,6 +164,7 @@ double EvaluateObjective(const std::string& objective, const Transformer& f, con
     throw InputError("objective: unknown '" + objective + "'");
   if (objective == "needed-length") return NeededLengthRatio(f, g, x, eps);
   if (objective == "needed") return static_cast<double>(NeededLength(f, g, x, eps, nullptr));
+  if (objective == "disagreement-length") return DisagreementRatio(f, g, eps, n);
   return SimObjective(objective, f, g, x, eps, n);
 }
 

@@ -10,6 +10,7 @@
 
 #include "ltsim/bounds/registry.h"
 #include "ltsim/check/sandwich.h"
+#include "ltsim/check/threshold.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/precise.h"
 #include "ltsim/strings/sources.h"
@@ -154,6 +155,32 @@ void NeededLengthRecheck(const SearchOptions& o, const SearchCandidate& c, const
   r.precise = precise.convert_to<double>();
 }
 
+// disagreement-length: the double search's first disagreement is confirmed when the precise
+// gap on its witness string exceeds ε. That no shorter string disagrees rests on the double
+// enumeration (every sufficient statistic), which the note says.
+void DisagreementRecheck(const SearchOptions& o, const SearchCandidate& c, SearchRecheck& r) {
+  r.precise = r.value;
+  r.precise_text = PreciseText(Real(r.value));
+  if (!(r.value > 0)) {
+    r.status = "agrees";
+    r.note = "no disagreement up to n = " + std::to_string(o.n) + ": nothing to confirm";
+    return;
+  }
+  ThresholdOptions t;
+  t.epsilon = o.eps;
+  t.max_length = o.n;
+  const ThresholdResult d = FindThreshold(c.f, c.g, t);
+  const auto x = MakeRunSource(d.witness, "disagreement witness");
+  const PreciseVector fx = EvaluatePrecise(c.f, *x), gx = EvaluatePrecise(c.g, *x);
+  r.f_x = Texts(fx);
+  r.g_x = Texts(gx);
+  r.z_length = x->length();
+  const Real gap = PreciseSupDistance(fx, gx);
+  r.status = gap > Real(o.eps) ? "agrees" : "differs";
+  r.note = "first disagreement T* = " + std::to_string(x->length()) + ", precise gap " +
+           PreciseText(gap) + " on its witness (z_length: T*); shorter strings and N from double";
+}
+
 std::string Hex16(std::uint64_t h) {
   char text[17];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
@@ -169,6 +196,10 @@ SearchRecheck RecheckSearchCandidate(const SearchOptions& o, const SearchCandida
   r.value = EvaluateCandidate(o, c);
   if (o.objective == "needed-length" || o.objective == "needed") {
     NeededLengthRecheck(o, c, *x, r);
+    return r;
+  }
+  if (o.objective == "disagreement-length") {
+    DisagreementRecheck(o, c, r);
     return r;
   }
   const PreciseSims s = Sims(c.f, c.g, *x, o.n);

@@ -185,13 +185,16 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
       "search",
       "Hill-climb over one-layer hardmax pairs (and x) to maximise an objective (needed-length: "
       "needed n / frequency-length; sim-ratio: max sim / ε; sim-over-eta: sim / (L·η); needed: "
-      "needed n), with Gaussian and structural proposals (logit ties, suffix ties, row copies, "
+      "needed n; disagreement-length: first length ≤ n with gap > ε over all strings / Thm 4.1's "
+      "N), with Gaussian and structural proposals (logit ties, suffix ties, row copies, "
       "rescaling, edits of x), then shrink (heads, width, norms, x).");
   SearchOptions& o = args->options;
   cmd->add_option("--objective", o.objective,
-                  "needed-length, sim-ratio (default), sim-over-eta, needed");
+                  "needed-length, sim-ratio (default), sim-over-eta, needed, disagreement-length");
   cmd->add_option("--eps", o.eps, "ε (default 0.01)");
-  cmd->add_option("--n", o.n, "|z| for sim-ratio and sim-over-eta (default 200)");
+  cmd->add_option("--n", o.n,
+                  "|z| for sim-ratio and sim-over-eta; the longest length disagreement-length "
+                  "searches (default 200)");
   cmd->add_option("--restarts", o.restarts, "R parallel hill climbs (default 4)");
   cmd->add_option("--iterations", o.iterations, "I proposals per restart (default 20)");
   cmd->add_option("--seed", o.seed, "master seed (default 0)");

@@ -26,6 +26,13 @@ namespace ltsim {
 ///                  f(z)‖ ≤ L·η; above 1 refutes the Lipschitz bound). 0 where L·η = 0.
 ///   needed         NeededLength(f, g, x, ε) itself (capped at |x|): the sweeps' worst case,
 ///                  searched with `proposals = "logits"` so L stays the generated pair's.
+///   disagreement-length
+///                  T*/N: T* the first length ≤ n at which some string has ‖f(x) − g(x)‖_∞ > ε
+///                  (FindThreshold, check/threshold.h: every sufficient statistic, exact for
+///                  one-layer pairs; x plays no part), N = max(2^(p/γ) when a layer is finite,
+///                  L²Δ⁷S⁶τ²/ε², 1), Thm 4.1's length with O-constants 1 (theory.md §2). Above 1:
+///                  f and g agree within ε on every string up to N and disagree later — with
+///                  the theorem's O(ε) taken as ε, evidence against N. 0 when they agree up to n.
 /// A pair for which the simulator cannot build z scores −∞ (never accepted).
 ///
 /// Proposals (search_proposals.h): `mixed` draws Gaussian steps and structural moves (logit
@@ -35,7 +42,7 @@ namespace ltsim {
 struct SearchOptions {
   std::string objective = "sim-ratio";
   double eps = 0.01;
-  std::uint64_t n = 200;  ///< |z| of sim-ratio and sim-over-eta
+  std::uint64_t n = 200;  ///< |z| of sim-ratio and sim-over-eta; disagreement-length's cap
   int restarts = 4;       ///< R independent hill climbs
   int iterations = 20;    ///< I proposals per restart
   std::uint64_t seed = 0;

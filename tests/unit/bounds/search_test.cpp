@@ -5,7 +5,9 @@
 
 #include <algorithm>
 
+#include "ltsim/bounds/registry.h"
 #include "ltsim/bounds/search_proposals.h"
+#include "ltsim/check/threshold.h"
 #include "ltsim/core/error.h"
 #include "ltsim/model/constants.h"
 
@@ -127,6 +129,40 @@ TEST(Search, LogitsProposalsKeepTheLipschitzConstants) {
   EXPECT_EQ(LipschitzConstant(c.f), lf);
   EXPECT_EQ(LipschitzConstant(c.g), lg);
   EXPECT_LE(XLength(c), o.input.length);
+}
+
+// disagreement-length = T*/N: T* from an independent call of FindThreshold, N from the
+// registry's two Thm 4.1 terms (the first absent for hardmax pairs, p = 0), floored at 1; a
+// pair that never disagrees scores 0, and one disagreeing at length 1 scores 1/N.
+TEST(Search, DisagreementLengthIsTheFirstDisagreementOverTheorem41Length) {
+  SearchOptions o = Tiny("disagreement-length");
+  o.eps = 0.05;
+  o.n = 60;
+  o.delta = 0.3;  // g = f + 0.3·N(0, 1): some starting pairs disagree within n
+  int disagreeing = 0;
+  for (int restart = 0; restart < 6; ++restart) {
+    const SearchCandidate c = StartingPoint(o, restart);
+    ThresholdOptions t;
+    t.epsilon = o.eps;
+    t.max_length = o.n;
+    const ThresholdResult r = FindThreshold(c.f, c.g, t);
+    ConstantMap k = PairConstants(ModelConstants(c.f), ModelConstants(c.g));
+    k["eps"] = o.eps;
+    ASSERT_EQ(k["p"], 0.0);  // the search's pairs are hardmax
+    const double n = std::max(FindBound("thm4.1-length").value(k), 1.0);
+    const double expected = r.first_disagreement ? *r.first_disagreement / n : 0.0;
+    EXPECT_DOUBLE_EQ(c.objective, expected) << restart;
+    disagreeing += r.first_disagreement.has_value();
+  }
+  EXPECT_GT(disagreeing, 0);  // the check above saw both branches' inputs
+  SearchCandidate same = StartingPoint(o, 0);
+  same.g = same.f;
+  EXPECT_EQ(EvaluateCandidate(o, same), 0.0);
+  same.g.readout_bias.array() += 1.0;  // ‖f − g‖ = 1 > ε on every string, from length 1
+  ConstantMap k = PairConstants(ModelConstants(same.f), ModelConstants(same.g));
+  k["eps"] = o.eps;
+  EXPECT_DOUBLE_EQ(EvaluateCandidate(o, same),
+                   1.0 / std::max(FindBound("thm4.1-length").value(k), 1.0));
 }
 
 TEST(Search, WitnessRoundTripsAndReplaysToTheSameObjective) {
