@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "ltsim/bounds/registry.h"
+#include "ltsim/bounds/sweep.h"
 #include "ltsim/check/sandwich.h"
 #include "ltsim/check/threshold.h"
 #include "ltsim/core/error.h"
@@ -100,18 +101,6 @@ void Record(const PreciseSims& s, SearchRecheck& r) {
   r.g_z = Texts(s.g_z);
 }
 
-// sweep.cpp's grid n_k = ⌈n₀·2^(k/4)⌉ below |x|, then |x| (the needed-length search's points).
-std::vector<std::uint64_t> LengthGrid(std::uint64_t n0, std::uint64_t x_length) {
-  std::vector<std::uint64_t> grid;
-  for (int k = 0;; ++k) {
-    const auto n = static_cast<std::uint64_t>(std::ceil(n0 * std::exp2(k / 4.0)));
-    if (n >= x_length) break;
-    if (grid.empty() || n > grid.back()) grid.push_back(n);
-  }
-  grid.push_back(x_length);
-  return grid;
-}
-
 void NeededLengthRecheck(const SearchOptions& o, const SearchCandidate& c, const Source& x,
                          SearchRecheck& r) {
   // needed-length divides by max(frequency-length, τ + 2); `needed` is the length itself.
@@ -123,7 +112,7 @@ void NeededLengthRecheck(const SearchOptions& o, const SearchCandidate& c, const
   }
   const std::uint64_t needed = static_cast<std::uint64_t>(std::llround(r.value * bound));
   const auto tau = static_cast<std::uint64_t>(std::max(c.f.locality, c.g.locality));
-  const std::vector<std::uint64_t> grid = LengthGrid(tau + 2, x.length());
+  const std::vector<std::uint64_t> grid = NeededLengthGrid(tau + 2, x.length());
   const auto at = std::find(grid.begin(), grid.end(), needed);
   if (at == grid.end()) {
     r.status = "differs";

@@ -34,18 +34,6 @@ double MaxSim(const Transformer& f, const Transformer& g, const Source& x, std::
   }
 }
 
-// n_k = ⌈n₀·2^(k/4)⌉ below |x|, then |x| itself.
-std::vector<std::uint64_t> LengthGrid(std::uint64_t n0, std::uint64_t x_length) {
-  std::vector<std::uint64_t> grid;
-  for (int k = 0;; ++k) {
-    const auto n = static_cast<std::uint64_t>(std::ceil(n0 * std::exp2(k / 4.0)));
-    if (n >= x_length) break;
-    if (grid.empty() || n > grid.back()) grid.push_back(n);
-  }
-  grid.push_back(x_length);
-  return grid;
-}
-
 void CheckValue(const std::string& parameter, double value, const ModelSpec& base) {
   if (!(value > 0) || !std::isfinite(value))
     throw InputError("--values: " + parameter + " values must be positive (the fit is log-log)");
@@ -249,10 +237,21 @@ ExponentFit FitLogLinear(const std::vector<double>& lx, const std::vector<double
   return fit;
 }
 
+std::vector<std::uint64_t> NeededLengthGrid(std::uint64_t n0, std::uint64_t x_length) {
+  std::vector<std::uint64_t> grid;
+  for (int k = 0;; ++k) {
+    const auto n = static_cast<std::uint64_t>(std::ceil(n0 * std::exp2(k / 4.0)));
+    if (n >= x_length) break;
+    if (grid.empty() || n > grid.back()) grid.push_back(n);
+  }
+  grid.push_back(x_length);
+  return grid;
+}
+
 std::uint64_t NeededLength(const Transformer& f, const Transformer& g, const Source& x, double eps,
                            bool* reached) {
   const auto tau = static_cast<std::uint64_t>(std::max(f.locality, g.locality));
-  const std::vector<std::uint64_t> grid = LengthGrid(tau + 2, x.length());
+  const std::vector<std::uint64_t> grid = NeededLengthGrid(tau + 2, x.length());
   std::size_t lo = 0, hi = grid.size() - 1;
   while (lo < hi) {
     const std::size_t mid = (lo + hi) / 2;

@@ -119,6 +119,10 @@ ExponentFit FitExponent(const std::vector<double>& x, const std::vector<double>&
 ExponentFit FitLogLinear(const std::vector<double>& x, const std::vector<double>& y,
                          double level = 0.95);
 
+/// The grid of candidate lengths NeededLength searches: n_k = ⌈n₀·2^(k/4)⌉ below |x|
+/// (increasing, duplicates dropped), then |x| itself.
+std::vector<std::uint64_t> NeededLengthGrid(std::uint64_t n0, std::uint64_t x_length);
+
 /// The smallest n on the geometric grid n_k = ⌈n₀·2^(k/4)⌉ (n₀ = τ + 2, capped at |x|)
 /// at which the `frequency` simulator gives max(sim_f, sim_g) ≤ ε, by binary search (it
 /// assumes the condition is monotone in n, which the construction's η ≤ 2(|K| + m)/Θ
