@@ -318,7 +318,9 @@ void FirstLayerStream::PushBlock(const Token* tokens, int n, FirstLayerBlock& bl
     for (int h = 0; h < heads && safe; ++h) {
       HeadTables& t = heads_[h];
       if (t.stale[q]) RefreshRow(t, q);
-      safe = t.excess[q] + block_exponent_[h] <= kSafeExponent;
+      // Both factors of a suffix term, e^(excess) and i^b, must be finite on their own, not
+      // only their product (a type absent from the far keys can have a huge excess).
+      safe = t.excess[q] <= kSafeExponent && t.excess[q] + block_exponent_[h] <= kSafeExponent;
       rows[h] = t.shifted.data() + static_cast<std::ptrdiff_t>(q) * types_;
     }
     if (safe) {

@@ -45,23 +45,30 @@ RC_GTEST_PROP(TwoLayerProperty, FirstLayerStreamEqualsReferenceAtEveryPosition, 
 // The block path (PushBlock + BlockOutputs: batched suffix powers from a binomial series,
 // softmax weights shifted by the row's present maximum, normalisation per block) against the
 // per-token path at every position. x starts with a run of up to 2·10^4 tokens so blocks
-// begin at large i, where the series replaces exp; local biases are scaled by up to 80 so
-// that some blocks overflow the batched shift and fall back. The powers err by at most
+// begin at large i, where the series replaces exp; local biases are scaled by ±80 and the
+// logits by 300 so that some blocks overflow the batched shift (a product, or a factor alone:
+// a far-absent type's e^(excess)) and fall back. The powers err by at most
 // kAnchorEvery·(2^−56 + 14·2^−53) ≈ 1e-13 relative (first_layer.cpp), so 1e-12 relative to
 // the output's magnitude separates rounding from a wrong weight.
 RC_GTEST_PROP(TwoLayerProperty, FirstLayerBlocksEqualPerTokenPath, ()) {
   test::ModelShape shape = *test::GenShape();
   shape.bias_scaling = *rc::gen::element(BiasScaling::kNone, BiasScaling::kLog);
   Transformer model = test::MakeRandomModel(shape);
-  const double bias_factor = *rc::gen::element(1.0, 10.0, 80.0);
-  for (Head& head : model.layers[0].heads) head.bias *= bias_factor;
+  const double bias_factor = *rc::gen::element(1.0, 10.0, 80.0, -80.0, -80.0);
+  const double qk_factor = *rc::gen::element(1.0, 300.0);
+  for (Head& head : model.layers[0].heads) {
+    // −80: every bias negative, so i^b is tiny while a far-absent type's e^(excess) is not.
+    head.bias = bias_factor > 0 ? Vector(head.bias * bias_factor)
+                                : Vector(head.bias.cwiseAbs() * bias_factor);
+    head.qk *= qk_factor;
+  }
   const auto run = *rc::gen::inRange<std::uint64_t>(0, 20001);
   const Token run_token = *rc::gen::inRange<Token>(0, static_cast<Token>(model.alphabet));
   std::vector<Token> x(run, run_token);
   const std::vector<Token> tail = *test::GenString(model.alphabet, 1, 700);
   x.insert(x.end(), tail.begin(), tail.end());
   const int block_size = *rc::gen::inRange(1, 300);
-  RC_TAG(AttentionName(shape.attention), bias_factor);
+  RC_TAG(AttentionName(shape.attention), bias_factor, qk_factor);
 
   FirstLayerStream token_path(model), block_path(model);
   FirstLayerBlock block;

@@ -101,6 +101,52 @@ TEST(TwoLayer, AccurateAtLargeTAgainstLongDouble) {
       << fast.transpose() << " vs " << exact.transpose();
 }
 
+// The same without a first-layer MLP, so the second layer runs on the features φ_i (the
+// path of the speed benchmark).
+TEST(TwoLayer, FeaturesPathAccurateAtLargeTAgainstLongDouble) {
+  Transformer m = SectionFiveModel(Attention::kSoftmax, 3);
+  m.layers[0].mlp.reset();
+  const auto x = MakeIidSource(2'000'000, 4, 9, {0.4, 0.3, 0.2, 0.1});
+  const Vector fast = EvaluateTwoLayer(m, *x);
+  const Vector exact = LongDoubleSecondLayer(m, *x);
+  EXPECT_LE(SupDistance(fast, exact), 1e-12 * (1.0 + exact.cwiseAbs().maxCoeff()))
+      << fast.transpose() << " vs " << exact.transpose();
+}
+
+// A type absent from the far keys whose logit exceeds the present maximum by 800 (e^800
+// overflows) while the log-scaled bias −30 makes its suffix term tiny: the block path must
+// not form e^800 on its own (it fell back to the per-token path only when the product could
+// overflow, and returned NaN). x = 0^5000 1; the reference decides.
+TEST(TwoLayer, HugeLogitGapOfAnAbsentTypeMatchesTheReference) {
+  Transformer m;
+  m.alphabet = 2;
+  m.width = 2;
+  m.period = 1;
+  m.locality = 0;
+  m.embedding = Matrix::Identity(2, 2);
+  m.positional = Matrix::Zero(1, 2);
+  for (int l = 0; l < 2; ++l) {
+    Layer layer;
+    layer.attention = Attention::kSoftmax;
+    layer.bias_scaling = l == 0 ? BiasScaling::kLog : BiasScaling::kNone;
+    Head head{Matrix::Zero(2, 2), Matrix::Identity(2, 2),
+              Vector::Constant(1, l == 0 ? -30.0 : 0.0)};
+    if (l == 0) head.qk(1, 1) = 800.0;
+    layer.heads.push_back(head);
+    m.layers.push_back(layer);
+  }
+  m.readout_weight = Matrix::Ones(1, 2);
+  m.readout_bias = Vector::Zero(1);
+  ValidateTransformer(m, "huge-gap");
+  std::vector<Token> x(5000, 0);
+  x.push_back(1);
+  const Vector reference = EvaluateReference(m, x);
+  const Vector fast = EvaluateTwoLayer(m, *MakeTokenSource(x, "x"));
+  ASSERT_TRUE(fast.allFinite()) << fast.transpose();
+  EXPECT_LE(SupDistance(fast, reference), 1e-9 * (1.0 + reference.cwiseAbs().maxCoeff()))
+      << fast.transpose() << " vs " << reference.transpose();
+}
+
 TEST(TwoLayer, MatchesTheReferenceForEverySecondLayerMode) {
   for (Attention mode : {Attention::kSoftmax, Attention::kHardmax, Attention::kFinite}) {
     const Transformer m = SectionFiveModel(mode, 4);
