@@ -297,6 +297,8 @@ SearchWitness SearchWitnessFromJson(const nlohmann::json& json, const std::strin
     throw InputError(where + ": objective: unknown '" + w.objective + "'");
   w.eps = json["eps"].get<double>();
   w.n = json["n"].get<std::uint64_t>();
+  if (!(w.eps > 0 && w.eps < 1)) throw InputError(where + ": eps: must be in (0, 1)");
+  if (w.n < 1) throw InputError(where + ": n: must be at least 1");
   w.candidate.objective = json["value"].get<double>();
   w.candidate.f = ParseModel(json["f"].dump(), where + ": f");
   w.candidate.g = ParseModel(json["g"].dump(), where + ": g");

@@ -56,7 +56,8 @@ class PreciseSides {
   std::optional<std::string> Refusal() const {
     std::string reason;
     for (const Transformer* m : {&spec_.f, &spec_.g})
-      if (!PreciseEvaluable(*m, x_->length(), &reason)) return reason;
+      for (const std::uint64_t length : {x_->length(), z_->length()})
+        if (!PreciseEvaluable(*m, length, &reason)) return reason;
     return std::nullopt;
   }
   const Source& x() const { return *x_; }
@@ -154,6 +155,8 @@ Recheck FiniteHardmax(const CaseSpec& spec, PreciseSides& p) {
   return *worst;
 }
 
+constexpr std::size_t kPreciseCacheDoubles = std::size_t{1} << 22;
+
 // (1/T) Σ_t p(x_{t−τ..t}, μ(x_{≤t})) of the random Lipschitz function, in PreciseReal.
 Real PreciseAverage(const Source& s, const RandomLipschitzFunction& p) {
   const std::size_t capacity = static_cast<std::size_t>(p.locality()) + 1;
@@ -172,7 +175,11 @@ Real PreciseAverage(const Source& s, const RandomLipschitzFunction& p) {
       ++counts[token];
       ++t;
       auto found = cache.find(window);
-      if (found == cache.end()) found = cache.emplace(window, p.Parameters(window)).first;
+      if (found == cache.end()) {
+        // At most S^(τ+1) windows; capped like lemma53.cpp's double cache all the same.
+        if ((cache.size() + 1) * (counts.size() + 2) > kPreciseCacheDoubles) cache.clear();
+        found = cache.emplace(window, p.Parameters(window)).first;
+      }
       const WindowParameters& w = found->second;
       Real dot = 0;
       for (std::size_t c = 0; c < counts.size(); ++c) dot += Real(w.b[c]) * Real(counts[c]);

@@ -14,9 +14,9 @@ namespace ltsim {
 /// is then c·a, so every gap of a logit set is c times the old one, exact ties stay exact, and
 /// the smallest positive gap becomes c·γ₀ = margin (to rounding, ~1e-15 relative). Returns false
 /// (model unchanged) when γ₀ is ∞ (no logit set has a gap) or c is not finite. Hardmax output is
-/// invariant under this scaling; a `finite` layer's T_hard becomes 2^(p/margin). Repeated (at
-/// most 4 passes) until |γ − margin| ≤ 1e-12·margin, since a near-tie within θ can be lifted
-/// above θ by a large c.
+/// invariant under this scaling except for near-ties within θ (below); a `finite` layer's T_hard
+/// becomes 2^(p/margin). Repeated (at most 4 passes) until |γ − margin| ≤ 1e-12·margin, since a
+/// near-tie within θ can be lifted above θ by a large c.
 bool SetLogitMargin(Transformer& model, double margin);
 
 /// A pair of the spec and pair kind (GeneratePair) with γ(f) = γ(g) = margin, each model

@@ -121,7 +121,8 @@ struct SearchResult {
   ShrinkResult shrunk;                  ///< of restarts[best_restart].best
 };
 
-/// The objective names, in order: needed-length, sim-ratio, sim-over-eta, needed.
+/// The objective names, in order: needed-length, sim-ratio, sim-over-eta, needed,
+/// disagreement-length.
 const std::vector<std::string>& SearchObjectives();
 
 /// The objective of (f, g) on the input `input` (see SearchOptions). Pure; any thread.

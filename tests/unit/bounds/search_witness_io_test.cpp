@@ -53,6 +53,34 @@ TEST_F(SearchWitnessIoTest, EveryObjectiveAgreesWithItsHighPrecisionRecheck) {
   }
 }
 
+// disagreement-length's recheck carries weight only when there is a disagreement: then it
+// evaluates f and g on the witness string of length T* in 50 digits and the gap must exceed ε
+// (its precise objective is the double T*/N by construction, so only the status is tested).
+TEST_F(SearchWitnessIoTest, DisagreementRecheckConfirmsTheGapOnTheWitnessString) {
+  SearchOptions o = Small("disagreement-length");
+  o.eps = 0.05;
+  o.n = 60;
+  o.delta = 0.3;  // starting pairs that disagree within n (as in search_test)
+  int confirmed = 0;
+  for (int restart = 0; restart < 6; ++restart) {
+    const SearchCandidate c = StartingPoint(o, restart);
+    if (!(c.objective > 0)) continue;
+    const SearchRecheck r = RecheckSearchCandidate(o, c);
+    EXPECT_EQ(r.status, "agrees") << r.note;
+    ASSERT_EQ(r.f_x.size(), r.g_x.size());
+    EXPECT_GT(r.z_length, 0u);  // the witness's length T*
+    ++confirmed;
+  }
+  EXPECT_GT(confirmed, 0);
+  // A pair whose outputs differ by ε/2 everywhere never disagrees: 0, nothing to confirm.
+  SearchCandidate same = StartingPoint(o, 0);
+  same.g = same.f;
+  same.g.readout_bias.array() += o.eps / 2;
+  same.objective = EvaluateCandidate(o, same);
+  EXPECT_EQ(same.objective, 0.0);
+  EXPECT_EQ(RecheckSearchCandidate(o, same).status, "agrees");
+}
+
 TEST_F(SearchWitnessIoTest, SavedUnderItsContentHashAndReplays) {
   const SearchOptions o = Small("sim-ratio");
   const SearchCandidate c = HillClimb(o, 1).best;
