@@ -93,6 +93,27 @@ Real SimOverEta(const PreciseSims& s) {
   return worst;
 }
 
+// What the double objective's own rounding can move it by (search_witness_io.h): sim is a
+// difference of outputs of size up to M, η of attention weights of size ≤ 1, each formed with
+// an error of at most kRoundingUlps·2^−53 of that size. sim-ratio = sim/ε then errs by
+// ≲ 2u·M/ε, and sim-over-eta = sim/(L·η) by ≲ |objective|·2u·(M/sim + 1/η), which a
+// near-copy z (tiny sim and η) makes large.
+double RoundingAllowance(const std::string& objective, const PreciseSims& s, double value,
+                         double eps) {
+  constexpr double kRoundingUlps = 1024;
+  const double u = kRoundingUlps * 0x1p-53;
+  double m = 0.0;
+  for (const PreciseVector* v : {&s.f_x, &s.g_x, &s.f_z, &s.g_z})
+    for (const Real& e : *v) m = std::max(m, std::abs(e.convert_to<double>()));
+  if (objective == "sim-ratio") return 2 * u * m / eps;
+  double worst = 0.0;
+  for (const auto& [sim, eta] : {std::pair{s.sim_f, s.eta_f}, std::pair{s.sim_g, s.eta_g}}) {
+    const double sim_d = sim.convert_to<double>(), eta_d = eta.convert_to<double>();
+    if (sim_d > 0 && eta_d > 0) worst = std::max(worst, m / sim_d + 1.0 / eta_d);
+  }
+  return std::abs(value) * 2 * u * worst;
+}
+
 void Record(const PreciseSims& s, SearchRecheck& r) {
   r.z_length = s.z_length;
   r.f_x = Texts(s.f_x);
@@ -202,8 +223,9 @@ SearchRecheck RecheckSearchCandidate(const SearchOptions& o, const SearchCandida
       o.objective == "sim-ratio" ? Real(std::max(s.sim_f, s.sim_g) / Real(o.eps)) : SimOverEta(s);
   r.precise_text = PreciseText(precise);
   r.precise = precise.convert_to<double>();
-  const bool close =
-      std::abs(r.value - r.precise) <= kSearchRecheckTolerance * std::max(1.0, std::abs(r.precise));
+  r.tolerance = std::max(kSearchRecheckTolerance * std::max(1.0, std::abs(r.precise)),
+                         RoundingAllowance(o.objective, s, r.precise, o.eps));
+  const bool close = std::abs(r.value - r.precise) <= r.tolerance;
   r.status = close ? "agrees" : "differs";
   r.note = "L(f), L(g) from double (spectral norms); z built by the frequency simulator";
   return r;
@@ -216,7 +238,7 @@ nlohmann::json SearchRecheckToJson(const SearchRecheck& r) {
   j["value"] = std::isfinite(r.value) ? nlohmann::json(r.value) : nlohmann::json();
   j["precise"] = r.precise_text;
   j["digits"] = kPreciseDigits;
-  j["tolerance"] = kSearchRecheckTolerance;
+  j["tolerance"] = r.tolerance;
   j["z_length"] = r.z_length;
   j["values"] = {{"f_x", r.f_x}, {"g_x", r.g_x}, {"f_z", r.f_z}, {"g_z", r.g_z}};
   j["note"] = r.note;

@@ -12,11 +12,13 @@
 
 namespace ltsim {
 
-/// How close the double objective must be to the high-precision one to "agree": 1e-9 ×
-/// max(1, |precise|). The double sims carry rounding of ~1e-15 of the outputs' size, and
-/// sim-over-eta divides by L·η, which can be ~1e-6 for a near-copy z; 1e-9 keeps a margin of
-/// ~1000 over that, while a decision that flips between the two (a hardmax tie, a finite key
-/// dropped, a needed-length step) moves the objective by far more.
+/// How close the double objective must be to the high-precision one to "agree" at least:
+/// 1e-9 × max(1, |precise|); a decision that flips between the two (a hardmax tie, a finite key
+/// dropped, a needed-length step) moves the objective by far more. For sim-ratio and
+/// sim-over-eta the tolerance is the larger of that and the double computation's own rounding
+/// (1024 ulps of the outputs' size M in sim, of 1 in η): 2u·M/ε for sim-ratio and
+/// |objective|·2u·(M/sim + 1/η) for sim-over-eta, u = 1024·2^−53, since a near-copy z makes sim
+/// and η differences of nearly equal numbers. The witness records the tolerance used.
 inline constexpr double kSearchRecheckTolerance = 1e-9;
 
 /// Tolerance of a replay (as `ltsim search --replay`): |value − stored| ≤ 1e-12·max(1, |stored|).
@@ -33,7 +35,7 @@ inline constexpr double kSearchReplayTolerance = 1e-12;
 /// explicit runs when it has them, else its spec's string.
 struct SearchRecheck {
   std::string objective;
-  /// "agrees" (|value − precise| within kSearchRecheckTolerance; for needed-length: both
+  /// "agrees" (|value − precise| ≤ `tolerance`; for needed-length: both
   /// decisions agree), "differs", or "skipped" (no z could be built; `note` says why).
   std::string status;
   double value = std::numeric_limits<double>::quiet_NaN();  ///< EvaluateObjective in double
@@ -41,6 +43,8 @@ struct SearchRecheck {
   double precise = std::numeric_limits<double>::quiet_NaN();  ///< it, rounded to double
   std::uint64_t z_length = 0;  ///< |z| of the sims recorded below (needed-length: at n)
   std::vector<std::string> f_x, g_x, f_z, g_z;  ///< precise outputs, 40 digits
+  /// |value − precise| allowed for "agrees" (sim objectives; see kSearchRecheckTolerance).
+  double tolerance = kSearchRecheckTolerance;
   std::string note;
 
   bool agrees() const { return status == "agrees"; }

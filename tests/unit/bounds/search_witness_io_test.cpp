@@ -49,6 +49,9 @@ TEST_F(SearchWitnessIoTest, EveryObjectiveAgreesWithItsHighPrecisionRecheck) {
     EXPECT_FALSE(r.precise_text.empty());
     if (objective.starts_with("sim")) {
       EXPECT_EQ(r.f_x.size(), static_cast<std::size_t>(c.f.outputs())) << objective;
+      // The rounding allowance only ever widens the 1e-9 floor, and it is what the block says.
+      EXPECT_GE(r.tolerance, kSearchRecheckTolerance * std::max(1.0, std::abs(r.precise)));
+      EXPECT_EQ(SearchRecheckToJson(r)["tolerance"].get<double>(), r.tolerance);
     }
   }
 }
