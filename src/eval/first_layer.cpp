@@ -19,26 +19,38 @@ constexpr double kSafeExponent = 600.0;
 // The binomial series of the suffix powers (see SuffixPowers).
 constexpr int kMaxSeriesTerms = 12;
 constexpr int kAnchorEvery = 64;
+// out[j] = Σ_{m<K} c[m]·u[j]^m by Horner, K fixed so the loop over j vectorises.
+template <int K>
+void SeriesFactors(const double* c, const double* __restrict u, double* __restrict out, int n) {
+  for (int j = 0; j < n; ++j) {
+    double f = c[K - 1];
+    for (int m = K - 2; m >= 0; --m) f = f * u[j] + c[m];
+    out[j] = f;
+  }
+}
+using SeriesFactorsFn = void (*)(const double*, const double*, double*, int);
+
 // Heads the batched softmax kernel takes at once (more go through the per-token path).
 constexpr int kMaxKernelHeads = 8;
 
 // Unnormalised softmax attention of every head at one position, with each row's present maximum M_q
-// as the shift: a far type κ weighs far[κ]·e^(logit(q,κ) − M_q) (`rows[h]`, head h's row of q) and
-// the suffix key t back weighs e^(logit(q,κ_t) − M_q)·i^(b_{h,t}) (`powers[(h·window + t)·stride]`:
-// i^(b_{h,t}), or e^(b_{h,t}) without log scaling). This is the reference's e^(a − a*) times the
-// common factor e^(a* − M_q), which normalisation cancels. The caller guarantees no term exceeds
-// e^kSafeExponent, and each total is ≥ 1 (the maximal present type has weight ≥ 1), so nothing
-// overflows and underflow costs at most 1e-308 absolute against a total ≥ 1. The totals of all
-// heads are formed before any division, so the heads' chains overlap. kD = D when it is known at
-// compile time (the loops then unroll and vectorise), 0 for any D.
+// as the shift: a far type κ weighs far[κ]·e^(logit(q,κ) − M_q) (row q of `rows[h]`, head h's
+// table) and the suffix key t back weighs e^(logit(q,κ_t) − M_q)·i^(b_{h,t}) (`powers[(h·window +
+// t)·stride]`: i^(b_{h,t}), or e^(b_{h,t}) without log scaling). This is the reference's e^(a − a*)
+// times the common factor e^(a* − M_q), which normalisation cancels. The caller guarantees no term
+// exceeds e^kSafeExponent, and each total is ≥ 1 (the maximal present type has weight ≥ 1), so
+// nothing overflows and underflow costs at most 1e-308 absolute against a total ≥ 1. The totals of
+// all heads are formed before any division, so the heads' chains overlap. kD = D when it is known
+// at compile time (the loops then unroll and vectorise), 0 for any D.
 template <int kD>
-void SoftmaxPosition(int types, int heads, const double* const* rows, const double* __restrict far,
-                     const int* newest, int suffix, const double* powers, std::ptrdiff_t stride,
-                     int window, double* __restrict column, double* __restrict totals) {
+void SoftmaxPosition(int types, int heads, const double* const* rows, int q,
+                     const double* __restrict far, const int* newest, int suffix,
+                     const double* powers, std::ptrdiff_t stride, int window,
+                     double* __restrict column, double* __restrict totals) {
   const int d = kD > 0 ? kD : types;
   const std::ptrdiff_t head_stride = window * stride;
   for (int h = 0; h < heads; ++h) {
-    const double* __restrict shifted = rows[h];
+    const double* __restrict shifted = rows[h] + static_cast<std::ptrdiff_t>(q) * d;
     const double* power = powers + h * head_stride;
     double* __restrict weights = column + static_cast<std::ptrdiff_t>(h) * d;
     double even = 0.0, odd = 0.0;  // two partial sums, so the additions do not wait
@@ -145,6 +157,8 @@ FirstLayerStream::FirstLayerStream(const Transformer& model)
   for (int m = 0; m + 1 < kMaxSeriesTerms; ++m)
     series_.col(m + 1) = series_.col(m) * (suffix_bias_ - m) / (m + 1);
   softmax_kernel_ = ChooseSoftmaxKernel(types_);
+  ready_.assign(types_, 0);
+  for (const HeadTables& t : heads_) kernel_rows_.push_back(t.shifted.data());
 }
 
 FirstLayerStream::~FirstLayerStream() = default;
@@ -158,6 +172,7 @@ void FirstLayerStream::AddFarType(int type) {
       if (logit > t.present_max[q]) {
         t.present_max[q] = logit;
         if (!t.stale.empty()) t.stale[q] = 1;
+        ready_[q] = 0;
       }
     }
   }
@@ -279,10 +294,15 @@ void FirstLayerStream::SuffixPowers(int n) {
   // The segments' and powers' chains are independent, so the loop interleaves them.
   block_steps_.resize(n);
   for (int j = 0; j < n; ++j) block_steps_[j] = 1.0 / (first + j - 1);
+  static constexpr SeriesFactorsFn kSeriesFactors[kMaxSeriesTerms + 1] = {
+      nullptr,           &SeriesFactors<1>, &SeriesFactors<2>,  &SeriesFactors<3>,
+      &SeriesFactors<4>, &SeriesFactors<5>, &SeriesFactors<6>,  &SeriesFactors<7>,
+      &SeriesFactors<8>, &SeriesFactors<9>, &SeriesFactors<10>, &SeriesFactors<11>,
+      &SeriesFactors<12>};
+  double coefficients[kMaxSeriesTerms];
   for (Eigen::Index w = 0; w < terms; ++w) {
-    auto factors = block_powers_.col(w);
-    factors.setConstant(series_(w, k - 1));
-    for (int m = k - 2; m >= 0; --m) factors = factors * block_steps_ + series_(w, m);
+    for (int m = 0; m < k; ++m) coefficients[m] = series_(w, m);
+    kSeriesFactors[k](coefficients, block_steps_.data(), &block_powers_(0, w), n);
   }
   const int segments = (n + kAnchorEvery - 1) / kAnchorEvery;
   for (int g = 0; g < segments; ++g) {
@@ -308,24 +328,28 @@ void FirstLayerStream::PushBlock(const Token* tokens, int n, FirstLayerBlock& bl
   const int window = static_cast<int>(newest_.size());
   const bool batched = softmax && heads <= kMaxKernelHeads;
   if (batched) block_totals_.resize(n, heads);
-  std::vector<const double*>& rows = kernel_rows_;
-  rows.assign(heads, nullptr);
+  // Whether a query type's rows are fresh and safe for the batched kernel is decided once per
+  // block (block_exponent_ changes per block) and again only when AddFarType raises a row's
+  // maximum: ready_[q] is 0 (undecided), 1 (batched) or 2 (per-token path).
+  std::fill(ready_.begin(), ready_.end(), 0);
   for (int j = 0; j < n; ++j) {
     const int q = AdvanceState(tokens[j]);
     block.query[j] = q;
     double* column = block.attention.col(j).data();
-    bool safe = batched && !present_.empty();
-    for (int h = 0; h < heads && safe; ++h) {
-      HeadTables& t = heads_[h];
-      if (t.stale[q]) RefreshRow(t, q);
-      // Both factors of a suffix term, e^(excess) and i^b, must be finite on their own, not
-      // only their product (a type absent from the far keys can have a huge excess).
-      safe = t.excess[q] <= kSafeExponent && t.excess[q] + block_exponent_[h] <= kSafeExponent;
-      rows[h] = t.shifted.data() + static_cast<std::ptrdiff_t>(q) * types_;
+    if (batched && ready_[q] == 0) {
+      bool safe = !present_.empty();
+      for (int h = 0; h < heads && safe; ++h) {
+        HeadTables& t = heads_[h];
+        if (t.stale[q]) RefreshRow(t, q);
+        // Both factors of a suffix term, e^(excess) and i^b, must be finite on their own,
+        // not only their product (a type absent from the far keys can have a huge excess).
+        safe = t.excess[q] <= kSafeExponent && t.excess[q] + block_exponent_[h] <= kSafeExponent;
+      }
+      ready_[q] = safe ? 1 : 2;
     }
-    if (safe) {
-      softmax_kernel_(types_, heads, rows.data(), far_.data(), newest_.data(), window_size_,
-                      &block_powers_(j, 0), n, window, column, &block_totals_(j, 0));
+    if (batched && ready_[q] == 1) {
+      softmax_kernel_(types_, heads, kernel_rows_.data(), q, far_.data(), newest_.data(),
+                      window_size_, &block_powers_(j, 0), n, window, column, &block_totals_(j, 0));
       continue;
     }
     const double log_i = std::log(static_cast<double>(position_));

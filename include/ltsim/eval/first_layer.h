@@ -99,10 +99,11 @@ class FirstLayerStream {
   Eigen::ArrayXd block_steps_;  // SuffixPowers' u_j
   // Every head's batched softmax weights at one position (first_layer.cpp), specialised to D when
   // it is small.
-  void (*softmax_kernel_)(int, int, const double* const*, const double*, const int*, int,
+  void (*softmax_kernel_)(int, int, const double* const*, int, const double*, const int*, int,
                           const double*, std::ptrdiff_t, int, double*, double*) = nullptr;
   Eigen::ArrayXXd block_totals_;            // n × H: each head's softmax total at each position
-  std::vector<const double*> kernel_rows_;  // each head's shifted row of the current query
+  std::vector<const double*> kernel_rows_;  // each head's shifted table (softmax)
+  std::vector<char> ready_;                 // per query type: see PushBlock
   std::vector<double> block_exponent_;
   Matrix inputs_matrix_;  // d × D: y⁰ of each type
   Matrix block_hidden_;   // the MLP's hidden layer for a block
