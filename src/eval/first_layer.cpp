@@ -34,7 +34,7 @@ using SeriesFactorsFn = void (*)(const double*, const double*, double*, int);
 constexpr int kMaxKernelHeads = 8;
 
 // Unnormalised softmax attention of every head at one position, with each row's present maximum M_q
-// as the shift: a far type κ weighs far[κ]·e^(logit(q,κ) − M_q) (row q of `rows[h]`, head h's
+// as the shift: a far type κ weighs far[κ]·e^(logit(q,κ) − M_q) (row q of `tables[h]`, head h's
 // table) and the suffix key t back weighs e^(logit(q,κ_t) − M_q)·i^(b_{h,t}) (`powers[(h·window +
 // t)·stride]`: i^(b_{h,t}), or e^(b_{h,t}) without log scaling). This is the reference's e^(a − a*)
 // times the common factor e^(a* − M_q), which normalisation cancels. The caller guarantees no term
@@ -43,14 +43,14 @@ constexpr int kMaxKernelHeads = 8;
 // all heads are formed before any division, so the heads' chains overlap. kD = D when it is known
 // at compile time (the loops then unroll and vectorise), 0 for any D.
 template <int kD>
-void SoftmaxPosition(int types, int heads, const double* const* rows, int q,
+void SoftmaxPosition(int types, int heads, const double* const* tables, int q,
                      const double* __restrict far, const int* newest, int suffix,
                      const double* powers, std::ptrdiff_t stride, int window,
                      double* __restrict column, double* __restrict totals) {
   const int d = kD > 0 ? kD : types;
   const std::ptrdiff_t head_stride = window * stride;
   for (int h = 0; h < heads; ++h) {
-    const double* __restrict shifted = rows[h] + static_cast<std::ptrdiff_t>(q) * d;
+    const double* __restrict shifted = tables[h] + static_cast<std::ptrdiff_t>(q) * d;
     const double* power = powers + h * head_stride;
     double* __restrict weights = column + static_cast<std::ptrdiff_t>(h) * d;
     double even = 0.0, odd = 0.0;  // two partial sums, so the additions do not wait
@@ -140,7 +140,6 @@ FirstLayerStream::FirstLayerStream(const Transformer& model)
   }
   far_.assign(types_, 0.0);
   weights_ = Vector::Zero(values_.cols());
-  features_ = Vector::Zero(types_ + values_.cols());
   newest_.assign(static_cast<std::size_t>(model.locality) + 1, 0);
   output_ = Vector::Zero(model.width);
   attended_ = Vector::Zero(model.width);
@@ -158,7 +157,7 @@ FirstLayerStream::FirstLayerStream(const Transformer& model)
     series_.col(m + 1) = series_.col(m) * (suffix_bias_ - m) / (m + 1);
   softmax_kernel_ = ChooseSoftmaxKernel(types_);
   ready_.assign(types_, 0);
-  for (const HeadTables& t : heads_) kernel_rows_.push_back(t.shifted.data());
+  for (const HeadTables& t : heads_) shifted_tables_.push_back(t.shifted.data());
 }
 
 FirstLayerStream::~FirstLayerStream() = default;
@@ -348,7 +347,7 @@ void FirstLayerStream::PushBlock(const Token* tokens, int n, FirstLayerBlock& bl
       ready_[q] = safe ? 1 : 2;
     }
     if (batched && ready_[q] == 1) {
-      softmax_kernel_(types_, heads, kernel_rows_.data(), q, far_.data(), newest_.data(),
+      softmax_kernel_(types_, heads, shifted_tables_.data(), q, far_.data(), newest_.data(),
                       window_size_, &block_powers_(j, 0), n, window, column, &block_totals_(j, 0));
       continue;
     }
@@ -393,15 +392,6 @@ const Vector& FirstLayerStream::Push(Token token) {
   output_ = attended_;
   output_.noalias() += mlp.out * hidden_;
   return output_;
-}
-
-const Vector& FirstLayerStream::PushFeatures(Token token) {
-  LTSIM_CHECK(!layer_.mlp);
-  const int q = Advance(token);
-  features_.head(types_).setZero();
-  features_[q] = 1.0;
-  features_.tail(weights_.size()) = weights_;
-  return features_;
 }
 
 Matrix FirstLayerStream::FeatureMatrix() const {

@@ -37,19 +37,15 @@ class FirstLayerStream {
   /// reference stays valid until the next call.
   const Vector& Push(Token token);
 
-  /// For a first layer without MLP, y¹_i is linear in φ_i = [e_q ; α_i] (q the query type,
-  /// α_i every head's attention on each type): y¹_i = FeatureMatrix()·φ_i. Pushes a token
-  /// and returns φ_i (D + H·D entries) without forming y¹_i; consumers that only take dot
-  /// products and weighted sums of y¹ (the second layer) can work on φ instead.
-  const Vector& PushFeatures(Token token);
-
-  /// Appends tokens[0 … n) and fills `block` with their positions' query types and
-  /// attention: the same α as n calls of PushFeatures, to rounding. For a softmax first
-  /// layer the suffix keys' positional factors i^(b_t) are computed for the whole block
-  /// with vectorised exp, and each far type's weight comes from a per-row table shifted by
-  /// the row's present maximum instead of the overall maximum; positions where that shift
-  /// could overflow fall back to the per-token path (differential test in
-  /// tests/property/eval/two_layer_property_test.cpp).
+  /// Appends tokens[0 … n) and fills `block` with their positions' query types and every
+  /// head's attention α — the same as n calls of Push, to rounding. For a first layer without
+  /// MLP, y¹_i is linear in φ_i = [e_{q_i} ; α_i]: y¹_i = FeatureMatrix()·φ_i, so consumers
+  /// that only take dot products and weighted sums of y¹ (the second layer) can work on the
+  /// block instead of forming y¹. For a softmax first layer the suffix keys' positional
+  /// factors i^(b_t) come from a binomial series over the block (exp only every 64 positions),
+  /// and each far type's weight from a per-row table shifted by the row's present maximum
+  /// instead of the overall maximum; where a term could overflow, the per-token path is used
+  /// (differential test in tests/property/eval/two_layer_property_test.cpp).
   void PushBlock(const Token* tokens, int n, FirstLayerBlock& block);
 
   /// y¹ at every position of `block` (d × block.size, into `y`): the residual, the values
@@ -59,7 +55,7 @@ class FirstLayerStream {
   /// [y⁰_κ for every type κ | O_h y⁰_κ for every head and type]: d × (D + H·D).
   Matrix FeatureMatrix() const;
 
-  /// Whether the first layer is linear in φ (it has no MLP), so PushFeatures applies.
+  /// Whether the first layer is linear in φ (it has no MLP), so FeatureMatrix applies.
   bool linear() const { return !layer_.mlp; }
 
   /// Number of tokens pushed so far (the position of the last one).
@@ -88,7 +84,7 @@ class FirstLayerStream {
   // Buffers reused at every position (no allocation per token).
   Matrix values_;   // d × (H·D): O_h y⁰_κ in column h·D + κ
   Vector weights_;  // H·D: α of each head on each type at the current position
-  Vector attended_, hidden_, output_, features_;
+  Vector attended_, hidden_, output_;
   std::vector<double> suffix_logits_;
   // PushBlock's softmax tables: every head's local bias b_{h,t} at h·(τ+1) + t, the binomial
   // coefficients c_k(b_{h,t}) of (1 + u)^b (column k), i^(b_{h,t}) (or e^(b_{h,t}) without log
@@ -101,9 +97,9 @@ class FirstLayerStream {
   // it is small.
   void (*softmax_kernel_)(int, int, const double* const*, int, const double*, const int*, int,
                           const double*, std::ptrdiff_t, int, double*, double*) = nullptr;
-  Eigen::ArrayXXd block_totals_;            // n × H: each head's softmax total at each position
-  std::vector<const double*> kernel_rows_;  // each head's shifted table (softmax)
-  std::vector<char> ready_;                 // per query type: see PushBlock
+  Eigen::ArrayXXd block_totals_;               // n × H: each head's softmax total at each position
+  std::vector<const double*> shifted_tables_;  // each head's `shifted` table (softmax)
+  std::vector<char> ready_;                    // per query type: see PushBlock
   std::vector<double> block_exponent_;
   Matrix inputs_matrix_;  // d × D: y⁰ of each type
   Matrix block_hidden_;   // the MLP's hidden layer for a block
