@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,6 +13,7 @@
 #include "ltsim/check/threshold.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/precise.h"
+#include "ltsim/fuzz/witness.h"
 #include "ltsim/strings/sources.h"
 
 namespace ltsim {
@@ -191,12 +191,6 @@ void DisagreementRecheck(const SearchOptions& o, const SearchCandidate& c, Searc
            PreciseText(gap) + " on its witness (z_length: T*); shorter strings and N from double";
 }
 
-std::string Hex16(std::uint64_t h) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
-  return text;
-}
-
 }  // namespace
 
 SearchRecheck RecheckSearchCandidate(const SearchOptions& o, const SearchCandidate& c) {
@@ -246,9 +240,7 @@ nlohmann::json SearchRecheckToJson(const SearchRecheck& r) {
 }
 
 std::string SearchWitnessFileName(const nlohmann::json& witness) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : witness.dump()) h = (h ^ c) * 0x100000001b3ULL;
-  return Hex16(h) + ".search.json";
+  return ContentHashFileName(witness.dump(), ".search.json");
 }
 
 nlohmann::json SearchWitnessWithRecheck(const SearchOptions& o, const SearchCandidate& c) {

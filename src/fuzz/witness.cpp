@@ -8,6 +8,7 @@
 
 #include "fuzz/json_number.h"
 #include "ltsim/core/error.h"
+#include "ltsim/core/seed.h"
 #include "ltsim/eval/precise.h"
 #include "ltsim/model/model_file.h"
 
@@ -95,12 +96,14 @@ std::string RecheckLabel(const Recheck& r) {
   return RecheckStatusName(r.status);
 }
 
+std::string ContentHashFileName(const std::string& text, const std::string& suffix) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(Fnv1a(text)));
+  return hex + suffix;
+}
+
 std::string WitnessFileName(const Json& witness) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : witness.dump()) h = (h ^ c) * 0x100000001b3ULL;
-  char name[40];
-  std::snprintf(name, sizeof name, "%016llx.witness.json", static_cast<unsigned long long>(h));
-  return name;
+  return ContentHashFileName(witness.dump(), ".witness.json");
 }
 
 Witness ReadWitness(const std::string& path) {

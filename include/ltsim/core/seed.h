@@ -14,13 +14,18 @@ constexpr std::uint64_t Mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+/// FNV-1a (64-bit) of `text`: stream names, and the content-hash names of witness files.
+constexpr std::uint64_t Fnv1a(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return h;
+}
+
 /// Seed of the stream `name` for item `index` under `master` (house style §9): never a
 /// function of threads, time or scheduling.
 constexpr std::uint64_t StreamSeed(std::uint64_t master, std::string_view name,
                                    std::uint64_t index = 0) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a of the name
-  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-  return Mix64(Mix64(master ^ h) ^ Mix64(index));
+  return Mix64(Mix64(master ^ Fnv1a(name)) ^ Mix64(index));
 }
 
 }  // namespace ltsim

@@ -28,6 +28,9 @@ std::string RecheckLabel(const Recheck& recheck);
 /// "<16 hex digits of the FNV-1a hash of the JSON text>.witness.json": named by content.
 std::string WitnessFileName(const nlohmann::ordered_json& witness);
 
+/// "<16 hex digits of Fnv1a(text)><suffix>": the content-hash name of any witness file.
+std::string ContentHashFileName(const std::string& text, const std::string& suffix);
+
 /// A witness read back: the case and the property it refuted.
 struct Witness {
   CaseSpec spec;
