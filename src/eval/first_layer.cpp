@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 
+#include "eval/compact_block.h"
 #include "eval/layer_math.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/two_layer.h"
@@ -32,6 +34,9 @@ using SeriesFactorsFn = void (*)(const double*, const double*, double*, int);
 
 // Heads the batched softmax kernel takes at once (more go through the per-token path).
 constexpr int kMaxKernelHeads = 8;
+// Largest D for compact blocks: their kernels carry D-vectors per head (and per second-layer
+// head), which pays off while D is small against the block.
+constexpr int kCompactMaxTypes = 64;
 
 // Unnormalised softmax attention of every head at one position, with each row's present maximum M_q
 // as the shift: a far type κ weighs far[κ]·e^(logit(q,κ) − M_q) (row q of `tables[h]`, head h's
@@ -106,6 +111,7 @@ struct FirstLayerStream::HeadTables {
   RowMatrix logits;  // D × D, row = query type
   std::vector<double> present_max;
   RowMatrix shifted;           // softmax only: exp(logits − present_max), per row
+  Matrix by_column;            // softmax only: `shifted` again, column-major (compact blocks)
   std::vector<double> excess;  // softmax only: max_κ logits(q, κ) − present_max[q]
   std::vector<char> stale;     // rows of `shifted` to recompute
   Eigen::ArrayXd bias;         // the head's local bias b_0 … b_τ
@@ -132,6 +138,7 @@ FirstLayerStream::FirstLayerStream(const Transformer& model)
     t.present_max.assign(types_, -std::numeric_limits<double>::infinity());
     if (layer_.attention == Attention::kSoftmax) {
       t.shifted = RowMatrix::Zero(types_, types_);
+      t.by_column = Matrix::Zero(types_, types_);
       t.excess.assign(types_, std::numeric_limits<double>::infinity());
       t.stale.assign(types_, 1);
     }
@@ -157,7 +164,11 @@ FirstLayerStream::FirstLayerStream(const Transformer& model)
     series_.col(m + 1) = series_.col(m) * (suffix_bias_ - m) / (m + 1);
   softmax_kernel_ = ChooseSoftmaxKernel(types_);
   ready_.assign(types_, 0);
-  for (const HeadTables& t : heads_) shifted_tables_.push_back(t.shifted.data());
+  scratch_ = std::make_unique<compact::Scratch>();
+  for (const HeadTables& t : heads_) {
+    shifted_tables_.push_back(t.shifted.data());
+    column_tables_.push_back(t.by_column.data());
+  }
 }
 
 FirstLayerStream::~FirstLayerStream() = default;
@@ -184,6 +195,7 @@ void FirstLayerStream::RefreshRow(HeadTables& t, int q) {
     t.shifted(q, k) = std::exp(a);
     excess = std::max(excess, a);
   }
+  t.by_column.row(q) = t.shifted.row(q);
   t.excess[q] = excess;
   t.stale[q] = 0;
 }
@@ -326,6 +338,8 @@ void FirstLayerStream::PushBlock(const Token* tokens, int n, FirstLayerBlock& bl
   if (softmax && n > 0) SuffixPowers(n);
   const int window = static_cast<int>(newest_.size());
   const bool batched = softmax && heads <= kMaxKernelHeads;
+  block.compact = batched && types_ <= kCompactMaxTypes && PushCompactBlock(tokens, n, block);
+  if (block.compact) return;
   if (batched) block_totals_.resize(n, heads);
   // Whether a query type's rows are fresh and safe for the batched kernel is decided once per
   // block (block_exponent_ changes per block) and again only when AddFarType raises a row's
@@ -368,10 +382,136 @@ void FirstLayerStream::PushBlock(const Token* tokens, int n, FirstLayerBlock& bl
         .rowwise() *= inverse.col(h).transpose();
 }
 
+// The compact layout (first_layer.h) for a block in which no table row changes: the window is
+// full, every type leaving it is already a far type (so no row's present maximum rises), and
+// every query type's rows pass PushBlock's overflow check for the block. Otherwise returns false
+// having changed nothing but refreshing stale rows. F_i ⊙ E_h[q_i] is never formed: the far part
+// of Z_{i,h}, Σ_κ F_i[κ]·E_h[q, κ], is kept for every q at once as a D-vector, computed from the
+// counts at the block's start and then raised by the column E_h[·, κ] when a κ leaves the
+// window — a sum of at most D + n positive terms, so within (D + n)·2^−53 relative.
+bool FirstLayerStream::PushCompactBlock(const Token* tokens, int n, FirstLayerBlock& block) {
+  const int window = static_cast<int>(newest_.size());
+  if (n == 0 || window_size_ < window) return false;
+  std::vector<int>& types = block.types;
+  types.resize(static_cast<std::size_t>(n + window));
+  for (int t = 0; t < window; ++t) types[t] = newest_[window - 1 - t];
+  std::uint64_t position = position_;
+  for (int j = 0; j < n; ++j) {
+    LTSIM_CHECK(tokens[j] < model_.alphabet);
+    ++position;
+    types[window + j] = static_cast<int>(position % model_.period) * model_.alphabet + tokens[j];
+  }
+  for (int j = 0; j < n; ++j)
+    if (far_[types[j]] == 0) return false;
+  const int heads = static_cast<int>(heads_.size());
+  std::fill(ready_.begin(), ready_.end(), 0);
+  block.distinct.clear();
+  for (int j = 0; j < n; ++j) {
+    const int q = types[window + j];
+    if (ready_[q] != 0) continue;
+    ready_[q] = 1;
+    block.distinct.push_back(q);
+    for (int h = 0; h < heads; ++h) {
+      HeadTables& t = heads_[h];
+      if (t.stale[q]) RefreshRow(t, q);
+      if (!(t.excess[q] <= kSafeExponent && t.excess[q] + block_exponent_[h] <= kSafeExponent))
+        return false;
+    }
+  }
+  block.far = far_;
+  block.suffix.resize(n, static_cast<Eigen::Index>(heads) * window);
+  block.inverse_total.resize(n, heads);
+  compact::Totals(View(block), block_powers_.data(), block.suffix.data(),
+                  block.inverse_total.data(), *scratch_);
+  for (int j = 0; j < n; ++j) far_[types[j]] += 1.0;
+  block.query.assign(types.begin() + window, types.end());
+  for (int t = 0; t < window; ++t) newest_[t] = types[n + window - 1 - t];
+  position_ = position;
+  return true;
+}
+
+compact::View FirstLayerStream::View(const FirstLayerBlock& block) const {
+  compact::View v;
+  v.n = block.size;
+  v.d = types_;
+  v.heads = static_cast<int>(heads_.size());
+  v.window = static_cast<int>(newest_.size());
+  v.types = block.types.data();
+  v.rows = shifted_tables_.data();
+  v.columns = column_tables_.data();
+  v.far = block.far.data();
+  v.distinct = block.distinct.data();
+  v.distinct_count = static_cast<int>(block.distinct.size());
+  return v;
+}
+
+void FirstLayerStream::BlockAttention(const FirstLayerBlock& block, Matrix& alpha) const {
+  const int n = block.size;
+  if (!block.compact) {
+    alpha = block.attention.leftCols(n);
+    return;
+  }
+  const int heads = static_cast<int>(heads_.size());
+  const int window = static_cast<int>(newest_.size());
+  alpha.resize(static_cast<Eigen::Index>(heads) * types_, n);
+  Eigen::ArrayXd far = Eigen::Map<const Eigen::ArrayXd>(block.far.data(), types_);
+  for (int j = 0; j < n; ++j) {
+    far[block.types[j]] += 1.0;
+    const int q = block.types[window + j];
+    for (int h = 0; h < heads; ++h) {
+      const double inverse = block.inverse_total(j, h);
+      auto column = alpha.col(j).segment(static_cast<Eigen::Index>(h) * types_, types_);
+      column = (far * heads_[h].shifted.row(q).transpose().array()).matrix() * inverse;
+      for (int s = 0; s < window; ++s)
+        column[block.types[window + j - s]] += block.suffix(j, h * window + s) * inverse;
+    }
+  }
+}
+
+// On a compact block, the far part of head h's logit for second-layer head g,
+// Σ_κ F_i[κ]·E_h[q, κ]·u_(g,h)[κ], is kept for every q as a D-vector like PushCompactBlock's
+// totals (raised by u_(g,h)[κ]·E_h[·, κ] when κ leaves the window), so a position costs
+// O(H·G·(D + τ)) and no horizontal sum over D.
+void FirstLayerStream::BlockLogits(const FirstLayerBlock& block, const Matrix& u_query,
+                                   const Matrix& u_attention, Matrix& logits) {
+  const int n = block.size;
+  const int g_count = static_cast<int>(u_query.cols());
+  logits.resize(n, g_count);
+  if (!block.compact) {
+    logits.noalias() = block.attention.leftCols(n).transpose() * u_attention;
+    for (int j = 0; j < n; ++j) logits.row(j) += u_query.row(block.query[j]);
+    return;
+  }
+  compact::Logits(View(block), block.suffix.data(), block.inverse_total.data(), u_query.data(),
+                  u_attention.data(), g_count, logits.data(), *scratch_);
+}
+
+// On a compact block, Σ_i c_i·F_i ⊙ E_h[q_i] (c_i = w_i / Z_{i,h}) is Σ_q E_h[q] ⊙ A_q with
+// A_q = Σ_{i: q_i = q} c_i·F_i: one D-vector update per position and head pair, and the
+// products with E_h once per block.
+void FirstLayerStream::BlockAccumulate(const FirstLayerBlock& block, const Matrix& weights,
+                                       Matrix& sums) {
+  const int n = block.size;
+  const int g_count = static_cast<int>(weights.cols());
+  const int d = types_;
+  if (!block.compact) {
+    sums.bottomRows(sums.rows() - d).noalias() += block.attention.leftCols(n) * weights.topRows(n);
+    for (int j = 0; j < n; ++j) sums.row(block.query[j]) += weights.row(j);
+    return;
+  }
+  compact::Accumulate(View(block), block.suffix.data(), block.inverse_total.data(), weights.data(),
+                      weights.outerStride(), g_count, sums.data(), sums.outerStride(), *scratch_);
+}
+
 void FirstLayerStream::BlockOutputs(const FirstLayerBlock& block, Matrix& y) {
   const int n = block.size;
   y.resize(model_.width, n);
-  y.noalias() = values_ * block.attention.leftCols(n);
+  if (block.compact) {
+    BlockAttention(block, block_attention_);
+    y.noalias() = values_ * block_attention_;
+  } else {
+    y.noalias() = values_ * block.attention.leftCols(n);
+  }
   for (int j = 0; j < n; ++j) y.col(j) += inputs_matrix_.col(block.query[j]);
   if (!layer_.mlp) return;
   const Mlp& mlp = *layer_.mlp;

@@ -15,8 +15,8 @@ namespace ltsim {
 namespace {
 
 // Σ_i w_i y_i and Σ_i w_i with the weights taken relative to a shift that may rise:
-// raising it rescales what is already summed. Terms go to a block of at most kBlock
-// before joining the total, which keeps rounding near log(T)·ulp for T = 10^8.
+// raising it rescales what is already summed. Blocks' sums go to a partial sum of at most
+// kBlock terms before joining the total, which keeps rounding near log(T)·ulp for T = 10^8.
 class Accumulator {
  public:
   explicit Accumulator(int width) : sum_(Vector::Zero(width)), block_sum_(Vector::Zero(width)) {}
@@ -32,17 +32,11 @@ class Accumulator {
     }
     shift_ = shift;
   }
-  /// Adds Σ_j w_j k_j over a block, where k_j is column j of `keys` (n columns) or, when
-  /// `query` is given, [e_{q_j} ; column j] (one-hot in the entries before the keys' rows).
-  void AddBlock(const Matrix& keys, int n, const Vector& w, const int* query) {
-    const auto weights = w.head(n);
-    if (query != nullptr) {
-      for (int j = 0; j < n; ++j) block_sum_[query[j]] += weights[j];
-      block_sum_.tail(keys.rows()).noalias() += keys.leftCols(n) * weights;
-    } else {
-      block_sum_.noalias() += keys.leftCols(n) * weights;
-    }
-    block_total_ += weights.sum();
+  /// Adds a block of n terms: Σ_j w_j y_j (`sum`) and Σ_j w_j (`total`).
+  template <typename Sum>
+  void Add(const Sum& sum, double total, int n) {
+    block_sum_ += sum;
+    block_total_ += total;
     block_count_ += n;
     if (block_count_ >= kBlock) Flush();
   }
@@ -68,46 +62,66 @@ class Accumulator {
   int block_count_ = 0;
 };
 
-struct SecondHead {
-  Vector mq;  // M₂ y¹_T (the keys are y¹_i), or the α part of Fᵀ M₂ y¹_T (keys are φ_i)
-  Vector mq_query;  // the one-hot part of Fᵀ M₂ y¹_T (features only)
-  double a_max = -std::numeric_limits<double>::infinity();
-  Accumulator acc;
-};
-
 constexpr int kBlockTokens = 256;
 
-// Calls visit(block, keys) for consecutive blocks of x's positions, where `keys` holds y¹ of
-// the block's positions (d × size), or — when `features` (a first layer without MLP, y¹_i =
-// F·φ_i, φ_i = [e_{q_i} ; α_i]) — is block.attention, the α part of φ.
-template <typename Visit>
-void StreamFirstLayer(const Transformer& model, const Source& x, bool features, Visit&& visit) {
-  FirstLayerStream stream(model);
-  FirstLayerBlock block;
-  Matrix outputs;
-  std::vector<Token> tokens(kBlockTokens);
-  int filled = 0;
-  auto flush = [&] {
-    stream.PushBlock(tokens.data(), filled, block);
-    if (features) {
-      visit(block, block.attention);
-    } else {
-      stream.BlockOutputs(block, outputs);
-      visit(block, outputs);
-    }
-    filled = 0;
-  };
-  auto reader = x.Open();
-  Chunk chunk;
-  while (reader->Next(chunk)) {
-    const std::uint64_t n = chunk.length();
-    for (std::uint64_t k = 0; k < n; ++k) {
-      tokens[filled++] = chunk.at(chunk.kind == Chunk::Kind::kRun ? 0 : k);
-      if (filled == kBlockTokens) flush();
+// The second layer's keys at x's positions, a block at a time: y¹_i, or — for a first layer
+// without MLP (y¹_i = F·φ_i, φ_i = [e_{q_i} ; α_i]) — φ_i, never formed: FirstLayerStream works
+// on its block directly. Each visit gets the block's logits against every head's query (a
+// column of `queries`, key_size × G) and a function that adds Σ_j W(j, g)·key_j into sums.col(g).
+class SecondLayerKeys {
+ public:
+  SecondLayerKeys(const Transformer& model, const Matrix& queries, bool features)
+      : model_(model), queries_(queries), features_(features) {
+    if (features_) {
+      const int types = model.types();
+      query_types_ = queries.topRows(types);
+      query_attention_ = queries.bottomRows(queries.rows() - types);
     }
   }
-  if (filled > 0) flush();
-}
+
+  /// visit(block, logits, accumulate) for consecutive blocks of x; accumulate(W, sums).
+  template <typename Visit>
+  void Stream(const Source& x, Visit&& visit) {
+    FirstLayerStream stream(model_);
+    FirstLayerBlock block;
+    Matrix outputs, logits;
+    std::vector<Token> tokens(kBlockTokens);
+    int filled = 0;
+    auto accumulate = [&](const Matrix& weights, Matrix& sums) {
+      if (features_)
+        stream.BlockAccumulate(block, weights, sums);
+      else
+        sums.noalias() += outputs * weights.topRows(block.size);
+    };
+    auto flush = [&] {
+      stream.PushBlock(tokens.data(), filled, block);
+      if (features_) {
+        stream.BlockLogits(block, query_types_, query_attention_, logits);
+      } else {
+        stream.BlockOutputs(block, outputs);
+        logits.noalias() = outputs.transpose() * queries_;
+      }
+      visit(static_cast<const FirstLayerBlock&>(block), logits, accumulate);
+      filled = 0;
+    };
+    auto reader = x.Open();
+    Chunk chunk;
+    while (reader->Next(chunk)) {
+      const std::uint64_t n = chunk.length();
+      for (std::uint64_t k = 0; k < n; ++k) {
+        tokens[filled++] = chunk.at(chunk.kind == Chunk::Kind::kRun ? 0 : k);
+        if (filled == kBlockTokens) flush();
+      }
+    }
+    if (filled > 0) flush();
+  }
+
+ private:
+  const Transformer& model_;
+  const Matrix& queries_;
+  bool features_;
+  Matrix query_types_, query_attention_;
+};
 
 }  // namespace
 
@@ -125,65 +139,65 @@ Vector EvaluateTwoLayer(const Transformer& model, const Source& x) {
   const bool features = probe.linear();
   const Matrix back = features ? probe.FeatureMatrix() : Matrix();
   const int key_size = features ? static_cast<int>(back.cols()) : model.width;
-  const int types = model.types();
-  std::vector<SecondHead> heads;
-  for (const Head& head : layer.heads) {
-    const Vector mq = head.qk * last;
-    SecondHead h{mq, Vector(), -std::numeric_limits<double>::infinity(), Accumulator(key_size)};
-    if (features) {
-      const Vector u = back.transpose() * mq;
-      h.mq_query = u.head(types);
-      h.mq = u.tail(u.size() - types);
-    }
-    heads.push_back(std::move(h));
+  const int g_count = static_cast<int>(layer.heads.size());
+  Matrix queries(key_size, g_count);
+  std::vector<Accumulator> sums;
+  for (int g = 0; g < g_count; ++g) {
+    const Vector mq = layer.heads[g].qk * last;
+    queries.col(g) = features ? Vector(back.transpose() * mq) : mq;
+    sums.emplace_back(key_size);
   }
-  // The second layer's logits of a block's keys for head h, with the local bias within τ
-  // of T.
-  Vector logits(kBlockTokens), weights(kBlockTokens);
-  auto block_logits = [&](const FirstLayerBlock& block, const Matrix& keys, std::size_t h) {
-    const int n = block.size;
-    auto a = logits.head(n);
-    a.noalias() = keys.leftCols(n).transpose() * heads[h].mq;
-    if (features)
-      for (int j = 0; j < n; ++j) a[j] += heads[h].mq_query[block.query[j]];
-    const std::uint64_t end = block.first + static_cast<std::uint64_t>(n) - 1;
+  std::vector<double> a_max(g_count, -std::numeric_limits<double>::infinity());
+  // The local bias of the positions within τ of T, added to a block's logits.
+  auto add_local_bias = [&](const FirstLayerBlock& block, Matrix& logits) {
+    const std::uint64_t end = block.first + static_cast<std::uint64_t>(block.size) - 1;
     const std::uint64_t tau = static_cast<std::uint64_t>(model.locality);
     for (std::uint64_t i = std::max(block.first, length > tau ? length - tau : 1); i <= end; ++i)
-      a[static_cast<Eigen::Index>(i - block.first)] += beta * layer.heads[h].bias[length - i];
-    return a;
+      for (int g = 0; g < g_count; ++g)
+        logits(static_cast<Eigen::Index>(i - block.first), g) +=
+            beta * layer.heads[g].bias[length - i];
   };
-  auto add = [&](const FirstLayerBlock& block, const Matrix& keys, std::size_t h) {
-    heads[h].acc.AddBlock(keys, block.size, weights, features ? block.query.data() : nullptr);
-  };
+  Matrix weights(kBlockTokens, g_count), block_sums(key_size, g_count);
+  SecondLayerKeys keys(model, queries, features);
   const bool softmax = layer.attention == Attention::kSoftmax;
-  StreamFirstLayer(model, x, features, [&](const FirstLayerBlock& block, const Matrix& keys) {
-    for (std::size_t h = 0; h < heads.size(); ++h) {
-      const auto a = block_logits(block, keys, h);
-      const double block_max = a.maxCoeff();
-      heads[h].a_max = std::max(heads[h].a_max, block_max);
+  keys.Stream(x, [&](const FirstLayerBlock& block, Matrix& logits, auto& accumulate) {
+    add_local_bias(block, logits);
+    const int n = block.size;
+    for (int g = 0; g < g_count; ++g) {
+      const double block_max = logits.col(g).maxCoeff();
+      a_max[g] = std::max(a_max[g], block_max);
       if (!softmax) continue;
-      if (block_max > heads[h].acc.shift()) heads[h].acc.RaiseShift(block_max);
+      if (block_max > sums[g].shift()) sums[g].RaiseShift(block_max);
       // glibc's exp (an FMA variant chosen at run time) is both more accurate than Eigen's
       // SSE2 packet exp and, measured in bench_two_layer, no slower.
-      for (int j = 0; j < block.size; ++j) weights[j] = std::exp(a[j] - heads[h].acc.shift());
-      add(block, keys, h);
+      const double shift = sums[g].shift();
+      for (int j = 0; j < n; ++j) weights(j, g) = std::exp(logits(j, g) - shift);
     }
+    if (!softmax) return;
+    block_sums.setZero();
+    accumulate(weights, block_sums);
+    for (int g = 0; g < g_count; ++g)
+      sums[g].Add(block_sums.col(g), weights.col(g).head(n).sum(), n);
   });
-  if (!softmax && !heads.empty()) {
+  if (!softmax && g_count > 0) {
     const double position = static_cast<double>(length);
-    StreamFirstLayer(model, x, features, [&](const FirstLayerBlock& block, const Matrix& keys) {
-      for (std::size_t h = 0; h < heads.size(); ++h) {
-        const auto a = block_logits(block, keys, h);
-        for (int j = 0; j < block.size; ++j)
-          weights[j] = AttentionWeight(layer, model.tie_tolerance, a[j], heads[h].a_max, position);
-        add(block, keys, h);
-      }
+    keys.Stream(x, [&](const FirstLayerBlock& block, Matrix& logits, auto& accumulate) {
+      add_local_bias(block, logits);
+      const int n = block.size;
+      for (int g = 0; g < g_count; ++g)
+        for (int j = 0; j < n; ++j)
+          weights(j, g) =
+              AttentionWeight(layer, model.tie_tolerance, logits(j, g), a_max[g], position);
+      block_sums.setZero();
+      accumulate(weights, block_sums);
+      for (int g = 0; g < g_count; ++g)
+        sums[g].Add(block_sums.col(g), weights.col(g).head(n).sum(), n);
     });
   }
   Vector u = last;
-  for (std::size_t h = 0; h < heads.size(); ++h) {
-    const Vector mean = heads[h].acc.Mean();
-    u += layer.heads[h].ov * (features ? Vector(back * mean) : mean);
+  for (int g = 0; g < g_count; ++g) {
+    const Vector mean = sums[g].Mean();
+    u += layer.heads[g].ov * (features ? Vector(back * mean) : mean);
   }
   return model.readout_weight * ApplyMlp(layer, u) + model.readout_bias;
 }

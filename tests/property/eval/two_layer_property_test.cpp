@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <boost/random/mersenne_twister.hpp>
+#include <boost/random/normal_distribution.hpp>
+#include <boost/random/uniform_real_distribution.hpp>
+
 #include "ltsim/eval/evaluate.h"
 #include "ltsim/eval/first_layer.h"
 #include "ltsim/eval/reference.h"
@@ -83,6 +87,64 @@ RC_GTEST_PROP(TwoLayerProperty, FirstLayerBlocksEqualPerTokenPath, ()) {
       RC_ASSERT(SupDistance(y.col(j), expected) <= 1e-12 * (1.0 + expected.cwiseAbs().maxCoeff()));
     }
   }
+}
+
+// The second layer's two uses of a block, BlockLogits (φ_iᵀ u_g) and BlockAccumulate (Σ_i w_ig
+// φ_i), against the same products formed from BlockAttention's dense α. On a compact block they
+// never form α: the far parts run as D-vectors over the block and the suffix weights are spread by
+// type (src/eval/compact_block.cpp), so every layout step is checked here. Models and strings are
+// as in FirstLayerBlocksEqualPerTokenPath, with a softmax first layer so that blocks are compact
+// once every type is far. Both sides sum at most D + block + τ + 1 terms of one sign per part,
+// so 1e-12 relative to Σ|terms| separates rounding from a wrong term.
+RC_GTEST_PROP(TwoLayerProperty, CompactBlockLogitsAndSumsEqualDenseAttention, ()) {
+  test::ModelShape shape = *test::GenShape();
+  shape.attention = Attention::kSoftmax;
+  shape.bias_scaling = *rc::gen::element(BiasScaling::kNone, BiasScaling::kLog);
+  Transformer model = test::MakeRandomModel(shape);
+  const double qk_factor = *rc::gen::element(1.0, 1.0, 30.0);
+  for (Head& head : model.layers[0].heads) head.qk *= qk_factor;
+  const auto run = *rc::gen::inRange<std::uint64_t>(0, 3000);
+  std::vector<Token> x(run, *rc::gen::inRange<Token>(0, static_cast<Token>(model.alphabet)));
+  const std::vector<Token> tail = *test::GenString(model.alphabet, 1, 1500);
+  x.insert(x.end(), tail.begin(), tail.end());
+  const int block_size = *rc::gen::inRange(1, 300);
+  const int g_count = *rc::gen::inRange(1, 4);
+  const int types = model.types();
+  const int rows = types * (1 + static_cast<int>(model.layers[0].heads.size()));
+  boost::random::mt19937_64 engine(*rc::gen::arbitrary<std::uint64_t>());
+  boost::random::normal_distribution<double> normal;
+  boost::random::uniform_real_distribution<double> positive(0.0, 2.0);
+  Matrix u(rows, g_count);
+  for (Eigen::Index k = 0; k < u.size(); ++k) u.data()[k] = normal(engine);
+  const Matrix u_query = u.topRows(types), u_attention = u.bottomRows(rows - types);
+
+  FirstLayerStream stream(model);
+  FirstLayerBlock block;
+  Matrix alpha, logits;
+  int compact_blocks = 0;
+  for (std::size_t start = 0; start < x.size(); start += block_size) {
+    const int n = static_cast<int>(std::min<std::size_t>(block_size, x.size() - start));
+    stream.PushBlock(x.data() + start, n, block);
+    compact_blocks += block.compact ? 1 : 0;
+    stream.BlockAttention(block, alpha);
+    Matrix phi = Matrix::Zero(rows, n);
+    for (int j = 0; j < n; ++j) phi(block.query[j], j) = 1.0;
+    phi.bottomRows(rows - types) = alpha;
+    Matrix weights(n, g_count);
+    for (Eigen::Index k = 0; k < weights.size(); ++k) weights.data()[k] = positive(engine);
+
+    stream.BlockLogits(block, u_query, u_attention, logits);
+    const Matrix expected_logits = phi.transpose() * u;
+    const Matrix logit_scale = phi.cwiseAbs().transpose() * u.cwiseAbs();
+    RC_ASSERT(((logits - expected_logits).cwiseAbs().array() <= 1e-12 * (1.0 + logit_scale.array()))
+                  .all());
+
+    Matrix sums = Matrix::Constant(rows, g_count, 0.5);  // adds to what is there
+    stream.BlockAccumulate(block, weights, sums);
+    const Matrix expected_sums = (phi * weights).array() + 0.5;
+    RC_ASSERT(((sums - expected_sums).cwiseAbs().array() <= 1e-12 * expected_sums.array()).all());
+  }
+  RC_CLASSIFY(compact_blocks > 0, "some blocks compact");
 }
 
 }  // namespace

@@ -113,6 +113,26 @@ TEST(TwoLayer, FeaturesPathAccurateAtLargeTAgainstLongDouble) {
       << fast.transpose() << " vs " << exact.transpose();
 }
 
+// The compact layout is the fast path of the benchmark: once every type is far and no row can
+// overflow, every block must take it (the property tests check its values; this checks that
+// they check the layout actually used). x: 16 blocks of 256 iid tokens; the 8 types (S = 4,
+// Δ = 2) are all far within the first block, which is dense because the window starts empty.
+TEST(FirstLayerBlocks, AreCompactOnceEveryTypeIsFar) {
+  Transformer m = SectionFiveModel(Attention::kSoftmax, 3);
+  m.layers[0].mlp.reset();
+  const std::vector<Token> x = ReadAll(*MakeIidSource(4096, 4, 9, {}), 4096);
+  FirstLayerStream stream(m);
+  FirstLayerBlock block;
+  std::vector<int> compact;
+  for (std::size_t start = 0; start < x.size(); start += 256) {
+    stream.PushBlock(x.data() + start, 256, block);
+    compact.push_back(block.compact ? 1 : 0);
+  }
+  std::vector<int> expected(16, 1);
+  expected[0] = 0;
+  EXPECT_EQ(compact, expected);
+}
+
 // A type absent from the far keys whose logit exceeds the present maximum by 800 (e^800
 // overflows) while the log-scaled bias −30 makes its suffix term tiny: the block path must
 // not form e^800 on its own (it fell back to the per-token path only when the product could
