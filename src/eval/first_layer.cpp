@@ -243,7 +243,8 @@ void FirstLayerStream::SetHeadWeights(int h, int q, double log_i, double* weight
 int FirstLayerStream::AdvanceState(Token token) {
   LTSIM_CHECK(token < model_.alphabet);
   ++position_;
-  const int q = static_cast<int>(position_ % model_.period) * model_.alphabet + token;
+  if (++residue_ == model_.period) residue_ = 0;
+  const int q = residue_ * model_.alphabet + token;
   // The window holds the last τ+1 types newest first; the one it drops becomes a far key.
   const int capacity = static_cast<int>(newest_.size());
   if (window_size_ == capacity)
@@ -395,11 +396,11 @@ bool FirstLayerStream::PushCompactBlock(const Token* tokens, int n, FirstLayerBl
   std::vector<int>& types = block.types;
   types.resize(static_cast<std::size_t>(n + window));
   for (int t = 0; t < window; ++t) types[t] = newest_[window - 1 - t];
-  std::uint64_t position = position_;
+  int residue = residue_;
   for (int j = 0; j < n; ++j) {
     LTSIM_CHECK(tokens[j] < model_.alphabet);
-    ++position;
-    types[window + j] = static_cast<int>(position % model_.period) * model_.alphabet + tokens[j];
+    if (++residue == model_.period) residue = 0;
+    types[window + j] = residue * model_.alphabet + tokens[j];
   }
   for (int j = 0; j < n; ++j)
     if (far_[types[j]] == 0) return false;
@@ -426,7 +427,8 @@ bool FirstLayerStream::PushCompactBlock(const Token* tokens, int n, FirstLayerBl
   for (int j = 0; j < n; ++j) far_[types[j]] += 1.0;
   block.query.assign(types.begin() + window, types.end());
   for (int t = 0; t < window; ++t) newest_[t] = types[n + window - 1 - t];
-  position_ = position;
+  position_ += static_cast<std::uint64_t>(n);
+  residue_ = residue;
   return true;
 }
 

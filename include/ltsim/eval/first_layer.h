@@ -122,6 +122,7 @@ class FirstLayerStream {
   int window_size_ = 0;         // min(i, τ+1)
   std::vector<int> newest_;     // the last window_size_ types, newest (the query) first
   std::uint64_t position_ = 0;
+  int residue_ = 0;  // position_ mod Δ
   // Buffers reused at every position (no allocation per token).
   Matrix values_;   // d × (H·D): O_h y⁰_κ in column h·D + κ
   Vector weights_;  // H·D: α of each head on each type at the current position
