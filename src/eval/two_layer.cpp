@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "eval/layer_math.h"
+#include "eval/vector_exp.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/first_layer.h"
 #include "ltsim/eval/one_layer.h"
@@ -168,10 +169,9 @@ Vector EvaluateTwoLayer(const Transformer& model, const Source& x) {
       a_max[g] = std::max(a_max[g], block_max);
       if (!softmax) continue;
       if (block_max > sums[g].shift()) sums[g].RaiseShift(block_max);
-      // glibc's exp (an FMA variant chosen at run time) is both more accurate than Eigen's
-      // SSE2 packet exp and, measured in bench_two_layer, no slower.
-      const double shift = sums[g].shift();
-      for (int j = 0; j < n; ++j) weights(j, g) = std::exp(logits(j, g) - shift);
+      // glibc's vector exp where the CPU has it (bench_two_layer: 16% of the time at T = 10^6
+      // with AVX-512 against its scalar exp).
+      ExpShifted(&logits(0, g), sums[g].shift(), &weights(0, g), n);
     }
     if (!softmax) return;
     block_sums.setZero();
