@@ -1,23 +1,18 @@
 // Compact blocks' kernels (compact_block.h). Each is a few passes over the block: the running
 // far parts, which depend on the previous position, in one sequential pass per head keeping a
 // D-vector in registers; everything else in passes over the positions that the compiler
-// vectorises. They are compiled for AVX-512, AVX2 and the baseline ISA and chosen at load time
-// (GNU ifunc); every operation is an elementwise + or · in a fixed order and contraction to FMA
-// is off (CMakeLists.txt), so each ISA gives the same bits.
+// vectorises. They are compiled for AVX-512, AVX2 and the baseline ISA (kernel_clones.h); every
+// operation is an elementwise + or · in a fixed order, so each ISA gives the same bits.
 #include "eval/compact_block.h"
 
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
 
+#include "eval/kernel_clones.h"
+
 namespace ltsim::compact {
 namespace {
-
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
-#define LTSIM_KERNEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define LTSIM_KERNEL_CLONES
-#endif
 
 // Largest D of the generic (not power-of-two) running vector; FirstLayerStream uses compact
 // blocks up to this D.

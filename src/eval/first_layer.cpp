@@ -10,6 +10,7 @@
 
 #include "eval/compact_block.h"
 #include "eval/layer_math.h"
+#include "eval/suffix_powers.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/two_layer.h"
 
@@ -18,20 +19,6 @@ namespace {
 // Largest exponent a batched softmax term may reach: e^600 times the window and the counts
 // (< 2^64) stays far below the largest double, e^709.
 constexpr double kSafeExponent = 600.0;
-// The binomial series of the suffix powers (see SuffixPowers).
-constexpr int kMaxSeriesTerms = 12;
-constexpr int kAnchorEvery = 64;
-// out[j] = Σ_{m<K} c[m]·u[j]^m by Horner, K fixed so the loop over j vectorises.
-template <int K>
-void SeriesFactors(const double* c, const double* __restrict u, double* __restrict out, int n) {
-  for (int j = 0; j < n; ++j) {
-    double f = c[K - 1];
-    for (int m = K - 2; m >= 0; --m) f = f * u[j] + c[m];
-    out[j] = f;
-  }
-}
-using SeriesFactorsFn = void (*)(const double*, const double*, double*, int);
-
 // Heads the batched softmax kernel takes at once (more go through the per-token path).
 constexpr int kMaxKernelHeads = 8;
 // Largest D for compact blocks: their kernels carry D-vectors per head (and per second-layer
@@ -158,10 +145,8 @@ FirstLayerStream::FirstLayerStream(const Transformer& model)
   const int window = static_cast<int>(newest_.size());
   suffix_bias_.resize(static_cast<Eigen::Index>(heads) * window);
   for (int h = 0; h < heads; ++h) suffix_bias_.segment(h * window, window) = heads_[h].bias;
-  series_.resize(suffix_bias_.size(), kMaxSeriesTerms);
-  series_.col(0).setOnes();
-  for (int m = 0; m + 1 < kMaxSeriesTerms; ++m)
-    series_.col(m + 1) = series_.col(m) * (suffix_bias_ - m) / (m + 1);
+  power_series_ = std::make_unique<SuffixPowerSeries>(
+      std::vector<double>(suffix_bias_.data(), suffix_bias_.data() + suffix_bias_.size()));
   softmax_kernel_ = ChooseSoftmaxKernel(types_);
   ready_.assign(types_, 0);
   scratch_ = std::make_unique<compact::Scratch>();
@@ -264,19 +249,12 @@ int FirstLayerStream::Advance(Token token) {
   return q;
 }
 
-// i^b at consecutive positions without an exp per position (theory.md §5's log-scaled local
-// bias): (i + 1)^b = i^b·(1 + 1/i)^b, and (1 + u)^b = Σ_k c_k u^k with c_0 = 1,
-// c_(k+1) = c_k·(b − k)/(k + 1). Since |c_k| ≤ (|b| + 1)^k, the series cut after K terms errs
-// by at most v^K/(1 − v), v = (|b| + 1)/i; K is the least with v^K/(1 − v) ≤ 2^−56 at the
-// anchor (kMaxSeriesTerms at most, else exp is used). The chain is re-anchored with exp every
-// kAnchorEvery positions, so a power errs by at most kAnchorEvery·(2^−56 + (K + 2)·2^−53)
-// relative, about 1e-14, against the 1e-12 at which the block path is tested.
-// i^(b_{h,t}) for the next n positions into block_powers_ (row h·(τ+1) + t, column j, so a
-// position's powers are contiguous), and per head the largest exponent b_{h,t}·log i over the
-// block (attained at its first or last position).
+// i^(b_{h,t}) for the next n positions into block_powers_ (n × H·(τ+1), column h·(τ+1) + t;
+// SuffixPowerSeries without an exp per position, or e^(b_{h,t}) without log scaling), and per
+// head the largest exponent b_{h,t}·log i over the block (attained at its first or last
+// position).
 void FirstLayerStream::SuffixPowers(int n) {
   const int window = static_cast<int>(newest_.size());
-  const Eigen::Index terms = suffix_bias_.size();
   const double first = static_cast<double>(position_ + 1);
   const double last = static_cast<double>(position_ + n);
   const bool log_scaling = layer_.bias_scaling == BiasScaling::kLog;
@@ -286,46 +264,11 @@ void FirstLayerStream::SuffixPowers(int n) {
                                                 (bias * std::log(last)).maxCoeff())
                                      : bias.maxCoeff();
   }
-  block_powers_.resize(n, terms);
-  if (!log_scaling) {
+  block_powers_.resize(n, suffix_bias_.size());
+  if (log_scaling)
+    power_series_->Fill(position_ + 1, n, block_powers_.data());
+  else
     block_powers_.rowwise() = suffix_bias_.exp().transpose();
-    return;
-  }
-  const double v = (suffix_bias_.abs().maxCoeff() + 1.0) / first;
-  int k = 1;
-  for (double tail = v / (1.0 - v); k <= kMaxSeriesTerms && !(v < 1.0 && tail <= 0x1p-56); ++k)
-    tail *= v;
-  if (k > kMaxSeriesTerms) {  // too early in x for the series: one exp per power
-    for (int j = 0; j < n; ++j)
-      block_powers_.row(j) = (suffix_bias_ * std::log(first + j)).exp().transpose();
-    return;
-  }
-  // The factors (1 + u_j)^b of every power w at every position, one vectorised Horner pass
-  // per w over the block (u_j = 1/(i − 1)), go into block_powers_ first; then each segment of
-  // kAnchorEvery positions starts from an exp anchor and multiplies its factors up in place.
-  // The segments' and powers' chains are independent, so the loop interleaves them.
-  block_steps_.resize(n);
-  for (int j = 0; j < n; ++j) block_steps_[j] = 1.0 / (first + j - 1);
-  static constexpr SeriesFactorsFn kSeriesFactors[kMaxSeriesTerms + 1] = {
-      nullptr,           &SeriesFactors<1>, &SeriesFactors<2>,  &SeriesFactors<3>,
-      &SeriesFactors<4>, &SeriesFactors<5>, &SeriesFactors<6>,  &SeriesFactors<7>,
-      &SeriesFactors<8>, &SeriesFactors<9>, &SeriesFactors<10>, &SeriesFactors<11>,
-      &SeriesFactors<12>};
-  double coefficients[kMaxSeriesTerms];
-  for (Eigen::Index w = 0; w < terms; ++w) {
-    for (int m = 0; m < k; ++m) coefficients[m] = series_(w, m);
-    kSeriesFactors[k](coefficients, block_steps_.data(), &block_powers_(0, w), n);
-  }
-  const int segments = (n + kAnchorEvery - 1) / kAnchorEvery;
-  for (int g = 0; g < segments; ++g) {
-    const double log_i = std::log(first + g * kAnchorEvery);
-    for (Eigen::Index w = 0; w < terms; ++w)
-      block_powers_(g * kAnchorEvery, w) = std::exp(suffix_bias_[w] * log_i);
-  }
-  double* powers = block_powers_.data();
-  for (int j = 1; j < kAnchorEvery; ++j)
-    for (int at = j; at < n; at += kAnchorEvery)
-      for (Eigen::Index w = 0; w < terms; ++w) powers[w * n + at] *= powers[w * n + at - 1];
 }
 
 void FirstLayerStream::PushBlock(const Token* tokens, int n, FirstLayerBlock& block) {

@@ -38,7 +38,8 @@ struct FirstLayerBlock {
   Matrix inverse_total;       ///< compact: 1 / Z_{i,h} in row i − first, column h
 };
 
-namespace compact {  // the compact blocks' kernels (src/eval/compact_block.h)
+class SuffixPowerSeries;  // src/eval/suffix_powers.h
+namespace compact {       // the compact blocks' kernels (src/eval/compact_block.h)
 struct View;
 struct Scratch;
 }  // namespace compact
@@ -128,13 +129,12 @@ class FirstLayerStream {
   Vector weights_;  // H·D: α of each head on each type at the current position
   Vector attended_, hidden_, output_;
   std::vector<double> suffix_logits_;
-  // PushBlock's softmax tables: every head's local bias b_{h,t} at h·(τ+1) + t, the binomial
-  // coefficients c_k(b_{h,t}) of (1 + u)^b (column k), i^(b_{h,t}) (or e^(b_{h,t}) without log
-  // scaling) in row j, column h·(τ+1) + t, and the largest exponent per head in the block.
+  // PushBlock's softmax tables: every head's local bias b_{h,t} at h·(τ+1) + t, their powers
+  // i^(b_{h,t}) at the block's positions (or e^(b_{h,t}) without log scaling) in column
+  // h·(τ+1) + t, and the largest exponent per head in the block.
   Eigen::ArrayXd suffix_bias_;
-  Eigen::ArrayXXd series_;
+  std::unique_ptr<SuffixPowerSeries> power_series_;
   Eigen::ArrayXXd block_powers_;
-  Eigen::ArrayXd block_steps_;  // SuffixPowers' u_j
   // Every head's batched softmax weights at one position (first_layer.cpp), specialised to D when
   // it is small.
   void (*softmax_kernel_)(int, int, const double* const*, int, const double*, const int*, int,

@@ -51,9 +51,10 @@ RC_GTEST_PROP(TwoLayerProperty, FirstLayerStreamEqualsReferenceAtEveryPosition, 
 // per-token path at every position. x starts with a run of up to 2·10^4 tokens so blocks
 // begin at large i, where the series replaces exp; local biases are scaled by ±80 and the
 // logits by 300 so that some blocks overflow the batched shift (a product, or a factor alone:
-// a far-absent type's e^(excess)) and fall back. The powers err by at most
-// kAnchorEvery·(2^−56 + 14·2^−53) ≈ 1e-13 relative (first_layer.cpp), so 1e-12 relative to
-// the output's magnitude separates rounding from a wrong weight.
+// a far-absent type's e^(excess)) and fall back. The powers err by at most 38·15·2^−53 ≈ 6e-14
+// relative beyond their exp anchor's rounding (2|b|·log i·2^−53, ≤ 2e-13 at |b| = 80, i = 2·10^4),
+// which the per-token path's e^(b·log i) shares (suffix_powers.h), so 1e-12 relative to the
+// output's magnitude separates rounding from a wrong weight.
 RC_GTEST_PROP(TwoLayerProperty, FirstLayerBlocksEqualPerTokenPath, ()) {
   test::ModelShape shape = *test::GenShape();
   shape.bias_scaling = *rc::gen::element(BiasScaling::kNone, BiasScaling::kLog);
