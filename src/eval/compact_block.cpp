@@ -136,7 +136,8 @@ template <int kD>
                                               const double* __restrict u_query,
                                               const double* __restrict u_attention, int g_count,
                                               double* __restrict logits, double* __restrict part,
-                                              double* __restrict scaled) {
+                                              double* __restrict scaled,
+                                              double* __restrict by_index) {
   const int d = kD > 0 ? kD : v.d;
   const int n = v.n, window = v.window, heads = v.heads;
   const int* types = v.types;
@@ -158,10 +159,12 @@ template <int kD>
         far.Add(scaled + static_cast<std::ptrdiff_t>(types[j]) * d);
         part[j] = far[q[j]];
       }
+      // u at the type of every index of `types` once, so that each t reads it contiguously.
+      for (int m = 0; m < n + window; ++m) by_index[m] = u[types[m]];
       for (int t = 0; t < window; ++t) {
         const double* e = suffix + static_cast<std::ptrdiff_t>(h * window + t) * n;
-        const int* s = types + window - t;
-        for (int j = 0; j < n; ++j) part[j] += e[j] * u[s[j]];
+        const double* s = by_index + window - t;
+        for (int j = 0; j < n; ++j) part[j] += e[j] * s[j];
       }
       const double* z = inverse + static_cast<std::ptrdiff_t>(h) * n;
       for (int j = 0; j < n; ++j) out[j] += part[j] * z[j];
@@ -239,11 +242,12 @@ LTSIM_KERNEL_CLONES void TotalsKernel(const View& v, const double* powers, doubl
 
 LTSIM_KERNEL_CLONES void LogitsKernel(const View& v, const double* suffix, const double* inverse,
                                       const double* u_query, const double* u_attention, int g_count,
-                                      double* logits, double* part, double* scaled) {
+                                      double* logits, double* part, double* scaled,
+                                      double* by_index) {
   WithTypes(
       v.d, [&](auto kd) __attribute__((always_inline)) {
         LogitsBody<decltype(kd)::value>(v, suffix, inverse, u_query, u_attention, g_count, logits,
-                                        part, scaled);
+                                        part, scaled, by_index);
       });
 }
 
@@ -269,9 +273,12 @@ void Totals(const View& v, const double* powers, double* suffix, double* inverse
 
 void Logits(const View& v, const double* suffix, const double* inverse, const double* u_query,
             const double* u_attention, int g_count, double* logits, Scratch& scratch) {
-  scratch.values.resize(static_cast<std::size_t>(v.n) + static_cast<std::size_t>(v.d) * v.d);
+  const std::size_t n = static_cast<std::size_t>(v.n);
+  scratch.values.resize(n + static_cast<std::size_t>(v.d) * v.d + n + v.window);
   double* part = scratch.values.data();
-  LogitsKernel(v, suffix, inverse, u_query, u_attention, g_count, logits, part, part + v.n);
+  double* scaled = part + n;
+  LogitsKernel(v, suffix, inverse, u_query, u_attention, g_count, logits, part, scaled,
+               scaled + static_cast<std::size_t>(v.d) * v.d);
 }
 
 void Accumulate(const View& v, const double* suffix, const double* inverse, const double* weights,
