@@ -2,6 +2,7 @@
 // (theory.md §5).
 #include "ltsim/eval/two_layer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -109,8 +110,18 @@ class SecondLayerKeys {
     Chunk chunk;
     while (reader->Next(chunk)) {
       const std::uint64_t n = chunk.length();
-      for (std::uint64_t k = 0; k < n; ++k) {
-        tokens[filled++] = chunk.at(chunk.kind == Chunk::Kind::kRun ? 0 : k);
+      for (std::uint64_t k = 0; k < n;) {
+        const int take = static_cast<int>(
+            std::min<std::uint64_t>(n - k, static_cast<std::uint64_t>(kBlockTokens - filled)));
+        Token* to = tokens.data() + filled;
+        if (chunk.kind == Chunk::Kind::kBytes)
+          std::copy(chunk.bytes + k, chunk.bytes + k + take, to);
+        else if (chunk.kind == Chunk::Kind::kWords)
+          std::copy(chunk.words + k, chunk.words + k + take, to);
+        else
+          std::fill(to, to + take, chunk.run.token);
+        filled += take;
+        k += static_cast<std::uint64_t>(take);
         if (filled == kBlockTokens) flush();
       }
     }
