@@ -93,6 +93,24 @@ template <typename Call>
   }
 }
 
+// out[j] = Σ_κ F_j[κ]·table[q_j, κ] over the block (table column-major D × D): one running
+// D-vector over every query type, started from the far counts before the block and raised by
+// column κ when κ leaves the window. Rows of the table for query types outside the block may
+// be stale or infinite; they only reach lanes that are never read.
+template <int kD>
+[[gnu::always_inline]] inline void FarPart(const View& v, const double* __restrict table,
+                                           double* __restrict out) {
+  const int d = kD > 0 ? kD : v.d;
+  const int* q = v.types + v.window;
+  Running<kD> far(d);
+  for (int k = 0; k < d; ++k)
+    if (v.far[k] != 0.0) far.AddScaled(table + static_cast<std::ptrdiff_t>(k) * d, v.far[k]);
+  for (int j = 0; j < v.n; ++j) {
+    far.Add(table + static_cast<std::ptrdiff_t>(v.types[j]) * d);
+    out[j] = far[q[j]];
+  }
+}
+
 template <int kD>
 [[gnu::always_inline]] inline void TotalsBody(const View& v, const double* __restrict powers,
                                               double* __restrict suffix, double* __restrict inverse,
@@ -105,16 +123,8 @@ template <int kD>
   for (int t = 0; t < window; ++t)
     for (int j = 0; j < n; ++j) pairs[t * n + j] = q[j] * d + types[j + window - t];
   for (int h = 0; h < v.heads; ++h) {
-    const double* columns = v.columns[h];
     double* z = inverse + static_cast<std::ptrdiff_t>(h) * n;
-    // The far part Σ_κ F_j[κ]·E_h[q, κ] for every q, raised by E_h[·, κ] when κ leaves the window.
-    Running<kD> far(d);
-    for (int k = 0; k < d; ++k)
-      if (v.far[k] != 0.0) far.AddScaled(columns + static_cast<std::ptrdiff_t>(k) * d, v.far[k]);
-    for (int j = 0; j < n; ++j) {
-      far.Add(columns + static_cast<std::ptrdiff_t>(types[j]) * d);
-      z[j] = far[q[j]];
-    }
+    FarPart<kD>(v, v.columns[h], z);
     const double* table = v.rows[h];
     for (int t = 0; t < window; ++t) {
       const std::ptrdiff_t column = static_cast<std::ptrdiff_t>(h * window + t) * n;
@@ -149,16 +159,10 @@ template <int kD>
     for (int h = 0; h < heads; ++h) {
       const double* u = u_attention + (static_cast<std::ptrdiff_t>(g) * heads + h) * d;
       const double* columns = v.columns[h];
-      // scaled column κ = u[κ]·E_h[·, κ], so the far part of the logit runs like Z's.
+      // scaled column κ = u[κ]·E_h[·, κ]: the far part of the logit, Σ_κ F_j[κ]·E_h[q_j, κ]·u[κ].
       for (int k = 0; k < d; ++k)
         for (int r = 0; r < d; ++r) scaled[k * d + r] = u[k] * columns[k * d + r];
-      Running<kD> far(d);
-      for (int k = 0; k < d; ++k)
-        if (v.far[k] != 0.0) far.AddScaled(scaled + static_cast<std::ptrdiff_t>(k) * d, v.far[k]);
-      for (int j = 0; j < n; ++j) {
-        far.Add(scaled + static_cast<std::ptrdiff_t>(types[j]) * d);
-        part[j] = far[q[j]];
-      }
+      FarPart<kD>(v, scaled, part);
       // u at the type of every index of `types` once, so that each t reads it contiguously.
       for (int m = 0; m < n + window; ++m) by_index[m] = u[types[m]];
       for (int t = 0; t < window; ++t) {
