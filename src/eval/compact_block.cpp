@@ -14,10 +14,6 @@
 namespace ltsim::compact {
 namespace {
 
-// Largest D of the generic (not power-of-two) running vector; FirstLayerStream uses compact
-// blocks up to this D.
-constexpr int kMaxGenericTypes = 64;
-
 template <int kD>
 constexpr bool kRegisterVector = kD >= 2 && kD <= 16 && (kD & (kD - 1)) == 0;
 
@@ -73,7 +69,7 @@ class Running<kD, false> {
 
  private:
   int d_;
-  double v_[kMaxGenericTypes];
+  double v_[kMaxTypes];
 };
 
 // call(std::integral_constant<int, kD>) with kD = d for the common small D, else 0.

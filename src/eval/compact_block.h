@@ -8,6 +8,9 @@
 
 namespace ltsim::compact {
 
+/// Largest D of a compact block (the kernels keep D-vectors of at most this size).
+inline constexpr int kMaxTypes = 64;
+
 /// What the kernels read of a block (n positions, D types, H heads, window W = τ+1) and of the
 /// stream's tables, which do not change within a compact block.
 struct View {

@@ -21,9 +21,6 @@ namespace {
 constexpr double kSafeExponent = 600.0;
 // Heads the batched softmax kernel takes at once (more go through the per-token path).
 constexpr int kMaxKernelHeads = 8;
-// Largest D for compact blocks: their kernels carry D-vectors per head (and per second-layer
-// head), which pays off while D is small against the block.
-constexpr int kCompactMaxTypes = 64;
 
 // Unnormalised softmax attention of every head at one position, with each row's present maximum M_q
 // as the shift: a far type κ weighs far[κ]·e^(logit(q,κ) − M_q) (row q of `tables[h]`, head h's
@@ -273,6 +270,7 @@ void FirstLayerStream::SuffixPowers(int n) {
 
 void FirstLayerStream::PushBlock(const Token* tokens, int n, FirstLayerBlock& block) {
   const int heads = static_cast<int>(heads_.size());
+  block.compact = false;  // until PushCompactBlock has filled it, even if a token throws
   block.first = position_ + 1;
   block.size = n;
   if (static_cast<int>(block.query.size()) < n) block.query.resize(n);
@@ -282,7 +280,9 @@ void FirstLayerStream::PushBlock(const Token* tokens, int n, FirstLayerBlock& bl
   if (softmax && n > 0) SuffixPowers(n);
   const int window = static_cast<int>(newest_.size());
   const bool batched = softmax && heads <= kMaxKernelHeads;
-  block.compact = batched && types_ <= kCompactMaxTypes && PushCompactBlock(tokens, n, block);
+  // Compact blocks carry D-vectors per head (and per second-layer head), which pays off while
+  // D is small against the block.
+  block.compact = batched && types_ <= compact::kMaxTypes && PushCompactBlock(tokens, n, block);
   if (block.compact) return;
   if (batched) block_totals_.resize(n, heads);
   // Whether a query type's rows are fresh and safe for the batched kernel is decided once per
@@ -390,12 +390,18 @@ compact::View FirstLayerStream::View(const FirstLayerBlock& block) const {
   return v;
 }
 
+// A compact block reads the stream's tables, which may change once the stream advances.
+void FirstLayerStream::CheckCurrent(const FirstLayerBlock& block) const {
+  LTSIM_CHECK(block.first + static_cast<std::uint64_t>(block.size) == position_ + 1);
+}
+
 void FirstLayerStream::BlockAttention(const FirstLayerBlock& block, Matrix& alpha) const {
   const int n = block.size;
   if (!block.compact) {
     alpha = block.attention.leftCols(n);
     return;
   }
+  CheckCurrent(block);
   const int heads = static_cast<int>(heads_.size());
   const int window = static_cast<int>(newest_.size());
   alpha.resize(static_cast<Eigen::Index>(heads) * types_, n);
@@ -427,6 +433,7 @@ void FirstLayerStream::BlockLogits(const FirstLayerBlock& block, const Matrix& u
     for (int j = 0; j < n; ++j) logits.row(j) += u_query.row(block.query[j]);
     return;
   }
+  CheckCurrent(block);
   compact::Logits(View(block), block.suffix.data(), block.inverse_total.data(), u_query.data(),
                   u_attention.data(), g_count, logits.data(), *scratch_);
 }
@@ -444,6 +451,7 @@ void FirstLayerStream::BlockAccumulate(const FirstLayerBlock& block, const Matri
     for (int j = 0; j < n; ++j) sums.row(block.query[j]) += weights.row(j);
     return;
   }
+  CheckCurrent(block);
   compact::Accumulate(View(block), block.suffix.data(), block.inverse_total.data(), weights.data(),
                       weights.outerStride(), g_count, sums.data(), sums.outerStride(), *scratch_);
 }

@@ -12,7 +12,8 @@ namespace ltsim {
 namespace {
 
 constexpr int kMaxTerms = 12;
-constexpr int kStride = 8;  // the coarse chains' step: i^b from (i − 8)^b
+constexpr int kStride = 8;         // the coarse chains' step: i^b from (i − 8)^b
+constexpr int kAnchorEvery = 256;  // positions between exp anchors
 
 // Σ_{k<K} c_k·u^k by Horner.
 inline double Series(const double* c, int terms, double u) {
@@ -72,7 +73,14 @@ SuffixPowerSeries::SuffixPowerSeries(std::vector<double> exponents)
   }
 }
 
-void SuffixPowerSeries::Fill(std::uint64_t first_position, int n, double* powers) {
+void SuffixPowerSeries::Fill(std::uint64_t first, int n, double* powers) {
+  for (int start = 0; start < n; start += kAnchorEvery)
+    FillSegment(first + static_cast<std::uint64_t>(start), std::min(kAnchorEvery, n - start),
+                powers + start, n);
+}
+
+void SuffixPowerSeries::FillSegment(std::uint64_t first_position, int n, double* powers,
+                                    std::ptrdiff_t stride) {
   const int m = static_cast<int>(exponents_.size());
   const double first = static_cast<double>(first_position);
   const double v = kStride * (largest_ + 1.0) / first;
@@ -82,8 +90,7 @@ void SuffixPowerSeries::Fill(std::uint64_t first_position, int n, double* powers
   if (terms > kMaxTerms) {  // too early in x for the series: one exp per power
     for (int j = 0; j < n; ++j) {
       const double log_i = std::log(first + j);
-      for (int w = 0; w < m; ++w)
-        powers[static_cast<std::ptrdiff_t>(w) * n + j] = std::exp(exponents_[w] * log_i);
+      for (int w = 0; w < m; ++w) powers[w * stride + j] = std::exp(exponents_[w] * log_i);
     }
     return;
   }
@@ -92,7 +99,7 @@ void SuffixPowerSeries::Fill(std::uint64_t first_position, int n, double* powers
   const double log_first = std::log(first);
   for (int w = 0; w < m; ++w) {
     const double* c = &coefficients_[static_cast<std::size_t>(w) * kMaxTerms];
-    double* out = powers + static_cast<std::ptrdiff_t>(w) * n;
+    double* out = powers + w * stride;
     // The fine steps u = 1/(i − 1) are smaller than the coarse ones, so the same K suffices.
     out[0] = std::exp(exponents_[w] * log_first);
     for (int j = 1; j < std::min(n, kStride); ++j)

@@ -7,8 +7,8 @@
 #include <immintrin.h>
 #define LTSIM_VECTOR_EXP 1
 // The x86-64 vector ABI names of libmvec's exp: 8 lanes on AVX-512 ('e'), 4 on AVX2 ('d').
-extern "C" __m512d _ZGVeN8v_exp(__m512d);
-extern "C" __m256d _ZGVdN4v_exp(__m256d);
+extern "C" __attribute__((target("avx512f"))) __m512d _ZGVeN8v_exp(__m512d);
+extern "C" __attribute__((target("avx2"))) __m256d _ZGVdN4v_exp(__m256d);
 #endif
 
 namespace ltsim {
@@ -37,24 +37,19 @@ __attribute__((target("avx2"))) void Avx2Exp(const double* x, double shift, doub
 }
 #endif
 
-using ExpFn = void (*)(const double*, double, double*, int);
-
-struct Choice {
-  ExpFn fn;
-  const char* isa;
-};
-
-Choice Choose() {
+std::vector<ExpVariant> Supported() {
+  std::vector<ExpVariant> variants;
 #ifdef LTSIM_VECTOR_EXP
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return {&Avx512Exp, "avx512"};
-  if (__builtin_cpu_supports("avx2")) return {&Avx2Exp, "avx2"};
+  if (__builtin_cpu_supports("avx512f")) variants.push_back({"avx512", &Avx512Exp});
+  if (__builtin_cpu_supports("avx2")) variants.push_back({"avx2", &Avx2Exp});
 #endif
-  return {&ScalarExp, "scalar"};
+  variants.push_back({"scalar", &ScalarExp});
+  return variants;
 }
 
-const Choice& Chosen() {
-  static const Choice choice = Choose();
+const ExpVariant& Chosen() {
+  static const ExpVariant choice = Supported().front();
   return choice;
 }
 
@@ -65,5 +60,7 @@ void ExpShifted(const double* x, double shift, double* out, int n) {
 }
 
 const char* ExpShiftedIsa() { return Chosen().isa; }
+
+std::vector<ExpVariant> ExpShiftedVariants() { return Supported(); }
 
 }  // namespace ltsim

@@ -1,6 +1,8 @@
 // e^(x − shift) over an array, with glibc's vector exp where the CPU has AVX2 or AVX-512.
 #pragma once
 
+#include <vector>
+
 namespace ltsim {
 
 /// out[j] = exp(x[j] − shift) for j < n (x and out may be the same array). On x86-64 with
@@ -12,5 +14,12 @@ void ExpShifted(const double* x, double shift, double* out, int n);
 
 /// Which implementation ExpShifted uses on this machine: "avx512", "avx2" or "scalar".
 const char* ExpShiftedIsa();
+
+/// Every implementation this machine can run, the chosen one first (for tests).
+struct ExpVariant {
+  const char* isa;
+  void (*fn)(const double* x, double shift, double* out, int n);
+};
+std::vector<ExpVariant> ExpShiftedVariants();
 
 }  // namespace ltsim

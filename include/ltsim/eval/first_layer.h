@@ -22,7 +22,7 @@ namespace ltsim {
 /// positions back (the τ+1 window), e_{i,h,t} = E_h[q_i, s_t]·i^(b_{h,t}) and Z_{i,h} the total.
 /// Nothing of size D per position is stored: FirstLayerStream::BlockLogits and BlockAccumulate
 /// work on this form, and BlockAttention expands it. A compact block refers to the stream's
-/// tables, so it is valid only until the stream's next PushBlock.
+/// tables, so it is valid only until the stream next advances (Push or PushBlock; checked).
 struct FirstLayerBlock {
   std::uint64_t first = 0;
   int size = 0;
@@ -68,7 +68,7 @@ class FirstLayerStream {
   /// that only take dot products and weighted sums of y¹ (the second layer) work on the block
   /// through BlockLogits and BlockAccumulate instead of forming y¹. For a softmax first layer the
   /// suffix keys' positional factors i^(b_t) come from a binomial series over the block (exp
-  /// only every 64 positions), and each far type's weight from a per-row table shifted by the
+  /// only every 256 positions), and each far type's weight from a per-row table shifted by the
   /// row's present maximum instead of the overall maximum. The block is compact when the window
   /// is full, no type becomes far for the first time in it (no table row changes) and no term
   /// can overflow; otherwise it is dense, and where a term could overflow the per-token path
@@ -112,6 +112,7 @@ class FirstLayerStream {
   void SuffixPowers(int n);
   bool PushCompactBlock(const Token* tokens, int n, FirstLayerBlock& block);
   compact::View View(const FirstLayerBlock& block) const;
+  void CheckCurrent(const FirstLayerBlock& block) const;
 
   const Transformer& model_;
   const Layer& layer_;

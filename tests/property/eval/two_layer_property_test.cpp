@@ -52,9 +52,11 @@ RC_GTEST_PROP(TwoLayerProperty, FirstLayerStreamEqualsReferenceAtEveryPosition, 
 // begin at large i, where the series replaces exp; local biases are scaled by ±80 and the
 // logits by 300 so that some blocks overflow the batched shift (a product, or a factor alone:
 // a far-absent type's e^(excess)) and fall back. The powers err by at most 38·15·2^−53 ≈ 6e-14
-// relative beyond their exp anchor's rounding (2|b|·log i·2^−53, ≤ 2e-13 at |b| = 80, i = 2·10^4),
-// which the per-token path's e^(b·log i) shares (suffix_powers.h), so 1e-12 relative to the
-// output's magnitude separates rounding from a wrong weight.
+// relative beyond their exp anchor's rounding (2|b|·log i·2^−53, ≤ 2e-13 at |b| = 80, i = 2·10^4;
+// suffix_powers.h), and the per-token path's own e^(b·log i + …) rounds independently by as
+// much, so the two may differ by about 5e-13: 1e-12 relative to the output's magnitude still
+// separates rounding from a wrong weight. About a third of the cases reach compact blocks, so
+// this also checks their totals and BlockAttention's expansion against the per-token path.
 RC_GTEST_PROP(TwoLayerProperty, FirstLayerBlocksEqualPerTokenPath, ()) {
   test::ModelShape shape = *test::GenShape();
   shape.bias_scaling = *rc::gen::element(BiasScaling::kNone, BiasScaling::kLog);
@@ -93,9 +95,11 @@ RC_GTEST_PROP(TwoLayerProperty, FirstLayerBlocksEqualPerTokenPath, ()) {
 // The second layer's two uses of a block, BlockLogits (φ_iᵀ u_g) and BlockAccumulate (Σ_i w_ig
 // φ_i), against the same products formed from BlockAttention's dense α. On a compact block they
 // never form α: the far parts run as D-vectors over the block and the suffix weights are spread by
-// type (src/eval/compact_block.cpp), so every layout step is checked here. Models and strings are
-// as in FirstLayerBlocksEqualPerTokenPath, with a softmax first layer so that blocks are compact
-// once every type is far. Both sides sum at most D + block + τ + 1 terms of one sign per part,
+// type (src/eval/compact_block.cpp), so every layout step is checked here. (BlockAttention expands
+// the same compact fields: far counts, suffix weights, totals; FirstLayerBlocksEqualPerTokenPath
+// checks those against the per-token path.) Models and strings are as in
+// FirstLayerBlocksEqualPerTokenPath, with a softmax first layer so that blocks are compact once
+// every type is far. Both sides sum at most D + block + τ + 1 terms of one sign per part,
 // so 1e-12 relative to Σ|terms| separates rounding from a wrong term.
 RC_GTEST_PROP(TwoLayerProperty, CompactBlockLogitsAndSumsEqualDenseAttention, ()) {
   test::ModelShape shape = *test::GenShape();

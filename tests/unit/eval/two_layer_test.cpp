@@ -133,6 +133,23 @@ TEST(FirstLayerBlocks, AreCompactOnceEveryTypeIsFar) {
   EXPECT_EQ(compact, expected);
 }
 
+// A compact block reads the stream's live tables, so using it after the stream has advanced (here
+// by one Push) is a programming error the stream refuses rather than a silently stale answer.
+TEST(FirstLayerBlocksDeathTest, CompactBlockAfterTheStreamAdvancedIsRefused) {
+  Transformer m = SectionFiveModel(Attention::kSoftmax, 3);
+  m.layers[0].mlp.reset();
+  const std::vector<Token> x = ReadAll(*MakeIidSource(512, 4, 9, {}), 512);
+  FirstLayerStream stream(m);
+  FirstLayerBlock block;
+  stream.PushBlock(x.data(), 256, block);
+  stream.PushBlock(x.data() + 256, 256, block);
+  ASSERT_TRUE(block.compact);
+  Matrix alpha;
+  stream.BlockAttention(block, alpha);  // still current
+  stream.Push(0);
+  EXPECT_DEATH(stream.BlockAttention(block, alpha), "position_");
+}
+
 // A type absent from the far keys whose logit exceeds the present maximum by 800 (e^800
 // overflows) while the log-scaled bias −30 makes its suffix term tiny: the block path must
 // not form e^800 on its own (it fell back to the per-token path only when the product could
