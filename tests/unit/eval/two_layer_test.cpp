@@ -50,6 +50,14 @@ Transformer SectionFiveModel(Attention second, std::uint64_t seed) {
   return m;
 }
 
+// The same without a first-layer MLP: the second layer then reads the features φ_i, the path of
+// the speed benchmark and of compact blocks.
+Transformer FeaturesModel() {
+  Transformer m = SectionFiveModel(Attention::kSoftmax, 3);
+  m.layers[0].mlp.reset();
+  return m;
+}
+
 // The second layer recomputed from the same first-layer stream with long-double sums and
 // the exact maximum (two passes): it isolates the rounding of the evaluator's running,
 // max-shifted, block-summed accumulation.
@@ -104,8 +112,7 @@ TEST(TwoLayer, AccurateAtLargeTAgainstLongDouble) {
 // The same without a first-layer MLP, so the second layer runs on the features φ_i (the
 // path of the speed benchmark).
 TEST(TwoLayer, FeaturesPathAccurateAtLargeTAgainstLongDouble) {
-  Transformer m = SectionFiveModel(Attention::kSoftmax, 3);
-  m.layers[0].mlp.reset();
+  const Transformer m = FeaturesModel();
   const auto x = MakeIidSource(2'000'000, 4, 9, {0.4, 0.3, 0.2, 0.1});
   const Vector fast = EvaluateTwoLayer(m, *x);
   const Vector exact = LongDoubleSecondLayer(m, *x);
@@ -118,8 +125,7 @@ TEST(TwoLayer, FeaturesPathAccurateAtLargeTAgainstLongDouble) {
 // they check the layout actually used). x: 16 blocks of 256 iid tokens; the 8 types (S = 4,
 // Δ = 2) are all far within the first block, which is dense because the window starts empty.
 TEST(FirstLayerBlocks, AreCompactOnceEveryTypeIsFar) {
-  Transformer m = SectionFiveModel(Attention::kSoftmax, 3);
-  m.layers[0].mlp.reset();
+  const Transformer m = FeaturesModel();
   const std::vector<Token> x = ReadAll(*MakeIidSource(4096, 4, 9, {}), 4096);
   FirstLayerStream stream(m);
   FirstLayerBlock block;
@@ -136,13 +142,11 @@ TEST(FirstLayerBlocks, AreCompactOnceEveryTypeIsFar) {
 // A compact block reads the stream's live tables, so using it after the stream has advanced (here
 // by one Push) is a programming error the stream refuses rather than a silently stale answer.
 TEST(FirstLayerBlocksDeathTest, CompactBlockAfterTheStreamAdvancedIsRefused) {
-  Transformer m = SectionFiveModel(Attention::kSoftmax, 3);
-  m.layers[0].mlp.reset();
+  const Transformer m = FeaturesModel();
   const std::vector<Token> x = ReadAll(*MakeIidSource(512, 4, 9, {}), 512);
   FirstLayerStream stream(m);
   FirstLayerBlock block;
-  stream.PushBlock(x.data(), 256, block);
-  stream.PushBlock(x.data() + 256, 256, block);
+  for (std::size_t start : {0, 256}) stream.PushBlock(x.data() + start, 256, block);
   ASSERT_TRUE(block.compact);
   Matrix alpha;
   stream.BlockAttention(block, alpha);  // still current
