@@ -60,5 +60,13 @@ TEST(SuffixPowerSeries, WithinItsStatedBoundOfLongDouble) {
   std::printf("SuffixPowerSeries: worst error / bound = %.3f\n", worst);
 }
 
+// The bound holds for any n only because each 256 positions start from a fresh exp anchor: one
+// chain over 2^20 positions gathers 2^17 coarse factors, and without the re-anchoring this case
+// measured 4.6 times the bound (with it, 0.11).
+TEST(SuffixPowerSeries, LongFillsStayWithinTheBlockBound) {
+  const double worst = WorstRatio({-3.0, -0.5, 0.3, 3.0}, 1000000, 1 << 20);
+  std::printf("SuffixPowerSeries, n = 2^20: worst error / bound = %.3f\n", worst);
+}
+
 }  // namespace
 }  // namespace ltsim
