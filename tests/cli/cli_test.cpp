@@ -720,6 +720,8 @@ TEST_F(CliTest, TinyExperimentPaperPrintsJsonAndWritesCsv) {
   EXPECT_EQ(Json::parse(ReadFile(fs::path(out) / "experiment.json"))["rows"], doc["rows"]);
   EXPECT_EQ(CountLines(ReadFile(fs::path(out) / "experiment.csv")), 7u);  // header + 6 rows
   ExpectInputError({"experiment", "paper", "--primes", "1"}, "--primes");
+  ExpectInputError({"experiment", "paper", "--omegas", "1,2x"}, "--omegas: '2x'");
+  ExpectInputError({"experiment", "paper", "--ks", "1.5"}, "--ks");
 }
 
 }  // namespace

@@ -1,23 +1,18 @@
 // `ltsim experiment paper`: needed length vs ω, p, S and k on the constructed models (§6).
 #include <fmt/format.h>
 
-#include <cstdlib>
-#include <filesystem>
+#include <cmath>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "commands.h"
 #include "ltsim/bounds/experiment.h"
 #include "ltsim/core/error.h"
+#include "number_list.h"
 #include "output.h"
 
 namespace ltsim::cli {
 namespace {
-
-namespace fs = std::filesystem;
-
-// Exit status of tools/plot_experiment.py when matplotlib cannot be imported.
 
 struct ExperimentArgs {
   std::string omegas = "1,2,4,8", primes = "2,3,5,7", alphabets = "2,3,4", ks = "1,2,3";
@@ -26,28 +21,9 @@ struct ExperimentArgs {
   bool json = false;
 };
 
-// "1,2,4" → {1, 2, 4}, or empty for ""; strict (house style §14).
-std::vector<double> ParseList(const std::string& text, const std::string& option) {
-  std::vector<double> values;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    std::size_t used = 0;
-    double value = 0;
-    try {
-      value = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size())
-      throw InputError(option + ": '" + item + "' is not a number");
-    values.push_back(value);
-  }
-  return values;
-}
-
 std::vector<int> ParseIntegers(const std::string& text, const std::string& option) {
   std::vector<int> values;
-  for (double v : ParseList(text, option)) {
+  for (double v : ParseNumberList(text, option)) {
     if (v != std::floor(v) || std::abs(v) > 1e6)
       throw InputError(option + ": '" + fmt::format("{}", v) + "' is not an integer");
     values.push_back(static_cast<int>(v));
@@ -57,7 +33,7 @@ std::vector<int> ParseIntegers(const std::string& text, const std::string& optio
 
 ExperimentOptions BuildOptions(const ExperimentArgs& args) {
   ExperimentOptions o = args.options;
-  o.omegas = ParseList(args.omegas, "--omegas");
+  o.omegas = ParseNumberList(args.omegas, "--omegas");
   o.primes = ParseIntegers(args.primes, "--primes");
   o.alphabets = ParseIntegers(args.alphabets, "--alphabets");
   o.ks = ParseIntegers(args.ks, "--ks");
@@ -160,14 +136,6 @@ void PrintTable(const ExperimentResult& r) {
                "it to rise with ω, Δ = p, S and k)\n";
 }
 
-void Plot(const fs::path& dir) {
-  RunPlotScript(LTSIM_PLOT_EXPERIMENT_SCRIPT, dir.string(), "experiment.png");
-}
-
-void WriteOutputs(const fs::path& dir, const ExperimentResult& r) {
-  WriteJsonAndCsv(dir.string(), "experiment", ExperimentJson(r), Csv(r));
-}
-
 }  // namespace
 
 void AddExperimentCommand(CLI::App& app) {
@@ -199,11 +167,9 @@ void AddExperimentCommand(CLI::App& app) {
   cmd->add_flag("--json", args->json, "print the JSON document instead of the table");
   cmd->callback([args] {
     const ExperimentResult r = RunExperiment(BuildOptions(*args));
-    args->json ? PrintJson(ExperimentJson(r)) : PrintTable(r);
-    if (!args->out.empty()) {
-      WriteOutputs(args->out, r);
-      if (!args->json) Plot(args->out);
-    }
+    Report(
+        ExperimentJson(r), Csv(r), args->json, [&] { PrintTable(r); }, args->out, "experiment",
+        LTSIM_PLOT_EXPERIMENT_SCRIPT);
   });
 }
 

@@ -1,21 +1,18 @@
 // `ltsim sweep`: needed length against one parameter, the fitted exponent vs Thm 4.1's, PNGs.
 #include <fmt/format.h>
 
-#include <cstdlib>
-#include <filesystem>
+#include <cmath>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "commands.h"
 #include "ltsim/bounds/sweep.h"
 #include "ltsim/core/error.h"
+#include "number_list.h"
 #include "output.h"
 
 namespace ltsim::cli {
 namespace {
-
-namespace fs = std::filesystem;
 
 struct SweepArgs {
   std::string values, input = "stress", out, method = "search";
@@ -23,28 +20,9 @@ struct SweepArgs {
   bool json = false;
 };
 
-// "1,2,4" → {1, 2, 4}; strict (house style §14).
-std::vector<double> ParseValues(const std::string& text) {
-  std::vector<double> values;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    std::size_t used = 0;
-    double value = 0;
-    try {
-      value = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size())
-      throw InputError("--values: '" + item + "' is not a number");
-    values.push_back(value);
-  }
-  return values;
-}
-
 SweepOptions BuildOptions(const SweepArgs& args) {
   SweepOptions options = args.options;
-  options.values = ParseValues(args.values);
+  options.values = ParseNumberList(args.values, "--values");
   options.input = ParseInputKind(args.input);
   if (args.method != "search" && args.method != "random")
     throw InputError("--method: unknown '" + args.method + "' (known: search, random)");
@@ -177,12 +155,6 @@ void PrintTable(const SweepResult& r) {
   std::cout << "(+ = no n < |x| met ε: the needed length is at least |x|)\n";
 }
 
-void Plot(const fs::path& dir) { RunPlotScript(LTSIM_PLOT_SCRIPT, dir.string(), "sweep.png"); }
-
-void WriteOutputs(const fs::path& dir, const SweepResult& r) {
-  WriteJsonAndCsv(dir.string(), "sweep", SweepJson(r), Csv(r));
-}
-
 }  // namespace
 
 void AddSweepCommand(CLI::App& app) {
@@ -221,11 +193,9 @@ void AddSweepCommand(CLI::App& app) {
   cmd->add_flag("--json", args->json, "print the JSON document instead of the table");
   cmd->callback([args] {
     const SweepResult r = RunSweep(BuildOptions(*args));
-    args->json ? PrintJson(SweepJson(r)) : PrintTable(r);
-    if (!args->out.empty()) {
-      WriteOutputs(args->out, r);
-      if (!args->json) Plot(args->out);
-    }
+    Report(
+        SweepJson(r), Csv(r), args->json, [&] { PrintTable(r); }, args->out, "sweep",
+        LTSIM_PLOT_SCRIPT);
   });
 }
 

@@ -13,24 +13,7 @@
 #include "ltsim/core/error.h"
 
 namespace ltsim::cli {
-
-Json Number(double value) {
-  if (!std::isfinite(value)) return nullptr;
-  return value;
-}
-
-Json Array(const Vector& v) {
-  Json array = Json::array();
-  for (Eigen::Index k = 0; k < v.size(); ++k) array.push_back(Number(v[k]));
-  return array;
-}
-
-Json Context(const std::string& command, std::uint64_t seed) {
-  nlohmann::ordered_json context;
-  return {{"version", LTSIM_VERSION}, {"command", command}, {"seed", seed}, {"threads", 1}};
-}
-
-void PrintJson(const Json& document) { std::cout << document.dump(2) << "\n"; }
+namespace {
 
 void RunPlotScript(const std::string& script, const std::string& dir, const std::string& png) {
   constexpr int kNoMatplotlib = 3;
@@ -61,6 +44,35 @@ void WriteJsonAndCsv(const std::string& dir, const std::string& stem, const Json
   json_file << json.dump(2) << "\n";
   csv_file << csv;
   if (!json_file || !csv_file) throw InputError("--out '" + dir + "': cannot write");
+}
+
+}  // namespace
+
+Json Number(double value) {
+  if (!std::isfinite(value)) return nullptr;
+  return value;
+}
+
+Json Array(const Vector& v) {
+  Json array = Json::array();
+  for (Eigen::Index k = 0; k < v.size(); ++k) array.push_back(Number(v[k]));
+  return array;
+}
+
+Json Context(const std::string& command, std::uint64_t seed) {
+  nlohmann::ordered_json context;
+  return {{"version", LTSIM_VERSION}, {"command", command}, {"seed", seed}, {"threads", 1}};
+}
+
+void PrintJson(const Json& document) { std::cout << document.dump(2) << "\n"; }
+
+void Report(const Json& json, const std::string& csv, bool print_json,
+            const std::function<void()>& print_table, const std::string& out,
+            const std::string& stem, const std::string& script) {
+  print_json ? PrintJson(json) : print_table();
+  if (out.empty()) return;
+  WriteJsonAndCsv(out, stem, json, csv);
+  if (!print_json) RunPlotScript(script, out, stem + ".png");
 }
 
 std::string Show(double value) {

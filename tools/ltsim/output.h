@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -27,14 +28,14 @@ void PrintJson(const Json& document);
 /// A vector for humans: "0.5" or "[0.5, -1, 2]", 6 significant digits.
 std::string Show(const Vector& v);
 
-/// Runs a plot script (Debian's /usr/bin/python3 with matplotlib) on DIR and says what
-/// happened in one line: a missing Python or matplotlib is a note, not an error (the
-/// scripts exit with 3 when matplotlib is missing).
-void RunPlotScript(const std::string& script, const std::string& dir, const std::string& png);
-
-/// Writes DIR/<stem>.json and DIR/<stem>.csv (creating DIR); InputError naming --out.
-void WriteJsonAndCsv(const std::string& dir, const std::string& stem, const Json& json,
-                     const std::string& csv);
+/// The end of a command with tables and plots (`sweep`, `experiment`): `json` on stdout if
+/// `print_json`, else print_table(); then, if `out` is not empty, out/<stem>.json and
+/// out/<stem>.csv (creating the directory; InputError naming --out) and, unless `print_json`,
+/// out/<stem>.png from `script` (Debian's /usr/bin/python3 with matplotlib; a missing Python
+/// or matplotlib is a one-line note, not an error: the scripts exit with 3 without it).
+void Report(const Json& json, const std::string& csv, bool print_json,
+            const std::function<void()>& print_table, const std::string& out,
+            const std::string& stem, const std::string& script);
 
 /// A number for humans ("∞", "n/a" for NaN, else 6 significant digits).
 std::string Show(double value);
