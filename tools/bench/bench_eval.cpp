@@ -7,7 +7,7 @@
 #include "ltsim/eval/one_layer.h"
 #include "ltsim/eval/reference.h"
 #include "ltsim/eval/type_counts.h"
-#include "ltsim/model/tasks.h"
+#include "ltsim/construct/tasks.h"
 #include "ltsim/strings/sources.h"
 
 namespace {

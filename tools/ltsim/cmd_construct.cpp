@@ -7,9 +7,9 @@
 
 #include "commands.h"
 #include "ltsim/core/error.h"
-#include "ltsim/model/kgram.h"
+#include "ltsim/construct/kgram.h"
 #include "ltsim/model/model_file.h"
-#include "ltsim/model/tasks.h"
+#include "ltsim/construct/tasks.h"
 
 namespace ltsim::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "commands.h"
-#include "ltsim/bounds/experiment.h"
+#include "ltsim/study/experiment.h"
 #include "ltsim/core/error.h"
 #include "number_list.h"
 #include "output.h"

@@ -6,9 +6,9 @@
 #include <memory>
 
 #include "commands.h"
-#include "ltsim/bounds/search.h"
-#include "ltsim/bounds/search_proposals.h"
-#include "ltsim/bounds/search_witness_io.h"
+#include "ltsim/search/search.h"
+#include "ltsim/search/proposals.h"
+#include "ltsim/search/witness_io.h"
 #include "ltsim/core/error.h"
 #include "output.h"
 

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "commands.h"
-#include "ltsim/bounds/sweep.h"
+#include "ltsim/study/sweep.h"
 #include "ltsim/core/error.h"
 #include "number_list.h"
 #include "output.h"

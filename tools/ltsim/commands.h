@@ -15,12 +15,12 @@ void AddStatisticCommand(CLI::App& app);
 void AddThresholdCommand(CLI::App& app);
 /// `constants`: the bound registry and user bound expressions (ltsim/bounds/registry.h).
 void AddConstantsCommand(CLI::App& app);
-/// `sweep`: needed length against one parameter, fitted exponent, PNG (ltsim/bounds/sweep.h).
+/// `sweep`: needed length against one parameter, fitted exponent, PNG (ltsim/study/sweep.h).
 void AddSweepCommand(CLI::App& app);
 /// `experiment paper`: needed length vs ω, p, S and k on the constructed models
-/// (ltsim/bounds/experiment.h).
+/// (ltsim/study/experiment.h).
 void AddExperimentCommand(CLI::App& app);
-/// `search`: hill climbing for counterexamples, shrinking, `--replay` (ltsim/bounds/search.h);
+/// `search`: hill climbing for counterexamples, shrinking, `--replay` (ltsim/search/search.h);
 /// a replay that does not reproduce sets `exit_code` to 1.
 void AddSearchCommand(CLI::App& app, int& exit_code);
 /// `fuzz` and `replay` set `exit_code` (refutations found / still refuted: 1).

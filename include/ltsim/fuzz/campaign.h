@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ltsim/fuzz/case_runner.h"
-#include "ltsim/fuzz/model_generator.h"
+#include "ltsim/gen/model_generator.h"
 
 namespace ltsim {
 

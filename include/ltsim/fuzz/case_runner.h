@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "ltsim/fuzz/input_generator.h"
-#include "ltsim/fuzz/model_generator.h"
+#include "ltsim/gen/input_generator.h"
+#include "ltsim/gen/model_generator.h"
 #include "ltsim/model/transformer.h"
 #include "ltsim/sim/simulator.h"
 

@@ -13,7 +13,7 @@
 #include "ltsim/core/error.h"
 #include "ltsim/eval/evaluate.h"
 #include "ltsim/eval/reference.h"
-#include "ltsim/model/tasks.h"
+#include "ltsim/construct/tasks.h"
 #include "ltsim/strings/source.h"
 
 namespace ltsim {

@@ -9,7 +9,7 @@
 
 #include "ltsim/eval/one_layer.h"
 #include "ltsim/model/model_file.h"
-#include "ltsim/model/tasks.h"
+#include "ltsim/construct/tasks.h"
 
 namespace ltsim {
 namespace {

@@ -3,7 +3,7 @@
 
 #include "ltsim/check/sandwich.h"
 #include "ltsim/core/error.h"
-#include "ltsim/model/tasks.h"
+#include "ltsim/construct/tasks.h"
 #include "ltsim/strings/sources.h"
 
 namespace ltsim {

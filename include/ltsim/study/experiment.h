@@ -1,0 +1,68 @@
+// The paper's experiments on constructed models: needed length vs ω, p, S and k (theory.md §6).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ltsim/study/sweep.h"
+#include "ltsim/gen/input_generator.h"
+#include "ltsim/model/transformer.h"
+#include "ltsim/strings/source.h"
+
+namespace ltsim {
+
+/// The grids of the four series and how each point is measured.
+struct ExperimentOptions {
+  std::vector<double> omegas = {1, 2, 4, 8};  ///< SimpleTask(ω)
+  std::vector<int> primes = {2, 3, 5, 7};     ///< ModPTask(p, 1 mod p)
+  std::vector<int> alphabets = {2, 3, 4};     ///< k-gram S, with k = kgram_fixed_k
+  std::vector<int> ks = {1, 2, 3};            ///< k-gram k, with S = kgram_fixed_alphabet
+  int kgram_fixed_k = 2;
+  int kgram_fixed_alphabet = 2;
+  double eps = 0.01;               ///< ε of the one-layer tasks (frequency simulator)
+  double kgram_eps = 0.05;         ///< ε of the k-gram series (`markov`: its z is random, noisier)
+  double accuracy = 1e-3;          ///< SimpleTask's MLP accuracy (MakeSimpleTask)
+  int seeds = 2;                   ///< inputs x per one-layer point (needed length: the max)
+  int kgram_seeds = 3;             ///< simulator seeds per k-gram n (ε must hold for all)
+  std::uint64_t seed = 0;          ///< master seed of every x and z
+  std::uint64_t x_length = 20000;  ///< |x|
+  std::uint64_t fixed_n = 500;     ///< n at which |f(x) − f(z)| is also recorded
+  InputKind input = InputKind::kUniform;  ///< family of x (alphabet of the task)
+  std::string kgram_method = "markov";    ///< markov or blocks (two-layer models)
+};
+
+/// One (task, parameter value) point.
+struct ExperimentRow {
+  std::string task;       ///< simple-task, modp-task or kgram
+  std::string parameter;  ///< omega, p, S or k
+  double value = 0.0;
+  std::string method;  ///< the simulator: frequency or kgram_method
+  double eps = 0.0;
+  std::uint64_t needed = 0;   ///< the needed length (|x| when not reached)
+  bool reached = false;       ///< whether some n < |x| met ε
+  double sim_at_fixed = 0.0;  ///< max over seeds of |f(x) − f(z)|_∞ at n = fixed_n
+};
+
+/// One series: its fit and the trend check of theory.md §6.
+struct ExperimentTrend {
+  std::string task, parameter;
+  std::vector<double> values;
+  std::vector<std::uint64_t> needed;
+  ExponentFit fit;        ///< log needed vs log value (NaN slope when < 2 values)
+  bool rises = false;     ///< needed(last value) > needed(first value)
+  bool monotone = false;  ///< needed is non-decreasing along the values
+};
+
+/// Everything `ltsim experiment paper` reports.
+struct ExperimentResult {
+  ExperimentOptions options;
+  std::vector<ExperimentRow> rows;
+  std::vector<ExperimentTrend> trends;
+};
+
+/// Runs the four series. Pure in the options. InputError for bad options (empty grids are
+/// allowed and skip the series; non-positive values, ε ∉ (0, 1), seeds < 1, |x| < 10).
+ExperimentResult RunExperiment(const ExperimentOptions& options);
+
+}  // namespace ltsim

@@ -1,0 +1,129 @@
+// Parameter sweeps of the needed length against Theorem 4.1's exponents (theory.md §2, §7).
+// Each point's worst case is found by a short search (search.h) or as the max over random pairs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ltsim/bounds/registry.h"
+#include "ltsim/gen/input_generator.h"
+#include "ltsim/gen/model_generator.h"
+
+namespace ltsim {
+
+/// What a sweep varies and how each point is measured.
+///
+/// `margin`: pairs are drawn on the grid with `finite` attention of `precision_bits` p, then
+/// each model's logits are rescaled so γ(f) = γ(g) = the value exactly (margin_pair.h; the
+/// search keeps it after every move). Thm 4.1's first term is 2^(p/γ), so the fit there is
+/// ln n = a + b/γ (log-linear in 1/γ), compared with b = p·ln 2; a power law in γ is not its
+/// shape. Every other parameter is fitted log-log against Thm 4.1's second term.
+struct SweepOptions {
+  std::string parameter;       ///< scale, alphabet, period, locality, eps or margin
+  std::vector<double> values;  ///< the grid of the parameter (positive)
+  double eps = 0.01;           ///< ε of the needed length (unless parameter == eps)
+  /// K per point: restarts of the search, or random pairs when search is false.
+  int pairs = 4;
+  /// true: per point, K hill climbs (objective `needed`, proposals `logits`: L and the
+  /// parameter stay fixed, the structure and x move) of `iterations` proposals each;
+  /// false: the max over K random pairs.
+  bool search = true;
+  int iterations = 16;
+  int threads = 0;  ///< oneTBB arena size over (point, pair); 0 = all. Never changes results.
+  int precision_bits = 8;  ///< p of the margin sweep's `finite` attention
+  std::uint64_t seed = 0;
+  std::uint64_t x_length = 20000;  ///< |x|, fixed over the sweep
+  std::uint64_t fixed_n = 500;     ///< n at which sim is also recorded
+  InputKind input = InputKind::kStress;
+  double delta = 0.01;  ///< perturbation of g = f + δ·N(0, 1)
+  /// The base model: one layer, hardmax, grid weights; the swept field is overwritten.
+  ModelSpec base = [] {
+    ModelSpec spec;
+    spec.alphabet = 2;
+    spec.period = 1;
+    spec.locality = 1;
+    spec.scale = 1.0;
+    spec.grid = 1.0;
+    return spec;
+  }();
+};
+
+/// One pair of one point: the witness a worst case names.
+struct SweepPair {
+  int index = 0;  ///< k in 0..K−1
+  /// StreamSeed(seed, "sweep", point·K + k) (point 0 for eps and margin: the same starting
+  /// pairs at every point): the random pair's engine, or
+  /// the master seed of that restart's search (restart 0 of SearchOptions with this seed).
+  std::uint64_t seed = 0;
+  std::uint64_t x_length = 0;  ///< |x| of the witness (a search may shorten x)
+  bool x_explicit = false;     ///< whether the search made x explicit runs
+  int accepted = 0;            ///< the search's accepted proposals (0 for random pairs)
+  std::uint64_t needed = 0;    ///< smallest grid n with max(sim_f, sim_g) ≤ ε (|x| if none)
+  bool reached = false;        ///< whether some n < |x| met ε
+  double sim_at_fixed = 0.0;   ///< max(sim_f, sim_g) at n = fixed_n
+  ConstantMap constants;       ///< the pair's constants (registry.h) with eps, n, T
+};
+
+/// One grid point: the worst case over its K pairs.
+struct SweepPoint {
+  double value = 0.0;         ///< the parameter
+  double fit_x = 0.0;         ///< the regressor: the value; for `scale` the largest L; margin 1/γ
+  std::uint64_t needed = 0;   ///< max over pairs of the needed length
+  int witness = 0;            ///< the pair attaining it
+  double sim_at_fixed = 0.0;  ///< max over pairs
+  double bound = 0.0;         ///< thm4.1-length at the point's S, Δ, τ, ε and largest L
+  double ours = 0.0;          ///< frequency-length at the same constants
+  double ratio = 0.0;         ///< needed / bound (NaN when every pair has L = 0)
+  std::vector<SweepPair> pairs;
+};
+
+/// Least-squares fit log y = a + b·log x with a two-sided confidence interval on b from
+/// Student's t with m − 2 degrees of freedom (NaN bounds when m < 3).
+struct ExponentFit {
+  double slope = 0.0, intercept = 0.0;
+  double lower = 0.0, upper = 0.0;  ///< the interval on the slope
+  double standard_error = 0.0;
+  int points = 0;
+};
+
+/// Everything a sweep reports.
+struct SweepResult {
+  SweepOptions options;
+  std::vector<SweepPoint> points;
+  ExponentFit fit;  ///< log-log; for margin ln n against 1/γ (FitLogLinear)
+  /// Thm 4.1's exponent: its second term in this parameter, or for margin p·ln 2 (the slope of
+  /// ln 2^(p/γ) in 1/γ).
+  double paper_exponent = 0.0;
+  double empirical_constant = 0.0;  ///< max over points of needed / bound (NaN ratios skipped)
+  int constant_point = 0;           ///< the point attaining it
+};
+
+/// The parameters a sweep accepts, in order.
+const std::vector<std::string>& SweepParameters();
+
+/// Thm 4.1's exponent of the parameter in L²Δ⁷|Σ|⁶τ²/ε²: scale (via L) 2, period 7,
+/// alphabet 6, locality 2, eps −2; margin: p·ln 2, the slope of ln 2^(p/γ) in 1/γ (its first
+/// term). InputError for an unknown parameter.
+double PaperExponent(const std::string& parameter, int precision_bits = 8);
+
+/// Whether a parameter is fitted log-linearly in 1/value (margin) rather than log-log.
+bool FitsInverseValue(const std::string& parameter);
+
+/// Fits log y against log x (all positive) at confidence `level` (theory.md §7: is the
+/// measured exponent the paper's?). Needs ≥ 2 points with distinct x.
+ExponentFit FitExponent(const std::vector<double>& x, const std::vector<double>& y,
+                        double level = 0.95);
+
+/// Least-squares fit ln y = a + b·x (x as given, y positive) with the same interval on b.
+ExponentFit FitLogLinear(const std::vector<double>& x, const std::vector<double>& y,
+                         double level = 0.95);
+
+/// Runs the sweep: per point K seeded one-layer pairs (perturbed, grid weights; hardmax, or
+/// finite with the margin) and inputs, each searched (or not), their needed lengths, the worst
+/// case, the bound and the fit. Pure in the options; (point, pair) run in parallel (oneTBB),
+/// identical for any thread count. InputError for bad options (unknown parameter, fewer than 2
+/// values, non-positive values).
+SweepResult RunSweep(const SweepOptions& options);
+
+}  // namespace ltsim

@@ -1,0 +1,265 @@
+// Reads and validates the `ltsim-model` JSON format (docs/formats.md "Model files").
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ltsim/core/error.h"
+#include "ltsim/model/model_file.h"
+#include "model/model_json.h"
+
+namespace ltsim {
+namespace {
+
+using namespace model_json;
+
+// An expected count and the parameter it comes from ("width = 3"); size < 0 means "≥ 1".
+struct Expected {
+  long long size;
+  std::string label;
+};
+
+constexpr long long kAnyPositive = -1;
+
+// Turns a parsed document into a Transformer, checking keys, types and shapes as it goes.
+class ModelReader {
+ public:
+  explicit ModelReader(const std::string& source) : source_(source) {}
+
+  Transformer Read(const Json& root) const {
+    if (!root.is_object()) Fail("", "expected a JSON object at the top level");
+    CheckFormat(root);
+    CheckKeys(root, "",
+              {"format", "version", "name", "alphabet", "width", "period", "locality",
+               "tie_tolerance", "embedding", "positional", "layers", "readout", "meta"},
+              {"alphabet", "width", "period", "locality", "embedding", "positional", "layers",
+               "readout"});
+    Transformer model;
+    if (root.contains("name")) model.name = Text(root.at("name"), "name");
+    model.alphabet = Int(root.at("alphabet"), "alphabet", 1, kMaxAlphabet);
+    model.width = Int(root.at("width"), "width", 1);
+    model.period = Int(root.at("period"), "period", 1);
+    model.locality = Int(root.at("locality"), "locality", 0);
+    if (root.contains("tie_tolerance")) model.tie_tolerance = TieTolerance(root);
+    const Expected d{model.width, "width"};
+    model.embedding =
+        ReadMatrix(root.at("embedding"), "embedding", {model.alphabet, "alphabet"}, d);
+    model.positional = ReadMatrix(root.at("positional"), "positional", {model.period, "period"}, d);
+    model.layers = ReadLayers(root.at("layers"), "layers", model);
+    ReadReadout(root.at("readout"), "readout", model);
+    if (root.contains("meta")) model.meta_json = Meta(root.at("meta"));
+    return model;
+  }
+
+ private:
+  [[noreturn]] void Fail(const std::string& path, const std::string& rule) const {
+    ltsim::Fail(source_, path, rule);
+  }
+
+  // Format and version come first: a file of another format should not fail on its keys.
+  void CheckFormat(const Json& root) const {
+    if (!root.contains("format")) Fail("format", "missing key");
+    const Json& format = root.at("format");
+    if (format != kFormatName) {
+      Fail("format", std::string("expected \"") + kFormatName + "\", got " + format.dump());
+    }
+    if (!root.contains("version")) Fail("version", "missing key");
+    const Json& version = root.at("version");
+    if (!version.is_number_integer() || version != kFormatVersion) {
+      Fail("version", "unsupported version " + version.dump() + ", expected " +
+                          std::to_string(kFormatVersion));
+    }
+  }
+
+  void CheckKeys(const Json& object, const std::string& path, Keys allowed, Keys required) const {
+    if (!object.is_object()) Fail(path, "expected an object, got " + Describe(object));
+    for (const auto& item : object.items()) {
+      const bool known = std::any_of(allowed.begin(), allowed.end(),
+                                     [&](const char* key) { return item.key() == key; });
+      if (!known) Fail(Child(path, item.key()), "unknown key");
+    }
+    for (const char* key : required) {
+      if (!object.contains(key)) Fail(Child(path, key), "missing key");
+    }
+  }
+
+  int Int(const Json& value, const std::string& path, long long min,
+          long long max = INT_MAX) const {
+    if (!value.is_number_integer()) Fail(path, "expected an integer, got " + Describe(value));
+    const bool too_large =
+        value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(max);
+    if (too_large || value.get<long long>() < min || value.get<long long>() > max) {
+      const std::string range =
+          max == INT_MAX ? "at least " + std::to_string(min)
+                         : "between " + std::to_string(min) + " and " + std::to_string(max);
+      Fail(path, "must be " + range + ", got " + value.dump());
+    }
+    return static_cast<int>(value.get<long long>());
+  }
+
+  double Number(const Json& value, const std::string& path, const std::string& position) const {
+    if (!value.is_number()) Fail(path, position + "expected a number, got " + Describe(value));
+    return value.get<double>();
+  }
+
+  std::string Text(const Json& value, const std::string& path) const {
+    if (!value.is_string()) Fail(path, "expected a string, got " + Describe(value));
+    return value.get<std::string>();
+  }
+
+  double TieTolerance(const Json& root) const {
+    const double theta = Number(root.at("tie_tolerance"), "tie_tolerance", "");
+    if (!(theta >= 0)) {
+      Fail("tie_tolerance",
+           "must be finite and at least 0, got " + root.at("tie_tolerance").dump());
+    }
+    return theta;
+  }
+
+  std::string Meta(const Json& meta) const {
+    if (!meta.is_object()) Fail("meta", "expected an object, got " + Describe(meta));
+    return meta.dump(-1, ' ', false, Json::error_handler_t::replace);
+  }
+
+  void CheckCount(size_t count, const std::string& noun, const Expected& expected,
+                  const std::string& path, const std::string& prefix = "has ") const {
+    if (expected.size == kAnyPositive ? count == 0 : count != size_t(expected.size)) {
+      const std::string want = expected.size == kAnyPositive
+                                   ? "at least 1"
+                                   : expected.label + " = " + std::to_string(expected.size);
+      Fail(path, prefix + std::to_string(count) + " " + noun + ", expected " + want);
+    }
+  }
+
+  Matrix ReadMatrix(const Json& value, const std::string& path, const Expected& rows,
+                    const Expected& cols) const {
+    if (!value.is_array()) Fail(path, "expected an array of rows, got " + Describe(value));
+    CheckCount(value.size(), "rows", rows, path);
+    Matrix matrix(static_cast<Eigen::Index>(value.size()), cols.size);
+    for (size_t r = 0; r < value.size(); ++r) {
+      const Json& row = value[r];
+      const std::string row_name = "row " + std::to_string(r);
+      if (!row.is_array()) {
+        Fail(path, row_name + ": expected an array of numbers, got " + Describe(row));
+      }
+      CheckCount(row.size(), "columns", cols, path, row_name + " has ");
+      for (size_t c = 0; c < row.size(); ++c) {
+        matrix(r, c) = Number(row[c], path, row_name + ", column " + std::to_string(c) + ": ");
+      }
+    }
+    return matrix;
+  }
+
+  Vector ReadVector(const Json& value, const std::string& path, const Expected& size) const {
+    if (!value.is_array()) Fail(path, "expected an array of numbers, got " + Describe(value));
+    CheckCount(value.size(), "entries", size, path);
+    Vector vector(static_cast<Eigen::Index>(value.size()));
+    for (size_t i = 0; i < value.size(); ++i) {
+      vector(i) = Number(value[i], path, "entry " + std::to_string(i) + ": ");
+    }
+    return vector;
+  }
+
+  std::vector<Layer> ReadLayers(const Json& value, const std::string& path,
+                                const Transformer& model) const {
+    if (!value.is_array()) Fail(path, "expected an array of layers, got " + Describe(value));
+    if (value.empty()) Fail(path, "must have at least one layer");
+    std::vector<Layer> layers;
+    for (size_t l = 0; l < value.size(); ++l) {
+      layers.push_back(ReadLayer(value[l], Element(path, l), model));
+    }
+    return layers;
+  }
+
+  Layer ReadLayer(const Json& value, const std::string& path, const Transformer& model) const {
+    CheckKeys(value, path, {"attention", "bias_scaling", "precision_bits", "heads", "mlp"},
+              {"attention", "heads"});
+    Layer layer;
+    layer.attention = ReadAttention(value.at("attention"), Child(path, "attention"));
+    if (value.contains("bias_scaling")) {
+      layer.bias_scaling = ReadBiasScaling(value.at("bias_scaling"), Child(path, "bias_scaling"));
+    }
+    layer.precision_bits = PrecisionBits(value, path, layer.attention);
+    const Json& heads = value.at("heads");
+    const std::string heads_path = Child(path, "heads");
+    if (!heads.is_array()) Fail(heads_path, "expected an array of heads, got " + Describe(heads));
+    for (size_t h = 0; h < heads.size(); ++h) {
+      layer.heads.push_back(ReadHead(heads[h], Element(heads_path, h), model));
+    }
+    if (value.contains("mlp")) layer.mlp = ReadMlp(value.at("mlp"), Child(path, "mlp"), model);
+    return layer;
+  }
+
+  Attention ReadAttention(const Json& value, const std::string& path) const {
+    for (Attention attention : {Attention::kSoftmax, Attention::kHardmax, Attention::kFinite}) {
+      if (value == AttentionName(attention)) return attention;
+    }
+    Fail(path, "expected one of \"softmax\", \"hardmax\", \"finite\", got " + value.dump());
+  }
+
+  BiasScaling ReadBiasScaling(const Json& value, const std::string& path) const {
+    for (BiasScaling scaling : {BiasScaling::kNone, BiasScaling::kLog}) {
+      if (value == BiasScalingName(scaling)) return scaling;
+    }
+    Fail(path, "expected one of \"none\", \"log\", got " + value.dump());
+  }
+
+  int PrecisionBits(const Json& layer, const std::string& path, Attention attention) const {
+    const std::string key = Child(path, "precision_bits");
+    const bool present = layer.contains("precision_bits");
+    if (attention != Attention::kFinite) {
+      if (present) Fail(key, "only allowed when attention is finite");
+      return 0;
+    }
+    if (!present) Fail(key, "missing key (required when attention is finite)");
+    return Int(layer.at("precision_bits"), key, 1);
+  }
+
+  Head ReadHead(const Json& value, const std::string& path, const Transformer& model) const {
+    CheckKeys(value, path, {"qk", "ov", "bias"}, {"qk", "ov", "bias"});
+    const Expected d{model.width, "width"};
+    Head head;
+    head.qk = ReadMatrix(value.at("qk"), Child(path, "qk"), d, d);
+    head.ov = ReadMatrix(value.at("ov"), Child(path, "ov"), d, d);
+    const Expected length{static_cast<long long>(model.locality) + 1, "locality+1"};
+    head.bias = ReadVector(value.at("bias"), Child(path, "bias"), length);
+    return head;
+  }
+
+  Mlp ReadMlp(const Json& value, const std::string& path, const Transformer& model) const {
+    CheckKeys(value, path, {"in", "in_bias", "out"}, {"in", "in_bias", "out"});
+    const Expected d{model.width, "width"};
+    Mlp mlp;
+    mlp.in = ReadMatrix(value.at("in"), Child(path, "in"), {kAnyPositive, ""}, d);
+    const Expected m{mlp.in.rows(), "mlp.in rows"};
+    mlp.in_bias = ReadVector(value.at("in_bias"), Child(path, "in_bias"), m);
+    mlp.out = ReadMatrix(value.at("out"), Child(path, "out"), d, m);
+    return mlp;
+  }
+
+  void ReadReadout(const Json& value, const std::string& path, Transformer& model) const {
+    CheckKeys(value, path, {"weight", "bias"}, {"weight", "bias"});
+    const Expected d{model.width, "width"};
+    model.readout_weight =
+        ReadMatrix(value.at("weight"), Child(path, "weight"), {kAnyPositive, ""}, d);
+    const Expected k{model.readout_weight.rows(), "readout.weight rows"};
+    model.readout_bias = ReadVector(value.at("bias"), Child(path, "bias"), k);
+  }
+
+  const std::string& source_;
+};
+
+}  // namespace
+
+Transformer ParseModel(const std::string& text, const std::string& source) {
+  const Transformer model = ModelReader(source).Read(ParseJson(text, source));
+  ValidateTransformer(model, source);
+  return model;
+}
+
+Transformer ReadModel(const std::string& path) { return ParseModel(ReadText(path), path); }
+
+}  // namespace ltsim

@@ -1,0 +1,310 @@
+// Hill climbing over one-layer hardmax pairs for a chosen objective, then greedy shrinking.
+#include "ltsim/search/search.h"
+
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "ltsim/gen/margin_pair.h"
+#include "ltsim/bounds/registry.h"
+#include "ltsim/search/proposals.h"
+#include "ltsim/check/needed_length.h"
+#include "ltsim/check/sandwich.h"
+#include "ltsim/check/threshold.h"
+#include "ltsim/core/error.h"
+#include "ltsim/core/seed.h"
+#include "ltsim/model/model_file.h"
+#include "ltsim/strings/sources.h"
+
+namespace ltsim {
+namespace {
+
+constexpr double kInvalid = -std::numeric_limits<double>::infinity();
+constexpr std::uint64_t kMinLength = 10;
+constexpr const char* kFormat = "ltsim-search-witness";
+
+bool IsSimObjective(const std::string& objective) {
+  return objective == "sim-ratio" || objective == "sim-over-eta";
+}
+
+double NeededLengthRatio(const Transformer& f, const Transformer& g, const Source& x, double eps) {
+  const std::uint64_t needed = NeededLength(f, g, x, eps, nullptr);
+  ConstantMap c = PairConstants(ModelConstants(f), ModelConstants(g));
+  c["eps"] = eps;
+  // The floor τ + 2 is NeededLength's smallest grid n: no pair can need less.
+  const double floor = c["tau"] + 2;
+  const double bound = std::max(FindBound("frequency-length").value(c), floor);
+  return static_cast<double>(needed) / bound;
+}
+
+// disagreement-length (search.h): T*(ε) over Thm 4.1's N at the pair's constants.
+double DisagreementRatio(const Transformer& f, const Transformer& g, double eps,
+                         std::uint64_t cap) {
+  ThresholdOptions t;
+  t.epsilon = eps;
+  t.max_length = cap;
+  ThresholdResult r;
+  try {
+    r = FindThreshold(f, g, t);
+  } catch (const InputError&) {
+    return kInvalid;
+  }
+  if (!r.first_disagreement) return 0.0;  // no evidence up to the cap
+  ConstantMap c = PairConstants(ModelConstants(f), ModelConstants(g));
+  c["eps"] = eps;
+  // p = 0 (no finite layer): the pair is hardmax from the start, the first term is absent.
+  const double hardmax = c["p"] > 0 ? FindBound("thm4.1-hardmax").value(c) : 1.0;
+  const double bound = std::max({hardmax, FindBound("thm4.1-length").value(c), 1.0});
+  return static_cast<double>(*r.first_disagreement) / bound;
+}
+
+double SimObjective(const std::string& objective, const Transformer& f, const Transformer& g,
+                    const Source& x, double eps, std::uint64_t n) {
+  SandwichOptions options;
+  options.method = "frequency";
+  options.length = n;
+  SandwichResult s;
+  try {
+    s = RunSandwich(f, g, x, options);
+  } catch (const InputError&) {
+    return kInvalid;
+  }
+  if (objective == "sim-ratio") return std::max(s.f.sim, s.g.sim) / eps;
+  // sim-over-eta: the Lipschitz bound sim ≤ L·η of theory.md §2, per model.
+  double worst = 0.0;
+  for (const ModelSide* side : {&s.f, &s.g}) {
+    const double bound = side->lipschitz * side->eta_achieved;
+    if (bound > 0 && std::isfinite(bound)) worst = std::max(worst, side->sim / bound);
+  }
+  return worst;
+}
+
+double Evaluate(const SearchOptions& o, const SearchCandidate& c) {
+  return EvaluateCandidate(o, c);
+}
+
+// An improvement counts when it beats the best by more than rounding: 1e-12 relative.
+bool Improves(double proposal, double best) {
+  if (!std::isfinite(best)) return proposal > best;
+  return proposal > best + 1e-12 * std::max(1.0, std::abs(best));
+}
+
+// [[token, count], …] with token < 65535 and count ≥ 1, non-empty (house style §14).
+std::vector<Run> ParseRuns(const nlohmann::json& json, const std::string& where) {
+  if (!json.is_array() || json.empty()) throw InputError(where + ": must be a non-empty array");
+  std::vector<Run> runs;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const nlohmann::json& r = json[i];
+    const std::string at = where + "[" + std::to_string(i) + "]";
+    if (!r.is_array() || r.size() != 2 || !r[0].is_number_unsigned() || !r[1].is_number_unsigned())
+      throw InputError(at + ": expected [token, count] (unsigned integers)");
+    const auto token = r[0].get<std::uint64_t>();
+    const auto count = r[1].get<std::uint64_t>();
+    if (token >= 65535 || count < 1) throw InputError(at + ": token < 65535 and count ≥ 1");
+    runs.push_back({static_cast<Token>(token), count});
+  }
+  return runs;
+}
+
+// With a fixed margin, a model move is followed by SetLogitMargin on both models.
+bool KeepMargin(const SearchOptions& o, ProposalKind kind, SearchCandidate& c) {
+  if (o.margin <= 0 || static_cast<int>(kind) >= static_cast<int>(ProposalKind::kXModerate))
+    return true;
+  return SetLogitMargin(c.f, o.margin) && SetLogitMargin(c.g, o.margin);
+}
+
+}  // namespace
+
+void ValidateSearchOptions(const SearchOptions& o) {
+  const std::vector<std::string>& names = SearchObjectives();
+  if (std::find(names.begin(), names.end(), o.objective) == names.end())
+    throw InputError("--objective: unknown '" + o.objective +
+                     "' (known: needed-length, sim-ratio, sim-over-eta, needed, "
+                     "disagreement-length)");
+  ProposalWeights(o.proposals, o.search_x);  // names the known proposal sets
+  if (!(o.eps > 0 && o.eps < 1)) throw InputError("--eps must be in (0, 1)");
+  if (o.restarts < 1) throw InputError("--restarts must be at least 1");
+  if (o.iterations < 0) throw InputError("--iterations must be at least 0");
+  if (o.threads < 0) throw InputError("--threads must be at least 0");
+  if (!(o.step >= 0) || !std::isfinite(o.step)) throw InputError("--step must be finite, ≥ 0");
+  if (!(o.step_grid >= 0) || !std::isfinite(o.step_grid))
+    throw InputError("--step-grid must be finite, ≥ 0");
+  if (o.input.length < kMinLength) throw InputError("--x-length must be at least 10");
+  if (!(o.margin >= 0) || !std::isfinite(o.margin))
+    throw InputError("--margin must be finite, ≥ 0");
+  if (IsSimObjective(o.objective) && (o.n < 1 || o.n > o.input.length))
+    throw InputError("--n must be in [1, |x|]");
+  if (o.objective == "disagreement-length" && (o.n < 1 || o.n > kThresholdMaxLength))
+    throw InputError("--n (the disagreement search's maximum length) must be in [1, " +
+                     std::to_string(kThresholdMaxLength) + "]");
+}
+
+const std::vector<std::string>& SearchObjectives() {
+  static const std::vector<std::string> names = {"needed-length", "sim-ratio", "sim-over-eta",
+                                                 "needed", "disagreement-length"};
+  return names;
+}
+
+double EvaluateObjective(const std::string& objective, const Transformer& f, const Transformer& g,
+                         const InputSpec& input, double eps, std::uint64_t n) {
+  const std::vector<std::string>& names = SearchObjectives();
+  if (std::find(names.begin(), names.end(), objective) == names.end())
+    throw InputError("objective: unknown '" + objective + "'");
+  return EvaluateObjective(objective, f, g, *MakeInput(input), eps, n);
+}
+
+double EvaluateObjective(const std::string& objective, const Transformer& f, const Transformer& g,
+                         const Source& x, double eps, std::uint64_t n) {
+  const std::vector<std::string>& names = SearchObjectives();
+  if (std::find(names.begin(), names.end(), objective) == names.end())
+    throw InputError("objective: unknown '" + objective + "'");
+  if (objective == "needed-length") return NeededLengthRatio(f, g, x, eps);
+  if (objective == "needed") return static_cast<double>(NeededLength(f, g, x, eps, nullptr));
+  if (objective == "disagreement-length") return DisagreementRatio(f, g, eps, n);
+  return SimObjective(objective, f, g, x, eps, n);
+}
+
+std::unique_ptr<Source> CandidateInput(const SearchCandidate& c) {
+  if (c.x_runs.empty()) return MakeInput(c.input);
+  return MakeRunSource(c.x_runs, "search x (explicit runs)");
+}
+
+double EvaluateCandidate(const SearchOptions& o, const SearchCandidate& c) {
+  return EvaluateObjective(o.objective, c.f, c.g, *CandidateInput(c), o.eps, o.n);
+}
+
+SearchCandidate StartingPoint(const SearchOptions& o, int restart) {
+  FuzzEngine engine(StreamSeed(o.seed, "search", static_cast<std::uint64_t>(restart)));
+  ModelSpec spec = o.base;
+  spec.layers = 1;
+  PairSpec pair;
+  pair.kind = PairKind::kPerturbed;
+  pair.delta = o.delta;
+  SearchCandidate c;
+  std::tie(c.f, c.g) = GenerateMarginPair(spec, pair, o.margin, engine);
+  c.input = o.input;
+  c.input.alphabet = spec.alphabet;
+  c.input.seed = engine();
+  c.objective = EvaluateCandidate(o, c);
+  return c;
+}
+
+SearchRestart HillClimb(const SearchOptions& o, int restart) {
+  const std::uint64_t seed = StreamSeed(o.seed, "search", static_cast<std::uint64_t>(restart));
+  SearchRestart r = HillClimbFrom(o, StartingPoint(o, restart), seed);
+  r.index = restart;
+  return r;
+}
+
+SearchRestart HillClimbFrom(const SearchOptions& o, SearchCandidate start, std::uint64_t seed) {
+  SearchRestart r;
+  r.seed = seed;
+  r.best = std::move(start);
+  // The climb's own stream, independent of how many draws the start used.
+  FuzzEngine engine(StreamSeed(r.seed, "climb"));
+  const std::vector<double> weights = ProposalWeights(o.proposals, o.search_x);
+  r.proposed_by_kind.assign(kProposalKinds, 0);
+  r.accepted_by_kind.assign(kProposalKinds, 0);
+  r.trajectory.push_back(r.best.objective);
+  for (int i = 0; i < o.iterations; ++i) {
+    const ProposalKind kind = DrawProposal(weights, engine);
+    ++r.proposed_by_kind[static_cast<int>(kind)];
+    SearchCandidate proposal = r.best;
+    if (ApplyProposal(kind, o, proposal, engine) && KeepMargin(o, kind, proposal)) {
+      proposal.objective = Evaluate(o, proposal);
+      // Sideways moves (not worse) are kept too, so a climb can cross plateaus such as sim = 0;
+      // only a gain beyond rounding counts as accepted.
+      if (Improves(proposal.objective, r.best.objective)) {
+        ++r.accepted;
+        ++r.accepted_by_kind[static_cast<int>(kind)];
+        r.best = std::move(proposal);
+      } else if (proposal.objective >= r.best.objective) {
+        ++r.sideways;
+        r.best = std::move(proposal);
+      }
+    }
+    r.trajectory.push_back(r.best.objective);
+  }
+  return r;
+}
+
+SearchResult RunSearch(const SearchOptions& options) {
+  ValidateSearchOptions(options);
+  SearchResult r;
+  r.options = options;
+  r.restarts.resize(static_cast<std::size_t>(options.restarts));
+  const int threads =
+      options.threads > 0 ? options.threads : oneapi::tbb::this_task_arena::max_concurrency();
+  oneapi::tbb::task_arena arena(threads);
+  arena.execute([&] {
+    oneapi::tbb::parallel_for(0, options.restarts,
+                              [&](int i) { r.restarts[i] = HillClimb(options, i); });
+  });
+  // Reduced in index order: the first restart attaining the maximum wins.
+  for (std::size_t i = 1; i < r.restarts.size(); ++i) {
+    if (r.restarts[i].best.objective > r.restarts[r.best_restart].best.objective)
+      r.best_restart = static_cast<int>(i);
+  }
+  r.shrunk = Shrink(options, r.restarts[r.best_restart].best);
+  return r;
+}
+
+nlohmann::json SearchWitnessToJson(const SearchOptions& o, const SearchCandidate& w) {
+  nlohmann::json doc;
+  doc["format"] = kFormat;
+  doc["version"] = w.x_runs.empty() ? 1 : 2;
+  doc["objective"] = o.objective;
+  doc["eps"] = o.eps;
+  doc["n"] = o.n;
+  doc["value"] = std::isfinite(w.objective) ? nlohmann::json(w.objective) : nlohmann::json();
+  doc["f"] = nlohmann::json::parse(ModelToJson(w.f));
+  doc["g"] = nlohmann::json::parse(ModelToJson(w.g));
+  doc["input"] = InputSpecToJson(w.input);
+  if (!w.x_runs.empty()) {
+    doc["x_runs"] = nlohmann::json::array();
+    for (const Run& r : w.x_runs) doc["x_runs"].push_back({r.token, r.count});
+  }
+  return doc;
+}
+
+SearchWitness SearchWitnessFromJson(const nlohmann::json& json, const std::string& where) {
+  const std::set<std::string> keys = {"format", "version", "objective", "eps",  "n",
+                                      "value",  "f",       "g",         "input"};
+  if (!json.is_object()) throw InputError(where + ": a search witness must be a JSON object");
+  if (!json.contains("format") || json["format"] != kFormat || !json.contains("version") ||
+      (json["version"] != 1 && json["version"] != 2))
+    throw InputError(where + ": format: expected " + kFormat + " version 1 or 2");
+  const bool explicit_x = json["version"] == 2;
+  for (const auto& [key, value] : json.items())
+    if (!keys.count(key) && !(explicit_x && key == "x_runs"))
+      throw InputError(where + ": " + key + ": unknown key");
+  for (const std::string& key : keys)
+    if (!json.contains(key)) throw InputError(where + ": " + key + ": missing");
+  if (explicit_x && !json.contains("x_runs")) throw InputError(where + ": x_runs: missing");
+  SearchWitness w;
+  if (!json["objective"].is_string() || !json["eps"].is_number() ||
+      !json["n"].is_number_unsigned() || !json["value"].is_number())
+    throw InputError(where +
+                     ": objective, eps, n, value: wrong type (string, number, "
+                     "unsigned integer, number)");
+  w.objective = json["objective"].get<std::string>();
+  const std::vector<std::string>& names = SearchObjectives();
+  if (std::find(names.begin(), names.end(), w.objective) == names.end())
+    throw InputError(where + ": objective: unknown '" + w.objective + "'");
+  w.eps = json["eps"].get<double>();
+  w.n = json["n"].get<std::uint64_t>();
+  if (!(w.eps > 0 && w.eps < 1)) throw InputError(where + ": eps: must be in (0, 1)");
+  if (w.n < 1) throw InputError(where + ": n: must be at least 1");
+  w.candidate.objective = json["value"].get<double>();
+  w.candidate.f = ParseModel(json["f"].dump(), where + ": f");
+  w.candidate.g = ParseModel(json["g"].dump(), where + ": g");
+  w.candidate.input = InputSpecFromJson(json["input"], where + ": input");
+  if (explicit_x) w.candidate.x_runs = ParseRuns(json["x_runs"], where + ": x_runs");
+  return w;
+}
+
+}  // namespace ltsim

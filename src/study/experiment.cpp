@@ -1,0 +1,132 @@
+// The paper's experiments on constructed models: per task and value, the needed length and trend.
+#include "ltsim/study/experiment.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ltsim/check/needed_length.h"
+#include "ltsim/check/sandwich.h"
+#include "ltsim/core/error.h"
+#include "ltsim/core/seed.h"
+#include "ltsim/eval/evaluate.h"
+#include "ltsim/construct/kgram.h"
+#include "ltsim/construct/tasks.h"
+#include "ltsim/strings/sources.h"
+
+namespace ltsim {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::unique_ptr<Source> Input(const ExperimentOptions& o, int alphabet, int index) {
+  InputSpec spec;
+  spec.kind = o.input;
+  spec.length = o.x_length;
+  spec.alphabet = alphabet;
+  spec.seed = StreamSeed(o.seed, "experiment-x", static_cast<std::uint64_t>(index));
+  return MakeInput(spec);
+}
+
+// A one-layer task: frequency simulator, NeededLength of the pair (f, f), max over the x seeds.
+ExperimentRow OneLayerRow(const ExperimentOptions& o, const Transformer& f, const char* task,
+                          const char* parameter, double value) {
+  ExperimentRow row{task, parameter, value, "frequency", o.eps};
+  for (int i = 0; i < o.seeds; ++i) {
+    const auto x = Input(o, f.alphabet, i);
+    bool reached = false;
+    const std::uint64_t needed = NeededLength(f, f, *x, o.eps, &reached);
+    if (i == 0 || needed > row.needed) {
+      row.needed = needed;
+      row.reached = reached;
+    }
+    const double sim = SimAt(f, {}, *x, "frequency", std::min(o.fixed_n, o.x_length), 0);
+    row.sim_at_fixed = i == 0 ? sim : std::max(row.sim_at_fixed, sim);
+  }
+  return row;
+}
+
+// A k-gram point: one x (seed index 0), SeededNeededLength with the k-gram method.
+ExperimentRow KGramRow(const ExperimentOptions& o, int alphabet, int k, const char* parameter,
+                       double value) {
+  KGramOptions kgram;
+  kgram.alphabet = alphabet;
+  kgram.k = k;
+  const Transformer f = MakeKGram(kgram);
+  ExperimentRow row{"kgram", parameter, value, o.kgram_method, o.kgram_eps};
+  const auto x = Input(o, alphabet, 0);
+  row.needed =
+      SeededNeededLength(f, *x, o.kgram_eps, o.kgram_method, o.kgram_seeds, o.seed, &row.reached);
+  const Vector on_x = Evaluate(f, *x);
+  for (int i = 0; i < o.kgram_seeds; ++i) {
+    const double sim = SimAt(f, on_x, *x, o.kgram_method, std::min(o.fixed_n, o.x_length),
+                           StreamSeed(o.seed, "experiment-z", static_cast<std::uint64_t>(i)));
+    row.sim_at_fixed = i == 0 ? sim : std::max(row.sim_at_fixed, sim);
+  }
+  return row;
+}
+
+ExperimentTrend Trend(const std::vector<ExperimentRow>& rows, const std::string& task,
+                      const std::string& parameter) {
+  ExperimentTrend t;
+  t.task = task;
+  t.parameter = parameter;
+  std::vector<double> ys;
+  for (const ExperimentRow& r : rows) {
+    if (r.task != task || r.parameter != parameter) continue;
+    t.values.push_back(r.value);
+    t.needed.push_back(r.needed);
+    ys.push_back(static_cast<double>(r.needed));
+  }
+  t.fit.slope = t.fit.intercept = t.fit.lower = t.fit.upper = t.fit.standard_error = kNaN;
+  if (t.values.size() >= 2) t.fit = FitExponent(t.values, ys);
+  t.rises = t.needed.size() >= 2 && t.needed.back() > t.needed.front();
+  t.monotone = std::is_sorted(t.needed.begin(), t.needed.end());
+  return t;
+}
+
+void Validate(const ExperimentOptions& o) {
+  for (double w : o.omegas)
+    if (!(w > 0) || !std::isfinite(w)) throw InputError("--omegas: ω must be positive");
+  for (int p : o.primes)
+    if (p < 2 || p > 4096) throw InputError("--primes: p must be in [2, 4096]");
+  for (int s : o.alphabets)
+    if (s < 2) throw InputError("--alphabets: S must be at least 2");
+  for (int k : o.ks)
+    if (k < 1) throw InputError("--ks: k must be at least 1");
+  if (!(o.eps > 0 && o.eps < 1)) throw InputError("--eps must be in (0, 1)");
+  if (!(o.kgram_eps > 0 && o.kgram_eps < 1)) throw InputError("--kgram-eps must be in (0, 1)");
+  if (!(o.accuracy > 0 && o.accuracy < 1)) throw InputError("--accuracy must be in (0, 1)");
+  if (o.seeds < 1 || o.kgram_seeds < 1) throw InputError("--seeds must be at least 1");
+  if (o.x_length < 10) throw InputError("--x-length must be at least 10");
+  if (o.kgram_method != "markov" && o.kgram_method != "blocks")
+    throw InputError("--kgram-method must be markov or blocks");
+  // Names the bad option before any work (S, k within MakeKGram's limits).
+  for (int s : o.alphabets) ValidateKGramOptions({.alphabet = s, .k = o.kgram_fixed_k});
+  for (int k : o.ks) ValidateKGramOptions({.alphabet = o.kgram_fixed_alphabet, .k = k});
+}
+
+}  // namespace
+
+ExperimentResult RunExperiment(const ExperimentOptions& options) {
+  Validate(options);
+  const ExperimentOptions& o = options;
+  ExperimentResult r;
+  r.options = o;
+  for (double w : o.omegas)
+    r.rows.push_back(OneLayerRow(o, MakeSimpleTask(w, o.accuracy), "simple-task", "omega", w));
+  for (int p : o.primes)
+    r.rows.push_back(OneLayerRow(o, MakeModPTask(p, 1 % p), "modp-task", "p", p));
+  for (int s : o.alphabets) r.rows.push_back(KGramRow(o, s, o.kgram_fixed_k, "S", s));
+  for (int k : o.ks) r.rows.push_back(KGramRow(o, o.kgram_fixed_alphabet, k, "k", k));
+  const std::pair<const char*, const char*> series[] = {
+      {"simple-task", "omega"}, {"modp-task", "p"}, {"kgram", "S"}, {"kgram", "k"}};
+  for (const auto& [task, parameter] : series) {
+    ExperimentTrend t = Trend(r.rows, task, parameter);
+    if (!t.values.empty()) r.trends.push_back(std::move(t));
+  }
+  return r;
+}
+
+}  // namespace ltsim

@@ -1,0 +1,269 @@
+// Sweeps: worst needed length per parameter value, log-log exponent fit, empirical constant.
+#include "ltsim/study/sweep.h"
+
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <limits>
+
+#include "ltsim/gen/margin_pair.h"
+#include "ltsim/search/search.h"
+#include "ltsim/check/needed_length.h"
+#include "ltsim/check/sandwich.h"
+#include "ltsim/core/error.h"
+#include "ltsim/core/seed.h"
+
+namespace ltsim {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kLargestMargin = 64;
+
+void CheckValue(const std::string& parameter, double value, const ModelSpec& base) {
+  if (!(value > 0) || !std::isfinite(value))
+    throw InputError("--values: " + parameter + " values must be positive (the fit is log-log)");
+  const bool integral = parameter == "alphabet" || parameter == "period" || parameter == "locality";
+  if (parameter == "margin" && value > kLargestMargin)
+    throw InputError("--values: margin must be at most 64 (T_hard = 2^(p/γ) is then below 2)");
+  if (integral && value != std::floor(value))
+    throw InputError("--values: " + parameter + " values must be integers");
+  // Sweeps build every model in memory: S·Δ types, τ+1 bias entries.
+  constexpr double kLargestIntegral = 4096;
+  if (integral && value > kLargestIntegral)
+    throw InputError("--values: " + parameter + " values must be at most 4096");
+  if (parameter == "alphabet" && value < 2) throw InputError("--values: alphabet must be ≥ 2");
+  if (parameter == "scale" && value < base.grid)
+    throw InputError("--values: scale must be at least the weight grid " +
+                     std::to_string(base.grid));
+  if (parameter == "eps" && value >= 1) throw InputError("--values: eps must be in (0, 1)");
+}
+
+void ValidateOptions(const SweepOptions& o) {
+  PaperExponent(o.parameter);  // names the valid parameters
+  if (o.values.size() < 2) throw InputError("--values: a sweep needs at least 2 values");
+  for (double v : o.values) CheckValue(o.parameter, v, o.base);
+  if (o.pairs < 1) throw InputError("--pairs must be at least 1");
+  if (o.iterations < 0) throw InputError("--iterations must be at least 0");
+  if (o.threads < 0) throw InputError("--threads must be at least 0");
+  if (o.precision_bits < 1 || o.precision_bits > 64)
+    throw InputError("--precision must be in [1, 64]");
+  if (!(o.eps > 0 && o.eps < 1)) throw InputError("--eps must be in (0, 1)");
+  if (o.x_length < 10) throw InputError("--x-length must be at least 10");
+}
+
+// The base spec and ε with the swept parameter set to `value`.
+ModelSpec PointSpec(const SweepOptions& o, double value, double& eps) {
+  ModelSpec spec = o.base;
+  spec.layers = 1;
+  spec.attention = Attention::kHardmax;
+  eps = o.eps;
+  if (o.parameter == "scale") spec.scale = value;
+  if (o.parameter == "alphabet") spec.alphabet = static_cast<int>(value);
+  if (o.parameter == "period") spec.period = static_cast<int>(value);
+  if (o.parameter == "locality") spec.locality = static_cast<int>(value);
+  if (o.parameter == "eps") eps = value;
+  if (o.parameter == "margin") {
+    spec.attention = Attention::kFinite;
+    spec.precision_bits = o.precision_bits;
+  }
+  return spec;
+}
+
+// ε and γ leave the pair's shape alone: every point starts from the same pairs, so the fit
+// sees the parameter and not a new draw.
+bool SharesPairs(const std::string& parameter) {
+  return parameter == "eps" || parameter == "margin";
+}
+
+double PointMargin(const SweepOptions& o, double value) {
+  return o.parameter == "margin" ? value : 0.0;
+}
+
+SearchOptions PointSearch(const SweepOptions& o, const ModelSpec& spec, double eps,
+                          std::uint64_t seed, double margin) {
+  SearchOptions s;
+  s.objective = "needed";
+  s.proposals = "logits";
+  s.eps = eps;
+  s.restarts = 1;
+  s.iterations = o.iterations;
+  s.seed = seed;
+  s.delta = o.delta;
+  s.margin = margin;
+  s.base = spec;
+  s.input.kind = o.input;
+  s.input.length = o.x_length;
+  return s;
+}
+
+// The witness's own numbers: needed length, sim at the fixed n and the pair's constants.
+void Measure(const SweepOptions& o, const SearchCandidate& c, double eps, SweepPair& pair) {
+  const auto x = CandidateInput(c);
+  pair.x_length = x->length();
+  pair.x_explicit = !c.x_runs.empty();
+  pair.needed = NeededLength(c.f, c.g, *x, eps, &pair.reached);
+  pair.sim_at_fixed = MaxFrequencySim(c.f, c.g, *x, std::min(o.fixed_n, pair.x_length));
+  pair.constants = PairConstants(ModelConstants(c.f), ModelConstants(c.g));
+  pair.constants["eps"] = eps;
+  pair.constants["n"] = static_cast<double>(pair.needed);
+  pair.constants["T"] = static_cast<double>(pair.x_length);
+}
+
+// The random pair of (point, k); with search, the start of its climb, so a searched pair needs
+// at least as long as the random one (the climb never lowers its objective).
+SweepPair RunPair(const SweepOptions& o, double value, std::uint64_t index) {
+  double eps = 0;
+  const ModelSpec spec = PointSpec(o, value, eps);
+  SweepPair pair;
+  pair.seed = StreamSeed(o.seed, "sweep", index);
+  FuzzEngine engine(pair.seed);
+  PairSpec pair_spec;
+  pair_spec.kind = PairKind::kPerturbed;
+  pair_spec.delta = o.delta;
+  SearchCandidate c;
+  std::tie(c.f, c.g) = GenerateMarginPair(spec, pair_spec, PointMargin(o, value), engine);
+  c.input.kind = o.input;
+  c.input.length = o.x_length;
+  c.input.alphabet = spec.alphabet;
+  c.input.seed = StreamSeed(pair.seed, "x");
+  if (o.search) {
+    const SearchOptions s = PointSearch(o, spec, eps, pair.seed, PointMargin(o, value));
+    c.objective = EvaluateCandidate(s, c);
+    const SearchRestart r = HillClimbFrom(s, std::move(c), pair.seed);
+    c = r.best;
+    pair.accepted = r.accepted;
+  }
+  Measure(o, c, eps, pair);
+  return pair;
+}
+
+// The worst case over a point's pairs (computed already), its bound and its regressor.
+SweepPoint Summarise(const SweepOptions& o, double value, std::vector<SweepPair> pairs) {
+  SweepPoint p;
+  p.value = value;
+  p.pairs = std::move(pairs);
+  double largest_l = 0;
+  for (int k = 0; k < static_cast<int>(p.pairs.size()); ++k) {
+    p.pairs[k].index = k;
+    largest_l = std::max(largest_l, p.pairs[k].constants["L"]);
+    if (p.pairs[k].needed > p.needed || k == 0) {
+      p.needed = p.pairs[k].needed;
+      p.witness = k;
+    }
+    p.sim_at_fixed = std::max(p.sim_at_fixed, p.pairs[k].sim_at_fixed);
+  }
+  p.fit_x = o.parameter == "scale" ? largest_l : FitsInverseValue(o.parameter) ? 1 / value : value;
+  // The point's bound covers all its pairs: their shared S, Δ, τ, ε with the largest L (a
+  // pair with L = 0 is constant and bounds nothing). For margin: Thm 4.1's max of both terms.
+  ConstantMap c = p.pairs[p.witness].constants;
+  c["L"] = largest_l;
+  p.bound = FindBound("thm4.1-length").value(c);
+  if (o.parameter == "margin") p.bound = std::max(p.bound, FindBound("thm4.1-hardmax").value(c));
+  p.ours = FindBound("frequency-length").value(c);
+  p.ratio = p.bound > 0 ? static_cast<double>(p.needed) / p.bound : kNaN;
+  return p;
+}
+
+}  // namespace
+
+const std::vector<std::string>& SweepParameters() {
+  static const std::vector<std::string> names = {"scale",    "alphabet", "period",
+                                                 "locality", "eps",      "margin"};
+  return names;
+}
+
+double PaperExponent(const std::string& parameter, int precision_bits) {
+  const std::vector<std::string>& names = SweepParameters();
+  static const double exponents[] = {2, 6, 7, 2, -2};
+  const auto it = std::find(names.begin(), names.end(), parameter);
+  if (it == names.end())
+    throw InputError("--parameter: unknown '" + parameter +
+                     "' (known: scale, alphabet, period, locality, eps, margin)");
+  if (parameter == "margin") return precision_bits * std::log(2.0);
+  return exponents[it - names.begin()];
+}
+
+bool FitsInverseValue(const std::string& parameter) { return parameter == "margin"; }
+
+ExponentFit FitExponent(const std::vector<double>& x, const std::vector<double>& y, double level) {
+  std::vector<double> lx;
+  for (double v : x) lx.push_back(std::log(v));
+  return FitLogLinear(lx, y, level);
+}
+
+ExponentFit FitLogLinear(const std::vector<double>& lx, const std::vector<double>& y,
+                         double level) {
+  LTSIM_CHECK(lx.size() == y.size() && lx.size() >= 2);
+  const std::vector<double>& x = lx;
+  ExponentFit fit;
+  fit.points = static_cast<int>(x.size());
+  const double m = fit.points;
+  double mx = 0, my = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) mx += x[i] / m, my += std::log(y[i]) / m;
+  double sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxx += (x[i] - mx) * (x[i] - mx);
+    sxy += (x[i] - mx) * (std::log(y[i]) - my);
+  }
+  fit.slope = sxx > 0 ? sxy / sxx : kNaN;
+  fit.intercept = my - fit.slope * mx;
+  fit.lower = fit.upper = fit.standard_error = kNaN;
+  if (fit.points < 3 || !(sxx > 0)) return fit;
+  double sse = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double r = std::log(y[i]) - fit.intercept - fit.slope * x[i];
+    sse += r * r;
+  }
+  fit.standard_error = std::sqrt(sse / (m - 2) / sxx);
+  const boost::math::students_t t(m - 2);
+  const double q = boost::math::quantile(boost::math::complement(t, (1 - level) / 2));
+  fit.lower = fit.slope - q * fit.standard_error;
+  fit.upper = fit.slope + q * fit.standard_error;
+  return fit;
+}
+
+SweepResult RunSweep(const SweepOptions& options) {
+  ValidateOptions(options);
+  SweepResult r;
+  r.options = options;
+  r.paper_exponent = PaperExponent(options.parameter, options.precision_bits);
+  // Every (point, pair) is independent: computed in parallel, stored by index (house style
+  // §10). ε and margin sweeps start from the same pairs at every point (rescaled to the margin);
+  // the others draw new pairs per point.
+  const std::size_t m = options.values.size(), k = static_cast<std::size_t>(options.pairs);
+  std::vector<SweepPair> pairs(m * k);
+  const int threads =
+      options.threads > 0 ? options.threads : oneapi::tbb::this_task_arena::max_concurrency();
+  oneapi::tbb::task_arena arena(threads);
+  arena.execute([&] {
+    oneapi::tbb::parallel_for(std::size_t{0}, m * k, [&](std::size_t i) {
+      const std::size_t point = i / k, pair = i % k;
+      const std::size_t stream = SharesPairs(options.parameter) ? 0 : point;
+      pairs[i] = RunPair(options, options.values[point], stream * k + pair);
+    });
+  });
+  std::vector<double> xs, ys;
+  for (std::size_t i = 0; i < m; ++i) {
+    r.points.push_back(Summarise(options, options.values[i],
+                                 {pairs.begin() + i * k, pairs.begin() + (i + 1) * k}));
+    if (r.points.back().fit_x > 0) {  // a scale point whose pairs all have L = 0 is unfit
+      xs.push_back(r.points.back().fit_x);
+      ys.push_back(static_cast<double>(r.points.back().needed));
+    }
+  }
+  if (xs.size() < 2) throw InputError("--values: fewer than 2 points with L > 0 to fit");
+  r.fit = FitsInverseValue(options.parameter) ? FitLogLinear(xs, ys) : FitExponent(xs, ys);
+  r.empirical_constant = kNaN;
+  for (std::size_t i = 0; i < r.points.size(); ++i) {
+    if (std::isnan(r.empirical_constant) || r.points[i].ratio > r.empirical_constant) {
+      r.empirical_constant = r.points[i].ratio;
+      r.constant_point = static_cast<int>(i);
+    }
+  }
+  return r;
+}
+
+}  // namespace ltsim

@@ -1,0 +1,75 @@
+// Unit tests of `experiment paper`: tiny runs, consistency, and the paper's trends (theory.md §6).
+#include "ltsim/study/experiment.h"
+
+#include <gtest/gtest.h>
+
+#include "ltsim/core/error.h"
+
+namespace ltsim {
+namespace {
+
+// A small run: two values per series, |x| = 4000, fixed seed.
+ExperimentOptions Tiny() {
+  ExperimentOptions o;
+  o.omegas = {1, 8};
+  o.primes = {2, 7};
+  o.alphabets = {2, 3};
+  o.ks = {1, 2};
+  o.x_length = 4000;
+  o.seeds = 2;
+  o.kgram_seeds = 2;
+  o.seed = 5;
+  return o;
+}
+
+TEST(Experiment, TinyRunHasOneRowPerValueAndConsistentTrends) {
+  const ExperimentResult r = RunExperiment(Tiny());
+  ASSERT_EQ(r.rows.size(), 8u);
+  ASSERT_EQ(r.trends.size(), 4u);
+  for (const ExperimentRow& row : r.rows) {
+    EXPECT_GE(row.needed, 1u) << row.task << " " << row.value;
+    EXPECT_LE(row.needed, 4000u) << row.task << " " << row.value;
+    EXPECT_EQ(row.reached, row.needed < 4000u) << row.task << " " << row.value;
+    EXPECT_EQ(row.method, row.task == "kgram" ? "markov" : "frequency");
+  }
+  for (const ExperimentTrend& t : r.trends) {
+    ASSERT_EQ(t.values.size(), 2u);
+    EXPECT_EQ(t.rises, t.needed[1] > t.needed[0]);
+    EXPECT_EQ(t.fit.points, 2);
+  }
+  // Pure in the options.
+  const ExperimentResult again = RunExperiment(Tiny());
+  for (std::size_t i = 0; i < r.rows.size(); ++i) EXPECT_EQ(again.rows[i].needed, r.rows[i].needed);
+}
+
+// The paper's claim (theory.md §6), checked on our constructions: the needed length for a
+// given ε rises with ω (SimpleTask) and with Δ = p (ModPTask).
+TEST(Experiment, NeededLengthRisesWithOmegaAndPeriod) {
+  ExperimentOptions o = Tiny();
+  o.alphabets.clear();
+  o.ks.clear();
+  o.x_length = 20000;
+  const ExperimentResult r = RunExperiment(o);
+  ASSERT_EQ(r.trends.size(), 2u);
+  const ExperimentTrend& omega = r.trends[0];
+  const ExperimentTrend& period = r.trends[1];
+  EXPECT_EQ(omega.parameter, "omega");
+  EXPECT_GE(omega.needed[1], omega.needed[0]);
+  EXPECT_EQ(period.parameter, "p");
+  EXPECT_GE(period.needed[1], period.needed[0]);
+}
+
+TEST(Experiment, BadOptionsAreInputErrors) {
+  ExperimentOptions o = Tiny();
+  o.primes = {1};
+  EXPECT_THROW(RunExperiment(o), InputError);
+  o = Tiny();
+  o.kgram_method = "frequency";
+  EXPECT_THROW(RunExperiment(o), InputError);
+  o = Tiny();
+  o.eps = 0;
+  EXPECT_THROW(RunExperiment(o), InputError);
+}
+
+}  // namespace
+}  // namespace ltsim

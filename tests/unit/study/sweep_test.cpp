@@ -1,0 +1,202 @@
+// Unit tests of the exponent fit and of a tiny sweep (fixed seeds).
+#include "ltsim/study/sweep.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ltsim/gen/margin_pair.h"
+#include "ltsim/core/error.h"
+#include "ltsim/eval/evaluate.h"
+#include "ltsim/model/constants.h"
+#include "ltsim/strings/sources.h"
+
+namespace ltsim {
+namespace {
+
+TEST(FitExponent, RecoversAnExactPowerLawWithAZeroWidthInterval) {
+  const std::vector<double> x = {1, 2, 4, 8, 16};
+  std::vector<double> y;
+  for (double v : x) y.push_back(3.0 * std::pow(v, 2.5));
+  const ExponentFit fit = FitExponent(x, y);
+  // Exact data: only rounding of log/exp, far below 1e-9.
+  EXPECT_NEAR(fit.slope, 2.5, 1e-9);
+  EXPECT_NEAR(fit.intercept, std::log(3.0), 1e-9);
+  EXPECT_NEAR(fit.upper - fit.lower, 0.0, 1e-6);
+  EXPECT_EQ(fit.points, 5);
+}
+
+TEST(FitExponent, IntervalContainsTheTrueExponentUnderNoise) {
+  // Fixed multiplicative noise exp(±0.1) alternating: the OLS slope moves by well under the
+  // 95% interval's half-width, which must contain the true exponent −2.
+  std::vector<double> x, y;
+  for (int k = 0; k < 8; ++k) {
+    x.push_back(std::pow(2.0, k));
+    y.push_back(100.0 * std::pow(x.back(), -2.0) * std::exp(k % 2 ? 0.1 : -0.1));
+  }
+  const ExponentFit fit = FitExponent(x, y);
+  EXPECT_LT(fit.lower, -2.0);
+  EXPECT_GT(fit.upper, -2.0);
+  EXPECT_NEAR(fit.slope, -2.0, 0.1);
+}
+
+TEST(FitExponent, TwoPointsHaveNoInterval) {
+  const ExponentFit fit = FitExponent({1, 10}, {5, 50});
+  EXPECT_NEAR(fit.slope, 1.0, 1e-12);
+  EXPECT_TRUE(std::isnan(fit.lower) && std::isnan(fit.upper));
+}
+
+SweepOptions Tiny() {
+  SweepOptions o;
+  o.parameter = "alphabet";
+  o.values = {2, 3, 4};
+  o.pairs = 2;
+  o.x_length = 2000;
+  o.fixed_n = 100;
+  o.seed = 7;
+  return o;
+}
+
+TEST(RunSweep, TinySweepIsConsistentAndReproducible) {
+  const SweepResult r = RunSweep(Tiny());
+  ASSERT_EQ(r.points.size(), 3u);
+  EXPECT_EQ(r.paper_exponent, 6);
+  double largest_ratio = 0;
+  for (const SweepPoint& p : r.points) {
+    ASSERT_EQ(p.pairs.size(), 2u);
+    for (const SweepPair& q : p.pairs) EXPECT_LE(q.needed, p.needed);
+    EXPECT_EQ(p.pairs[p.witness].needed, p.needed);
+    EXPECT_GE(p.needed, 1u);
+    EXPECT_LE(p.needed, 2000u);
+    EXPECT_GT(p.bound, 0);  // Tiny()'s seed draws some pair with L > 0 at every point
+    EXPECT_DOUBLE_EQ(p.ratio, p.needed / p.bound);
+    largest_ratio = std::max(largest_ratio, p.ratio);
+  }
+  EXPECT_DOUBLE_EQ(r.empirical_constant, largest_ratio);
+  EXPECT_DOUBLE_EQ(r.points[r.constant_point].ratio, largest_ratio);
+  const SweepResult again = RunSweep(Tiny());
+  for (std::size_t i = 0; i < r.points.size(); ++i) {
+    EXPECT_EQ(again.points[i].needed, r.points[i].needed);
+    EXPECT_EQ(again.points[i].pairs[again.points[i].witness].seed,
+              r.points[i].pairs[r.points[i].witness].seed);
+  }
+}
+
+TEST(RunSweep, TheNeededLengthMeetsEpsAndTheEpsSweepReusesItsPairs) {
+  SweepOptions o = Tiny();
+  o.search = false;  // the same random pairs at every ε (a search climbs differently per ε)
+  o.parameter = "eps";
+  o.values = {0.001, 0.01, 0.1};
+  const SweepResult r = RunSweep(o);
+  // The same pairs at every ε: a smaller ε can only need as much or more (binary search on a
+  // monotone condition; the grid is the same).
+  EXPECT_EQ(r.points[0].pairs[0].seed, r.points[2].pairs[0].seed);
+  EXPECT_GE(r.points[0].needed, r.points[2].needed);
+}
+
+// A searched pair starts from the random pair of the same (point, k) and the climb never lowers
+// the needed length, so per pair search ≥ random.
+TEST(RunSweep, ASearchedPairNeedsAtLeastAsLongAsItsRandomStart) {
+  SweepOptions o = Tiny();
+  o.iterations = 8;
+  SweepOptions random = o;
+  random.search = false;
+  const SweepResult s = RunSweep(o), r = RunSweep(random);
+  int longer = 0;
+  for (std::size_t i = 0; i < s.points.size(); ++i) {
+    for (std::size_t k = 0; k < s.points[i].pairs.size(); ++k) {
+      const SweepPair &a = s.points[i].pairs[k], &b = r.points[i].pairs[k];
+      EXPECT_EQ(a.seed, b.seed);
+      EXPECT_GE(a.needed, b.needed) << "point " << i << " pair " << k;
+      longer += a.needed > b.needed;
+    }
+  }
+  EXPECT_GT(longer, 0);  // the climbs do find longer needed lengths on this seed
+}
+
+TEST(RunSweep, SameResultForAnyThreadCount) {
+  SweepOptions one = Tiny();
+  one.iterations = 6;
+  one.threads = 1;
+  SweepOptions two = one;
+  two.threads = 2;
+  const SweepResult a = RunSweep(one), b = RunSweep(two);
+  for (std::size_t i = 0; i < a.points.size(); ++i) {
+    EXPECT_EQ(a.points[i].needed, b.points[i].needed);
+    EXPECT_EQ(a.points[i].witness, b.points[i].witness);
+    EXPECT_EQ(a.points[i].sim_at_fixed, b.points[i].sim_at_fixed);
+  }
+  EXPECT_EQ(a.fit.slope, b.fit.slope);
+}
+
+// γ of SetLogitMargin's output is the requested margin (model.md's LogitMargin, the same
+// function `ltsim info` prints), to 1e-12 relative (the scaling's rounding), for hardmax and
+// finite pairs; log₂ T_hard = p/γ follows; hardmax outputs do not change (a uniform scaling of
+// every logit keeps the argmax sets).
+TEST(MarginPair, TheGeneratedPairsHaveTheRequestedLogitMargin) {
+  ModelSpec spec;
+  spec.alphabet = 3;
+  spec.locality = 1;
+  spec.heads = 2;
+  spec.grid = 1.0;
+  PairSpec pair;
+  pair.kind = PairKind::kPerturbed;
+  for (Attention mode : {Attention::kHardmax, Attention::kFinite}) {
+    spec.attention = mode;
+    for (double margin : {0.25, 1.0, 3.0}) {
+      for (std::uint64_t seed = 0; seed < 4; ++seed) {
+        FuzzEngine engine(seed), twin(seed);
+        const auto [f, g] = GenerateMarginPair(spec, pair, margin, engine);
+        EXPECT_NEAR(LogitMargin(f), margin, 1e-12 * margin);
+        EXPECT_NEAR(LogitMargin(g), margin, 1e-12 * margin);
+        if (mode == Attention::kFinite) {
+          EXPECT_NEAR(Log2HardmaxLength(f), spec.precision_bits / margin, 1e-9);
+          continue;
+        }
+        const auto [f0, g0] = GeneratePair(spec, pair, twin);  // the same draw, unscaled
+        const auto x = ParseTextString("0^50 1^7 2 0 1^3 2^2 1 0", "x");
+        EXPECT_NEAR(SupDistance(Evaluate(f, *x), Evaluate(f0, *x)), 0.0, 1e-12);
+      }
+    }
+  }
+}
+
+TEST(RunSweep, TheMarginSweepHoldsEachPairAtItsMarginAndFitsAgainstInverseGamma) {
+  SweepOptions o = Tiny();
+  o.parameter = "margin";
+  o.values = {1, 2, 4};
+  o.iterations = 6;
+  const SweepResult r = RunSweep(o);
+  EXPECT_NEAR(r.paper_exponent, 8 * std::log(2.0), 1e-12);  // p = 8 by default
+  for (const SweepPoint& p : r.points) {
+    EXPECT_DOUBLE_EQ(p.fit_x, 1 / p.value);
+    for (const SweepPair& q : p.pairs)
+      EXPECT_NEAR(q.constants.at("gamma"), p.value, 1e-12 * p.value);
+  }
+}
+
+TEST(RunSweep, BadOptionsAreInputErrors) {
+  SweepOptions o = Tiny();
+  o.parameter = "width";
+  EXPECT_THROW(RunSweep(o), InputError);
+  o = Tiny();
+  o.values = {2};
+  EXPECT_THROW(RunSweep(o), InputError);
+  o = Tiny();
+  o.values = {2, 2.5};
+  EXPECT_THROW(RunSweep(o), InputError);
+  o = Tiny();
+  o.parameter = "locality";
+  o.values = {0, 1};
+  EXPECT_THROW(RunSweep(o), InputError);
+  o = Tiny();
+  o.parameter = "margin";
+  o.values = {1, 100};
+  EXPECT_THROW(RunSweep(o), InputError);
+  o = Tiny();
+  o.precision_bits = 0;
+  EXPECT_THROW(RunSweep(o), InputError);
+}
+
+}  // namespace
+}  // namespace ltsim
