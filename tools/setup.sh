@@ -5,7 +5,9 @@ packages=(cmake g++ make pkg-config libeigen3-dev libtbb-dev libboost-dev nlohma
           libcli11-dev libfmt-dev librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
           # libmuparser-dev: a well-kept parser for `--bound` expressions (not a hand-written
           # one); python3-matplotlib: the PNGs of `ltsim sweep --out` (tools/plot_sweep.py).
-          libmuparser-dev python3-matplotlib)
+          # python3-torch, python3-numpy: the PyTorch module python/ltsim_torch and its
+          # differential test (tests/python).
+          libmuparser-dev python3-matplotlib python3-torch python3-numpy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -9,6 +9,7 @@
 
 #include "ltsim/core/error.h"
 #include "ltsim/model/model_file.h"
+#include "ltsim/model/safetensors.h"
 #include "model/model_json.h"
 
 namespace ltsim {
@@ -260,6 +261,9 @@ Transformer ParseModel(const std::string& text, const std::string& source) {
   return model;
 }
 
-Transformer ReadModel(const std::string& path) { return ParseModel(ReadText(path), path); }
+Transformer ReadModel(const std::string& path) {
+  if (IsSafetensorsPath(path)) return ReadSafetensorsModel(path);
+  return ParseModel(ReadText(path), path);
+}
 
 }  // namespace ltsim

@@ -1,11 +1,14 @@
-// `ltsim eval MODEL STRING`: f(x) by the fastest exact evaluator.
+// `ltsim eval MODEL STRING`: f(x) by the fastest exact evaluator (`--batch LIST`: many strings).
 #include <fmt/format.h>
 
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <vector>
 
 #include "commands.h"
 #include "ltsim/eval/evaluate.h"
+#include "ltsim/core/error.h"
 #include "ltsim/model/model_file.h"
 #include "output.h"
 
@@ -15,11 +18,54 @@ namespace {
 struct EvalArgs {
   std::string model;
   std::string string;
+  std::string batch;
   bool json = false;
 };
 
+// The STRING specs of a batch file: one a line, blank lines and `#` lines skipped.
+std::vector<std::string> ReadBatch(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open batch file");
+  std::vector<std::string> specs;
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    const auto last = line.find_last_not_of(" \t\r");
+    specs.push_back(line.substr(first, last - first + 1));
+  }
+  if (in.bad()) throw InputError(path + ": cannot read batch file");
+  if (specs.empty()) throw InputError(path + ": batch file lists no string");
+  return specs;
+}
+
+// One model read once, every string of the batch evaluated in order: a line each, JSON lines
+// {"string", "length", "output"} with --json (the context block is the first line).
+void RunBatch(const Transformer& model, const EvalArgs& args) {
+  const std::vector<std::string> specs = ReadBatch(args.batch);
+  if (args.json) std::cout << Json{{"context", Context("eval", 0)}}.dump() << "\n";
+  for (const std::string& spec : specs) {
+    const auto x = OpenSource(spec);
+    const Vector output = Evaluate(model, *x);
+    if (args.json) {
+      Json line;
+      line["string"] = spec;
+      line["length"] = x->length();
+      line["output"] = Array(output);
+      std::cout << line.dump() << "\n";
+    } else {
+      std::cout << fmt::format("{}  T = {}  f(x) = {}\n", spec, x->length(), Show(output));
+    }
+  }
+}
+
 void RunEval(const EvalArgs& args) {
   const Transformer model = ReadModel(args.model);
+  if (!args.batch.empty() && !args.string.empty())
+    throw InputError("eval: give STRING or --batch LIST, not both");
+  if (args.batch.empty() && args.string.empty())
+    throw InputError("eval: missing STRING (or --batch LIST)");
+  if (!args.batch.empty()) return RunBatch(model, args);
   const auto x = OpenSource(args.string);
   const Vector output = Evaluate(model, *x);
   if (args.json) {
@@ -40,10 +86,12 @@ void AddEvalCommand(CLI::App& app) {
   auto args = std::make_shared<EvalArgs>();
   CLI::App* cmd = app.add_subcommand(
       "eval", "Evaluate a model on a string (one pass for one-layer models, any length).");
-  cmd->add_option("MODEL", args->model, "model file (ltsim-model JSON)")->required();
-  cmd->add_option("STRING", args->string,
-                  "string: text (s or s^c tokens), .u8, .u16, or iid:length=N,alphabet=S,seed=K")
+  cmd->add_option("MODEL", args->model, "model file (ltsim-model JSON or .safetensors)")
       ->required();
+  cmd->add_option("STRING", args->string,
+                  "string: text (s or s^c tokens), .u8, .u16, or iid:length=N,alphabet=S,seed=K");
+  cmd->add_option("--batch", args->batch,
+                  "file listing one STRING a line: evaluates each, one output line a string");
   cmd->add_flag("--json", args->json, "print {\"output\": [...], \"length\": T} as JSON");
   cmd->callback([args] { RunEval(*args); });
 }

@@ -7,6 +7,8 @@ namespace ltsim::cli {
 
 void AddEvalCommand(CLI::App& app);
 void AddInfoCommand(CLI::App& app);
+/// `import`: a .safetensors model (docs/python.md) rewritten as ltsim-model JSON.
+void AddImportCommand(CLI::App& app);
 void AddSimulateCommand(CLI::App& app);
 void AddSandwichCommand(CLI::App& app);
 void AddGenerateCommand(CLI::App& app);

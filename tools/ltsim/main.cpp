@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   ltsim::cli::AddEvalCommand(app);
   ltsim::cli::AddInfoCommand(app);
+  ltsim::cli::AddImportCommand(app);
   ltsim::cli::AddSimulateCommand(app);
   ltsim::cli::AddSandwichCommand(app);
   ltsim::cli::AddGenerateCommand(app);

@@ -13,7 +13,8 @@ namespace ltsim {
 /// a `finite` layer / present on any other.
 Transformer ParseModel(const std::string& text, const std::string& source);
 
-/// Reads and parses a model file; a missing or unreadable file is an InputError.
+/// Reads and parses a model file; a missing or unreadable file is an InputError. A path
+/// ending in ".safetensors" is read by ReadSafetensorsModel (model/safetensors.h).
 Transformer ReadModel(const std::string& path);
 
 /// Serialises a model to the JSON format (round-trips exactly through ParseModel: numbers
