@@ -20,7 +20,8 @@ except ImportError as missing:  # CI installs python3-torch (tools/setup.sh)
     print(f"skipped: {missing} (apt-get install python3-torch python3-numpy)")
     sys.exit(77)
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
+sys.path.insert(0, PYTHON_DIR)
 from ltsim_torch import files, safetensors  # noqa: E402
 from ltsim_torch.model import Config, LayerConfig, LimitTransformer  # noqa: E402
 from ltsim_torch.tasks import Task  # noqa: E402
@@ -235,6 +236,21 @@ class CommandLine(unittest.TestCase):
             self.assertTrue(doc["exhaustive"])
             if doc["first_disagreement"] is not None:
                 self.assertGreater(doc["gap"], 0.05)
+            # The worst-string search with both models fixed: its reported gap is the gap ltsim
+            # gives on the string it writes.
+            worst_txt = os.path.join(tmp, "worst.txt")
+            found = subprocess.run([sys.executable, "-m", "ltsim_torch.worst", target, st,
+                                    "--length", "1000", "--rounds", "3", "--population", "4",
+                                    "--ltsim", LTSIM, "--out", worst_txt, "--json"],
+                                   capture_output=True, text=True, check=True,
+                                   env=dict(os.environ, PYTHONPATH=PYTHON_DIR))
+            found = json.loads(found.stdout)
+            f_x = json.loads(run_ltsim("eval", target, worst_txt, "--json").stdout)
+            g_x = json.loads(run_ltsim("eval", st, worst_txt, "--json").stdout)
+            self.assertEqual(f_x["length"], 1000)
+            self.assertAlmostEqual(max(abs(a - b) for a, b in zip(f_x["output"], g_x["output"])),
+                                   found["gap"], delta=1e-12)
+            self.assertEqual(found["trajectory"], sorted(found["trajectory"]))
             bad = os.path.join(tmp, "bad.safetensors")
             with open(bad, "wb") as f:
                 f.write(b"\x01")
