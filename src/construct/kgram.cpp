@@ -1,4 +1,4 @@
-// The in-context k-gram estimator and its two-layer construction (theory.md §5 [ours]).
+// The in-context k-gram estimator and its two-layer construction (docs/theory.md §5.2–§5.3 [ours]).
 #include "ltsim/construct/kgram.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Constructions of SimpleTask(ω) and ModPTask(p, k) (theory.md §6).
+// Constructions of SimpleTask(ω) and ModPTask(p, k) (docs/theory.md §6).
 #include "ltsim/construct/tasks.h"
 
 #include <cmath>

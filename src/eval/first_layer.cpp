@@ -1,5 +1,5 @@
-// The first layer's output at every position from running type counts and the τ-suffix (theory.md
-// §5).
+// The first layer's output at every position from running type counts and the τ-suffix
+// (docs/theory.md §4.3).
 #include "ltsim/eval/first_layer.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The per-key attention rule and the MLP of model.md, shared by the reference and fast evaluators.
+// The per-key attention rule and the MLP of docs/model.md §3, shared by every evaluator.
 #pragma once
 
 #include <cmath>
@@ -7,7 +7,7 @@
 
 namespace ltsim {
 
-/// β(i) of the bias: 1 for `none`, ln i for `log` (model.md "Forward pass").
+/// β(i) of the bias: 1 for `none`, ln i for `log` (docs/model.md §3).
 inline double BiasScale(BiasScaling scaling, double i) {
   return scaling == BiasScaling::kLog ? std::log(i) : 1.0;
 }
@@ -24,7 +24,7 @@ inline double AttentionWeight(const Layer& layer, double theta, double a, double
       return a >= a_max - theta ? 1.0 : 0.0;
     case Attention::kFinite: {
       // Compared in log₂ space, where the threshold 2^(−p) is exact: at i = T_hard = 2^(p/γ)
-      // a key γ below the maximum has log₂ w = −p exactly and is dropped, as model.md says.
+      // a key γ below the maximum has log₂ w = −p exactly and is dropped, as docs/model.md §3 says.
       const double log2_w = std::log2(i) * (a - a_max);
       return log2_w <= -layer.precision_bits ? 0.0 : std::exp2(log2_w);
     }

@@ -1,4 +1,5 @@
-// Exact one-layer evaluation from type counts (theory.md §2): far keys are seen only by type.
+// Exact one-layer evaluation from type counts (docs/theory.md §2.2): far keys are seen only by
+// type.
 #include "ltsim/eval/one_layer.h"
 
 #include <algorithm>

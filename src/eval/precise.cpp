@@ -1,5 +1,5 @@
-// The reference semantics of model.md in 50 digits: one layer from type counts, two layers by a
-// streaming pass (house style §12: a claimed counterexample is re-computed in higher precision).
+// The semantics of docs/model.md §3 in 50 digits: one layer from type counts, two layers by a
+// streaming pass (docs/design.md §5: a claimed counterexample is re-computed in higher precision).
 #include "ltsim/eval/precise.h"
 
 #include <algorithm>
@@ -67,8 +67,9 @@ struct PLayer {
 
 // Per first-layer head, for the streaming pass (D ≤ kTwoLayerMaxTypes): logits(q, κ) =
 // y⁰_κᵀ M y⁰_q by query type q and key type κ, and for softmax exps(q, κ) = e^logits(q, κ) and
-// e^φ[t]. Softmax weights are then e^a / Σ e^a, which equals model.md's e^(a − a*) / Σ e^(a − a*)
-// exactly (the shift cancels) and cannot overflow: 50-digit exponents reach 10^(10^8).
+// e^φ[t]. Softmax weights are then e^a / Σ e^a, which equals docs/model.md §3's
+// e^(a − a*) / Σ e^(a − a*) exactly (the shift cancels) and cannot overflow: 50-digit exponents
+// reach 10^(10^8).
 struct HeadTable {
   std::vector<Real> logits, exps, bias_exps;
 };
@@ -134,8 +135,9 @@ void BuildTables(PModel& m) {
   }
 }
 
-// log₂ i, exact when i is a power of two: model.md's finite rule compares log₂ w with −p, and
-// at i = T_hard = 2^(p/γ) the comparison is an exact equality that must fall as in double.
+// log₂ i, exact when i is a power of two: the finite rule of docs/model.md §3 compares log₂ w
+// with −p, and at i = T_hard = 2^(p/γ) the comparison is an exact equality that must fall as in
+// double.
 Real Log2(std::uint64_t i) {
   if (std::has_single_bit(i)) return Real(std::countr_zero(i));
   static const Real kLn2 = log(Real(2));

@@ -1,4 +1,4 @@
-// The literal forward pass of model.md for any depth; slow on purpose, it is the oracle.
+// The literal forward pass of docs/model.md for any depth; slow on purpose, it is the oracle.
 #include "ltsim/eval/reference.h"
 
 #include <algorithm>

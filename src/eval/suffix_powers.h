@@ -1,5 +1,5 @@
-// i^b at a block of consecutive positions for the log-scaled local bias (theory.md §5), without
-// an exp per position.
+// i^b at a block of consecutive positions for the log-scaled local bias, without an exp per
+// position (docs/theory.md §4.1; the error bound below is §8.2).
 #pragma once
 
 #include <cstddef>

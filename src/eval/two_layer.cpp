@@ -1,5 +1,5 @@
 // Two-layer evaluation: y¹_T from the type counts, then the second layer streamed over y¹_i
-// (theory.md §5).
+// (docs/theory.md §4.3, §8.1).
 #include "ltsim/eval/two_layer.h"
 
 #include <algorithm>

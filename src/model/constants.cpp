@@ -1,4 +1,4 @@
-// γ(f), T_hard, L(f), γ_pos and head regimes, exactly as model.md defines them.
+// γ(f), T_hard, L(f), γ_pos and head regimes, exactly as docs/model.md §4 defines them.
 #include "ltsim/model/constants.h"
 
 #include <Eigen/SVD>
@@ -23,7 +23,7 @@ double SmallestGap(std::vector<double>& values, double theta) {
   return gap;
 }
 
-// The logit set 𝒜 of model.md for one head and query type (y, r).
+// The logit set 𝒜 of docs/model.md §4.2 for one head and query type (y, r).
 std::vector<double> LogitSet(const Transformer& model, const Head& head, int y, int r) {
   const int period = model.period;
   const Vector query = model.embedding.row(y).transpose() + model.positional.row(r).transpose();

@@ -9,7 +9,8 @@
 
 namespace ltsim::model_json {
 
-// Ordered, so that `meta` keeps its key order and the writer follows the spec's key order.
+// Ordered, so that `meta` keeps its key order and the writer follows the key order of
+// docs/formats.md §1.
 using Json = nlohmann::ordered_json;
 using Keys = std::initializer_list<const char*>;
 

@@ -1,4 +1,4 @@
-// Names of the layer options and the shape and range rules of model.md, checked on a model.
+// Names of the layer options and the shape and range rules of docs/model.md §2, checked on a model.
 #include "ltsim/model/transformer.h"
 
 #include <cmath>
@@ -23,7 +23,7 @@ std::string NumberText(double value) {
   return out.str();
 }
 
-// Checks one model against model.md; every message is "<source>: <key path>: <rule>".
+// Checks one model against docs/model.md §2; every message is "<source>: <key path>: <rule>".
 // Rows, columns and entries count from 0, like the indices of the key paths.
 class Validator {
  public:

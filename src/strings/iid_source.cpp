@@ -36,7 +36,7 @@ std::uint64_t SplitMix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-/// The engine seed of chunk k: a pure function of (seed, k) (house style §9).
+/// The engine seed of chunk k: a pure function of (seed, k) (docs/design.md §4).
 std::uint64_t ChunkSeed(std::uint64_t seed, std::uint64_t k) {
   return SplitMix64(seed ^ SplitMix64(k));
 }

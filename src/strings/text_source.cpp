@@ -1,4 +1,4 @@
-// Text strings (model.md "Strings on disk"): `s` and `s^c` tokens, `#` comments, streamed.
+// Text strings (docs/formats.md §2): `s` and `s^c` tokens, `#` comments, streamed.
 #include <charconv>
 #include <cstdio>
 #include <memory>
@@ -15,7 +15,7 @@ namespace {
 constexpr std::size_t kReadBlock = 1 << 18;  // bytes read from a file at a time
 constexpr std::size_t kWordBatch = 1 << 16;  // plain tokens handed out per chunk
 constexpr std::size_t kMaxTokenChars = 64;   // longer tokens are malformed
-constexpr unsigned kLargestToken = 65534;    // S <= 65535 (model.md "Strings")
+constexpr unsigned kLargestToken = 65534;    // S <= 65535 (docs/model.md §1)
 
 struct FileCloser {
   void operator()(std::FILE* file) const { std::fclose(file); }

@@ -1,4 +1,4 @@
-// Writing strings to disk: run-length text and .u8/.u16 binary (model.md "Strings on disk").
+// Writing strings to disk: run-length text and .u8/.u16 binary (docs/formats.md §2).
 #include <algorithm>
 #include <bit>
 #include <charconv>

@@ -1,5 +1,5 @@
-// The in-context k-gram estimator and a two-layer limit transformer approximating it (theory.md
-// §5).
+// The in-context k-gram estimator and a two-layer limit transformer approximating it
+// (docs/theory.md §5).
 #pragma once
 
 #include <string>
@@ -11,7 +11,7 @@
 namespace ltsim {
 
 /// What the k-gram estimator returns when the current context x_{T−k+1..T} never occurred
-/// before (theory.md §5: "the no-match case is an option").
+/// before (docs/theory.md §5.1: the no-match case is an option).
 enum class NoMatchPolicy {
   /// The uniform distribution 1/S on every token.
   kUniform,
@@ -33,7 +33,7 @@ NoMatchPolicy ParseNoMatchPolicy(const std::string& name);
 /// entry t−k−1 of the result). Empty when T ≤ k.
 std::vector<int> KGramSlotMatches(const std::vector<Token>& x, int k);
 
-/// The exact in-context k-gram estimator f*(x) ∈ R^S of theory.md §5:
+/// The exact in-context k-gram estimator f*(x) ∈ R^S of docs/theory.md §5.1:
 ///   f*(x) = Σ_{t=k+1..T} 1[x_{t−k..t−1} = x_{T−k+1..T}] e_{x_t} / #matches,
 /// and, when no t matches, the policy's answer. When T ≤ k there is no candidate position at
 /// all and every policy returns the uniform distribution. Tokens must be < alphabet (checked).
@@ -49,7 +49,7 @@ struct KGramOptions {
   NoMatchPolicy no_match = NoMatchPolicy::kMostMatches;
   /// φ[t] of first-layer head t (> 1: position-dominated). Under `log` bias scaling the key t
   /// back weighs i^φ against 1 for each of the other i − 1 keys, so the copy misses a mass
-  /// δ_i = (i − 1)/(i^φ + i − 1) < i^(1−φ); γ_pos = φ − 1 (theory.md §4).
+  /// δ_i = (i − 1)/(i^φ + i − 1) < i^(1−φ); γ_pos = φ − 1 (docs/theory.md §5.2).
   double copy_bias = 2.0;
   /// Adds a first-layer MLP that rounds every copied slot to an exact one-hot (clamp(4v − 2, 0,
   /// 1) per coordinate, exact whenever δ_i ≤ 1/4, i.e. for every i > t when φ = 2), removing
@@ -69,7 +69,7 @@ void ValidateKGramOptions(const KGramOptions& options);
 /// Model width d: (k + 2)·S, plus (k + 1)·S for the uniform policy's gate.
 int KGramWidth(const KGramOptions& options);
 
-/// The two-layer limit transformer of theory.md §5 [ours] approximating KGramEstimate with
+/// The two-layer limit transformer of docs/theory.md §5.2 [ours] approximating KGramEstimate with
 /// the same policy. Δ = 1, τ = k, S outputs. Layer 1 (softmax, `log` bias scaling): k heads,
 /// head t with M = 0 and φ[t] = copy_bias, copying the one-hot current token of the key t back
 /// into slot t (γ_pos = φ − 1, position-dominated). Layer 2 (softmax, no bias): one head with

@@ -1,4 +1,4 @@
-// The paper's experiment tasks as constructed one-layer limit transformers (theory.md §6).
+// The paper's experiment tasks as constructed one-layer limit transformers (docs/theory.md §6).
 #pragma once
 
 #include "ltsim/model/transformer.h"

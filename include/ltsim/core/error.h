@@ -1,4 +1,4 @@
-// Error channels (house style §13): InputError for bad input, LTSIM_CHECK for our invariants.
+// Error channels (docs/design.md §3): InputError for bad input, LTSIM_CHECK for our invariants.
 #pragma once
 
 #include <stdexcept>

@@ -21,7 +21,7 @@ constexpr std::uint64_t Fnv1a(std::string_view text) {
   return h;
 }
 
-/// Seed of the stream `name` for item `index` under `master` (house style §9): never a
+/// Seed of the stream `name` for item `index` under `master` (docs/design.md §4): never a
 /// function of threads, time or scheduling.
 constexpr std::uint64_t StreamSeed(std::uint64_t master, std::string_view name,
                                    std::uint64_t index = 0) {

@@ -6,7 +6,7 @@
 
 namespace ltsim {
 
-/// A token of the alphabet {0, …, S−1}; S ≤ 65535 (model.md "Strings").
+/// A token of the alphabet {0, …, S−1}; S ≤ 65535 (docs/model.md §1).
 using Token = std::uint16_t;
 inline constexpr int kMaxAlphabet = 65535;
 

@@ -18,7 +18,7 @@ inline constexpr std::uint64_t kReferenceLimit = 20000;
 /// A model/string alphabet mismatch is an InputError naming the position.
 Vector Evaluate(const Transformer& model, const Source& x);
 
-/// Sup-norm distance ‖a − b‖_∞ (model.md: the distance between outputs).
+/// Sup-norm distance ‖a − b‖_∞ (docs/model.md §3: the distance between outputs).
 double SupDistance(const Vector& a, const Vector& b);
 
 }  // namespace ltsim

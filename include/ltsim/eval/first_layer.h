@@ -1,4 +1,4 @@
-// The first layer's output at every position, streamed in O(D·H·d) per token (theory.md §4–5).
+// The first layer's output at every position, streamed in O(D·H·d) per token (docs/theory.md §4.3).
 #pragma once
 
 #include <cstdint>

@@ -17,7 +17,7 @@ struct HeadAttention {
   std::vector<double> suffix;
 };
 
-/// Attention of every head of the first layer at position T, exactly as model.md
+/// Attention of every head of the first layer at position T, exactly as docs/model.md §3
 /// specifies for the layer's mode (softmax, hardmax with tolerance θ, finite with p bits).
 /// `counts` must have the model's alphabet, period and locality.
 std::vector<HeadAttention> OneLayerAttention(const Transformer& model, const TypeCounts& counts);
@@ -31,7 +31,7 @@ Vector FirstLayerOutput(const Transformer& model, const TypeCounts& counts);
 Vector EvaluateOneLayer(const Transformer& model, const TypeCounts& counts);
 
 /// max over heads of ‖α_h(x) − α_h(z)‖₁ over the model's slots (far types and suffix
-/// offsets): the η of theory.md §2, so that ‖f(x) − f(z)‖_∞ ≤ L(f)·η.
+/// offsets): the η of docs/theory.md §2.3, so that ‖f(x) − f(z)‖_∞ ≤ L(f)·η.
 double AttentionDistance(const Transformer& model, const TypeCounts& x, const TypeCounts& z);
 
 }  // namespace ltsim

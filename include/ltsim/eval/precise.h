@@ -1,5 +1,5 @@
 // High-precision evaluation of limit transformers, for re-checking claimed counterexamples
-// (house style §12): the reference semantics of model.md with every step in 50 digits.
+// (docs/design.md §5): the semantics of docs/model.md §3 with every step in 50 digits.
 #pragma once
 
 #include <boost/multiprecision/cpp_bin_float.hpp>
@@ -33,7 +33,7 @@ using PreciseVector = std::vector<PreciseReal>;
 /// seconds. One-layer models have no limit (type counts).
 inline constexpr std::uint64_t kPreciseTwoLayerLimit = 20000;
 
-/// f(x) of a one-layer model from x's type counts (theory.md §2), in PreciseReal: the same
+/// f(x) of a one-layer model from x's type counts (docs/theory.md §2.2), in PreciseReal: the same
 /// rules as EvaluateOneLayer / layer_math.h (softmax exp(a − a*); hardmax a ≥ a* − θ; finite
 /// w = 2^(log₂ i·(a − a*)) dropped when log₂ w ≤ −p; β(i) = ln i for `log`). Any T.
 PreciseVector EvaluatePreciseOneLayer(const Transformer& model, const TypeCounts& counts);
@@ -47,13 +47,13 @@ struct PreciseHeadAttention {
 std::vector<PreciseHeadAttention> PreciseOneLayerAttention(const Transformer& model,
                                                            const TypeCounts& counts);
 
-/// max_h ‖α_h(x) − α_h(z)‖₁ in PreciseReal: AttentionDistance (the η of theory.md §2).
+/// max_h ‖α_h(x) − α_h(z)‖₁ in PreciseReal: AttentionDistance (the η of docs/theory.md §2.3).
 PreciseReal PreciseAttentionDistance(const Transformer& model, const TypeCounts& x,
                                      const TypeCounts& z);
 
 /// f(x) in PreciseReal for a one- or two-layer model. One layer: one counting pass, any T.
 /// Two layers: one streaming pass computing y¹_i at every position from the running far type
-/// counts and the τ-suffix (theory.md §4–5), then the second layer at T; InputError when
+/// counts and the τ-suffix (docs/theory.md §4.3), then the second layer at T; InputError when
 /// T > kPreciseTwoLayerLimit or for deeper models (the message names the source). Tokens
 /// outside the alphabet are an InputError naming the position.
 PreciseVector EvaluatePrecise(const Transformer& model, const Source& x);

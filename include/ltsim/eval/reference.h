@@ -1,4 +1,5 @@
-// The reference evaluator: the literal forward pass of model.md, the oracle for every fast path.
+// The reference evaluator: the literal forward pass of docs/model.md §3, the oracle for every
+// fast path.
 #pragma once
 
 #include <vector>

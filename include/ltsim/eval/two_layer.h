@@ -1,4 +1,5 @@
-// Fast exact evaluation of two-layer limit transformers in a few streaming passes (theory.md §5).
+// Fast exact evaluation of two-layer limit transformers in a few streaming passes
+// (docs/theory.md §8.1).
 #pragma once
 
 #include "ltsim/model/transformer.h"

@@ -1,5 +1,5 @@
 // Sufficient statistics of a string for one-layer models: far type counts plus the τ-suffix
-// (theory.md §2).
+// (docs/theory.md §2.2).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,7 @@ namespace ltsim {
 
 /// What a one-layer model with period Δ and locality τ can see of x at the last position:
 /// T, the counts of far types κ = (token, residue) over positions j ≤ T − τ − 1, and the
-/// last min(T, τ+1) tokens. f(x) is a function of these alone (theory.md §2).
+/// last min(T, τ+1) tokens. f(x) is a function of these alone (docs/theory.md §2.2).
 struct TypeCounts {
   int alphabet = 0;
   int period = 1;

@@ -1,4 +1,4 @@
-// Constants computed from the weights (model.md "Quantities computed from the weights").
+// Constants computed from the weights (docs/model.md §4).
 #pragma once
 
 #include <string>
@@ -8,7 +8,7 @@
 
 namespace ltsim {
 
-/// Regime of a first-layer head under `log` bias scaling (model.md).
+/// Regime of a first-layer head under `log` bias scaling (docs/model.md §4.6).
 enum class HeadRegime { kTokenDominated, kBalanced, kPositionDominated };
 
 /// "token-dominated", "balanced" or "position-dominated".
@@ -38,7 +38,7 @@ double PositionalMargin(const Transformer& model);
 /// Regime of each first-layer head: by max_t φ_h[t] against 1.
 std::vector<HeadRegime> HeadRegimes(const Transformer& model);
 
-/// ln C(f), our explicit complexity of Definition 5.1's shape (theory.md §4; the paper's
+/// ln C(f), our explicit complexity of Definition 5.1's shape (docs/model.md §4.7; the paper's
 /// exact polynomials are not available), for models of one or two layers (NaN deeper):
 ///   R₀ = max_{s,r} ‖E_s + P_r‖,  R₁ = (R₀(1 + Σ_{h∈1} ‖O_h‖)(1 + ‖B₁‖‖A₁‖) + ‖B₁‖‖b₁‖),
 ///   ln C(f) = Σ_{h∈1} (‖M_h‖R₀² + ‖O_h‖R₀ + max_t |φ_h[t]|) + max_{h∈2} ‖M_h‖R₁²

@@ -1,4 +1,4 @@
-// Strict reader and writer of the `ltsim-model` JSON format (model.md "Model file").
+// Strict reader and writer of the `ltsim-model` JSON format (docs/formats.md §1).
 #pragma once
 
 #include <string>

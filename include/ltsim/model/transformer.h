@@ -1,4 +1,4 @@
-// The in-memory limit transformer of spec model.md: any depth, any number of heads.
+// The in-memory limit transformer of docs/model.md §2: any depth, any number of heads.
 #pragma once
 
 #include <optional>
@@ -9,7 +9,7 @@
 
 namespace ltsim {
 
-/// How a layer turns logits into attention weights (model.md "Forward pass").
+/// How a layer turns logits into attention weights (docs/model.md §3).
 enum class Attention { kSoftmax, kHardmax, kFinite };
 
 /// β(i) multiplying the local bias: `none` gives 1, `log` gives ln i.
@@ -63,7 +63,8 @@ const char* AttentionName(Attention attention);
 /// Name of a bias scaling as written in model files ("none", "log").
 const char* BiasScalingName(BiasScaling scaling);
 
-/// Checks every shape and range rule of model.md; throws InputError naming `source` and the key.
+/// Checks every shape and range rule (docs/model.md §2, docs/formats.md §1); throws InputError
+/// naming `source` and the key.
 void ValidateTransformer(const Transformer& model, const std::string& source);
 
 }  // namespace ltsim

@@ -1,5 +1,5 @@
-// A string as a re-readable source of chunks, so that T never has to fit in memory (house style
-// §11).
+// A string as a re-readable source of chunks, so that T never has to fit in memory (docs/design.md
+// §1).
 #pragma once
 
 #include <cstddef>
