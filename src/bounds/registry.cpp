@@ -1,4 +1,4 @@
-// The bound registry and muParser-backed user bound expressions (theory.md §2–§4).
+// The bound registry and muParser-backed user bound expressions (docs/theory.md §2–§4).
 #include "ltsim/bounds/registry.h"
 
 #include <muParser.h>
@@ -64,12 +64,12 @@ std::vector<Bound> MakeRegistry() {
       {"thm4.2", "eps^(-2-2/alpha0)", "[paper]",
        "Thm 4.2 N0, average case under Dir(alpha); polylog and polynomial factors 1", Thm42},
       {"thm5.2", "(C/eps)^max(1/gamma_pos, 3)", "[paper]",
-       "Thm 5.2, two layers; C = our C(f) (model.md), constant 1", Thm52},
+       "Thm 5.2, two layers; C = our C(f) (docs/model.md §4.7), constant 1", Thm52},
       {"lemma5.3", "(G + L)(tau + 1) / n^(1/3)", "[paper]",
        "Lemma 5.3's rate for a subsequence of length n (an error, not a length); constant 1",
        Lemma53},
       {"frequency-length", "Delta D (D + tau) (L/eps)^2, D = S Delta", "[ours]",
-       "the frequency-matching construction's own length (theory.md §2); constant 1",
+       "the frequency-matching construction's own length (docs/theory.md §2.4); constant 1",
        FrequencyLength},
   };
 }

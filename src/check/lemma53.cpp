@@ -1,4 +1,4 @@
-// Test functions of Lemma 5.3 and their averages over x and over z (theory.md §4).
+// Test functions of Lemma 5.3 and their averages over x and over z (docs/theory.md §4.4).
 #include "ltsim/check/lemma53.h"
 
 #include <fmt/format.h>

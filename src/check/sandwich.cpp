@@ -1,4 +1,5 @@
-// Measures |f(x) − f(z)|, |g(x) − g(z)|, |f(z) − g(z)| and the sandwich inequality (theory.md §1).
+// Measures |f(x) − f(z)|, |g(x) − g(z)|, |f(z) − g(z)| and the sandwich inequality
+// (docs/theory.md §1).
 #include "ltsim/check/sandwich.h"
 
 #include <cmath>

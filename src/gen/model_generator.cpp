@@ -6,7 +6,7 @@
 //   grid == 0:  N(0, scale²);
 //   grid  > 0:  g·U{−K, …, K} with K = ⌊scale/g⌋, i.e. a uniform multiple of g in [−scale, scale].
 //
-// Grid margin guarantee (model.md "Quantities computed from the weights"). The spec's grid
+// Grid margin guarantee (docs/model.md §4). The spec's grid
 // must be g = 2^−k with k ≥ 0 (so g is exact, 1/g is an integer and 1 is a multiple of g).
 //   γ(f) ≥ g³ or ∞. Every element of a logit set 𝒜 is (E_s + P_r')ᵀ M (E_y + P_r) + φ[t]:
 //     each term a_i·M_ij·b_j multiplies three multiples of g, hence is an integer multiple of

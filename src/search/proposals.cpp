@@ -1,5 +1,6 @@
 // The search's moves: Gaussian steps, logit and suffix ties built by a minimum-norm rank-one
-// edit of M_h, row copies, head rescaling, and edits of x (theory.md §2's pitfalls as moves).
+// edit of M_h, row copies, head rescaling, and edits of x (the pitfalls of docs/theory.md §2.4 as
+// moves).
 #include "ltsim/search/proposals.h"
 
 #include <Eigen/QR>
@@ -34,7 +35,7 @@ int Uniform(int lo, int hi, FuzzEngine& engine) {
 
 bool Coin(FuzzEngine& engine) { return boost::random::bernoulli_distribution<double>(0.5)(engine); }
 
-// ---- Logits a one-layer head sees at the last position of x (model.md, theory.md §2). ----
+// ---- Logits a one-layer head sees at the last position of x (docs/theory.md §2.2). ----
 
 // One attention slot of the query at T: a present far type or a suffix position t ≥ 0.
 struct Slot {

@@ -74,7 +74,7 @@ double SimObjective(const std::string& objective, const Transformer& f, const Tr
     return kInvalid;
   }
   if (objective == "sim-ratio") return std::max(s.f.sim, s.g.sim) / eps;
-  // sim-over-eta: the Lipschitz bound sim ≤ L·η of theory.md §2, per model.
+  // sim-over-eta: the Lipschitz bound sim ≤ L·η of docs/theory.md §2.3, per model.
   double worst = 0.0;
   for (const ModelSide* side : {&s.f, &s.g}) {
     const double bound = side->lipschitz * side->eta_achieved;
@@ -93,7 +93,7 @@ bool Improves(double proposal, double best) {
   return proposal > best + 1e-12 * std::max(1.0, std::abs(best));
 }
 
-// [[token, count], …] with token < 65535 and count ≥ 1, non-empty (house style §14).
+// [[token, count], …] with token < 65535 and count ≥ 1, non-empty (docs/design.md §3).
 std::vector<Run> ParseRuns(const nlohmann::json& json, const std::string& where) {
   if (!json.is_array() || json.empty()) throw InputError(where + ": must be a non-empty array");
   std::vector<Run> runs;

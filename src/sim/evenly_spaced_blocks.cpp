@@ -1,5 +1,5 @@
 // `blocks`: evenly spaced contiguous blocks of x plus its suffix, the deterministic rival of
-// `markov` (theory.md §4).
+// `markov` (docs/theory.md §4.6).
 //
 // The layout. Let m = min(T, τ*+1), F = T − m the far positions of x, N = n − m the far
 // positions of z (N ≥ 1 is required), k = ⌈N/ℓ⌉ blocks and G = F − N > 0 dropped positions.

@@ -1,5 +1,5 @@
 // `frequency-agnostic`: per-residue largest-remainder apportionment of every type (a baseline,
-// theory.md §2).
+// docs/theory.md §2.5).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,7 +12,7 @@ namespace {
 
 // Apportions N_r positions of residue r among x's present types of residue r in proportion
 // to their counts, keeping each at least once. Knows only Δ* and τ* of the models: it is
-// the single-global-scale construction whose pitfalls theory.md §2 describes.
+// the single-global-scale construction whose pitfalls docs/theory.md §2.4 describes.
 std::vector<std::uint64_t> Apportion(const TypeCounts& counts,
                                      const std::vector<std::uint64_t>& residue_sizes) {
   std::vector<std::uint64_t> far(counts.far.size(), 0);

@@ -1,5 +1,5 @@
-// `frequency`: one scale per coupled maximal set, so both models' attention survives (theory.md
-// §2).
+// `frequency`: one scale per coupled maximal set, so both models' attention survives
+// (docs/theory.md §2.4).
 #include "ltsim/sim/frequency_matching.h"
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// `markov`: z = x_I for I drawn by a stationary two-state keep/drop chain (theory.md §4).
+// `markov`: z = x_I for I drawn by a stationary two-state keep/drop chain (docs/theory.md §4.5).
 //
 // The chain. Positions 1..F of x, F = T − m with m = min(T, τ*+1), are kept or dropped by a
 // two-state Markov chain with keep rate ρ = n/T and mean kept block ℓ (--block-length, else

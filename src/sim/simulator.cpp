@@ -1,4 +1,4 @@
-// The simulator registry (house style §20) and the layout helpers the constructions share.
+// The simulator registry (docs/design.md §6) and the layout helpers the constructions share.
 #include <algorithm>
 #include <cmath>
 #include <functional>

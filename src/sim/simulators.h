@@ -18,14 +18,14 @@ std::unique_ptr<Simulator> MakeFrequencyAgnostic();
 std::unique_ptr<Simulator> MakeTruncate();
 std::unique_ptr<Simulator> MakeUniformSubsequence();
 /// `markov`: blocks of x kept by a stationary two-state chain with keep rate n/T and mean
-/// kept block ℓ, plus x's last τ*+1 positions (theory.md §4); |z| is random, E|z| ≈ n.
+/// kept block ℓ, plus x's last τ*+1 positions (docs/theory.md §4.5); |z| is random, E|z| ≈ n.
 std::unique_ptr<Simulator> MakeMarkovSubset();
 /// `blocks`: ⌈(n − τ* − 1)/ℓ⌉ evenly spaced blocks of about ℓ positions of x, plus x's
-/// last τ*+1 positions; |z| = n (theory.md §4, the deterministic alternative).
+/// last τ*+1 positions; |z| = n (docs/theory.md §4.6, the deterministic alternative).
 std::unique_ptr<Simulator> MakeEvenlySpacedBlocks();
 
 /// Where z's far region and suffix go, for constructions that keep x's τ*-suffix and
-/// x's length modulo Δ* (requirements (a) and (e) of theory.md §2).
+/// x's length modulo Δ* (requirements (a) and (e) of docs/theory.md §2.4).
 struct FarRegion {
   std::uint64_t length = 0;                  ///< n_far = |z| − (τ* + 1)
   std::vector<std::uint64_t> residue_sizes;  ///< N_r: far positions of z with residue r
@@ -60,7 +60,7 @@ struct Span {
 /// O(chunks + spans + kept tokens).
 std::vector<Run> CopySpans(const Source& x, const std::vector<Span>& spans);
 
-/// ℓ of the block methods: `requested` when positive, else ⌈n^(1/3)⌉ (theory.md §4).
+/// ℓ of the block methods: `requested` when positive, else ⌈n^(1/3)⌉ (docs/theory.md §4.5).
 std::uint64_t BlockLength(std::uint64_t requested, std::uint64_t target);
 
 }  // namespace ltsim

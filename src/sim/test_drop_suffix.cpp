@@ -5,7 +5,7 @@ namespace ltsim {
 namespace {
 
 // Frequency matching whose z loses x's last τ*+1 tokens (replaced by copies of the first far
-// token) while the claimed η stays: requirement (a) of theory.md §2 fails, so sim ≤ L·η can.
+// token) while the claimed η stays: requirement (a) of docs/theory.md §2.4 fails, so sim ≤ L·η can.
 class TestDropSuffix : public Simulator {
  public:
   std::string name() const override { return "test-drop-suffix"; }

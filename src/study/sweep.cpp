@@ -230,8 +230,8 @@ SweepResult RunSweep(const SweepOptions& options) {
   SweepResult r;
   r.options = options;
   r.paper_exponent = PaperExponent(options.parameter, options.precision_bits);
-  // Every (point, pair) is independent: computed in parallel, stored by index (house style
-  // §10). ε and margin sweeps start from the same pairs at every point (rescaled to the margin);
+  // Every (point, pair) is independent: computed in parallel, stored by index (docs/design.md
+  // §4). ε and margin sweeps start from the same pairs at every point (rescaled to the margin);
   // the others draw new pairs per point.
   const std::size_t m = options.values.size(), k = static_cast<std::size_t>(options.pairs);
   std::vector<SweepPair> pairs(m * k);

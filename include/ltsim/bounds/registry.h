@@ -1,4 +1,4 @@
-// The paper's bounds (theory.md §2–§4) and user bound expressions over named model constants.
+// The paper's bounds (docs/theory.md §2–§4) and user bound expressions over named model constants.
 #pragma once
 
 #include <functional>
@@ -11,7 +11,8 @@
 namespace ltsim {
 
 /// Named constants a bound is a function of: L, Delta, S, tau, eps, gamma, p, C, gamma_pos,
-/// alpha0, G, D, n, T (model.md's quantities plus the run's ε, n, T and the prior's α₀).
+/// alpha0, G, D, n, T (the quantities of docs/model.md §4 plus the run's ε, n, T and the
+/// prior's α₀).
 using ConstantMap = std::map<std::string, double>;
 
 /// One bound of the registry: N (or a rate) as a function of the constants.
@@ -23,26 +24,27 @@ struct Bound {
   std::function<double(const ConstantMap&)> value;
 };
 
-/// The explicit registry (house style §20), in the paper's order:
-///   thm4.1-hardmax = 2^(p/γ)                          (theory.md §2, first term)
-///   thm4.1-length  = L²Δ⁷S⁶τ²/ε²                      (theory.md §2, second term; O-constant 1)
-///   thm4.2         = ε^(−2−2/α₀)                       (theory.md §3; polynomial factors 1)
-///   thm5.2         = (C/ε)^max(1/γ_pos, 3)             (theory.md §4)
-///   lemma5.3       = (G + L)(τ + 1)/n^(1/3)            (theory.md §4; a rate, not a length)
-///   frequency-length = Δ·D(D + τ)·(L/ε)², D = SΔ       (theory.md §2, ours)
+/// The explicit registry (docs/design.md §6), in the paper's order:
+///   thm4.1-hardmax = 2^(p/γ)                          (docs/theory.md §2.1, first term)
+///   thm4.1-length  = L²Δ⁷S⁶τ²/ε²                      (docs/theory.md §2.1, second term;
+///                                                      O-constant 1)
+///   thm4.2         = ε^(−2−2/α₀)                       (docs/theory.md §3; polynomial factors 1)
+///   thm5.2         = (C/ε)^max(1/γ_pos, 3)             (docs/theory.md §4.2)
+///   lemma5.3       = (G + L)(τ + 1)/n^(1/3)            (docs/theory.md §4.4; a rate, not a length)
+///   frequency-length = Δ·D(D + τ)·(L/ε)², D = SΔ       (docs/theory.md §2.4, ours)
 const std::vector<Bound>& BoundRegistry();
 
 /// The registry entry `name`; InputError naming the known bounds otherwise.
 const Bound& FindBound(const std::string& name);
 
-/// Constants of one model (theory.md §2, §4): L = L(f), Delta = Δ, S = |Σ|, tau = τ,
+/// Constants of one model (docs/model.md §4): L = L(f), Delta = Δ, S = |Σ|, tau = τ,
 /// gamma = γ(f), p = the first layer's precision bits (0 unless `finite`: hardmax from the
 /// start), C = C(f), gamma_pos = γ_pos(f), D = SΔ. Run constants (eps, n, T, alpha0, G) are
 /// the caller's.
 ConstantMap ModelConstants(const Transformer& model);
 
 /// Constants of a pair (f, g): max of L, C and p; min of γ and γ_pos; max of S and τ;
-/// Δ = lcm(Δ_f, Δ_g); D = SΔ (theory.md §2: one z serves both models).
+/// Δ = lcm(Δ_f, Δ_g); D = SΔ (docs/theory.md §7.5: one z serves both models).
 ConstantMap PairConstants(const ConstantMap& f, const ConstantMap& g);
 
 /// Evaluates a user bound expression (muParser syntax: + − * / ^, sqrt, log, exp, min,

@@ -1,4 +1,5 @@
-// Lemma 5.3's statistic: a test function averaged over the positions of x and of z (theory.md §4).
+// Lemma 5.3's statistic: a test function averaged over the positions of x and of z
+// (docs/theory.md §4.4).
 #pragma once
 
 #include <cstdint>
@@ -26,7 +27,7 @@ class TestFunctionPass {
   virtual const Vector& Push(Token token) = 0;
 };
 
-/// A test function p(w, μ) of Lemma 5.3 (theory.md §4), evaluated at every position t of a
+/// A test function p(w, μ) of Lemma 5.3 (docs/theory.md §4.4), evaluated at every position t of a
 /// string from the window w = x_{max(1, t−τ)..t} (shorter than τ+1 only at the start) and
 /// the running histogram μ(x_{≤t})_s = #{j ≤ t : x_j = s}/t. Vector valued. Implementations
 /// are immutable: one function may run any number of passes, from any thread.
@@ -88,7 +89,7 @@ class RandomLipschitzFunction : public TestFunction {
   double lipschitz_;
 };
 
-/// The first layer's output y¹_t of a model (theory.md §4: Lemma 5.3 says it is close to a
+/// The first layer's output y¹_t of a model (docs/theory.md §4.3: Lemma 5.3 says it is close to a
 /// bounded Lipschitz function of the window and the running histogram), d components,
 /// streamed with FirstLayerStream. Its G and L are not known exactly (they depend on the
 /// weights through constants the paper does not state; with Δ > 1 y¹_t also sees t mod Δ),
@@ -119,7 +120,7 @@ struct Lemma53Result {
   Vector average_x;         ///< (1/T) Σ_t p(x_{t−τ..t}, μ(x_{≤t}))
   Vector average_z;         ///< (1/|z|) Σ_t p(z_{t−τ..t}, μ(z_{≤t}))
   double difference = 0.0;  ///< ‖average_x − average_z‖_∞
-  /// (G + L)(τ + 1)/n^(1/3), the rate of Lemma 5.3 with n the target length (theory.md §4);
+  /// (G + L)(τ + 1)/n^(1/3), the rate of Lemma 5.3 with n the target length (docs/theory.md §4.4);
   /// NaN when G or L is unknown.
   double reference_rate = std::numeric_limits<double>::quiet_NaN();
   std::uint64_t x_length = 0;

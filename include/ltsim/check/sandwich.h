@@ -1,4 +1,4 @@
-// The sandwich of theory.md §1 for a pair (f, g) on one long x and a constructed z.
+// The sandwich of docs/theory.md §1 for a pair (f, g) on one long x and a constructed z.
 #pragma once
 
 #include <cstdint>

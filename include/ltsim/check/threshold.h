@@ -1,4 +1,5 @@
-// The first length at which two models differ by more than ε, over all strings (theory.md §7).
+// The first length at which two models differ by more than ε, over all strings
+// (docs/theory.md §7.2).
 #pragma once
 
 #include <cstdint>
@@ -89,12 +90,12 @@ struct ThresholdResult {
 /// (the far positions of residue r are split among the S tokens). Saturates at 2^62.
 std::uint64_t CountStatistics(int alphabet, int period, int locality, std::uint64_t length);
 
-/// The first disagreement of f and g up to options.max_length (theory.md §7: "agreement
+/// The first disagreement of f and g up to options.max_length (docs/theory.md §7.1: "agreement
 /// within ε on every string of length ≤ N, exhaustively checked where the model class allows
 /// it, otherwise searched").
 ///
 /// One-layer pairs (any attention modes): f(x) depends only on x's statistics in its own view
-/// (theory.md §2), hence on the statistics in the joint view, which are enumerated in order
+/// (docs/theory.md §2.2), hence on the statistics in the joint view, which are enumerated in order
 /// of length: #statistics(T) evaluations instead of S^T. Every statistic is realised by a
 /// string, so the search is exact; the witness is checked to have those statistics and is
 /// re-evaluated as a string. Pairs with a two-layer model: every string up to T_ex, then

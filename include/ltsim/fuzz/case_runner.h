@@ -13,7 +13,7 @@
 
 namespace ltsim {
 
-/// Everything a case needs, so that a saved case replays exactly (house style §9: the
+/// Everything a case needs, so that a saved case replays exactly (docs/design.md §4: the
 /// simulator's and the test function's seeds are part of the case).
 struct CaseSpec {
   std::uint64_t index = 0;  ///< case id within its campaign
@@ -24,12 +24,12 @@ struct CaseSpec {
   std::uint64_t block_length = 0;          ///< ℓ for markov/blocks (0: ⌈n^(1/3)⌉)
   std::uint64_t sim_seed = 0;              ///< the simulator's seed
   std::uint64_t function_seed = 0;         ///< the Lemma 5.3 test function's seed
-  double epsilon = 1e-3;                   ///< the agreement threshold ε of theory.md §1
+  double epsilon = 1e-3;                   ///< the agreement threshold ε of docs/theory.md §1
   double lemma_constant = 1.0;             ///< C in statistic ≤ C·(G + L)(τ + 1)/n^(1/3)
   PairKind pair = PairKind::kIndependent;  ///< how g was made from f (reported, not replayed)
 };
 
-/// The properties a case can check (theory.md §1, §2, §4; model.md "Forward pass").
+/// The properties a case can check (docs/theory.md §1, §2.4, §4.4; docs/model.md §4.3).
 enum class Property {
   kSandwich,       ///< gap_x ≤ sim_f + gap_z + sim_g (the triangle inequality, numerically)
   kTransfer,       ///< gap_z ≤ ε ⇒ gap_x ≤ ε + sim_f + sim_g
@@ -45,7 +45,7 @@ const char* PropertyName(Property property);
 Property ParseProperty(const std::string& name);
 
 /// What re-computing a refutation in high precision (50 digits, eval/precise.h) found
-/// (house style §12). kNone: the double verdict held, nothing to recheck.
+/// (docs/design.md §5). kNone: the double verdict held, nothing to recheck.
 enum class RecheckStatus {
   kNone,
   kConfirmed,    ///< the property fails in high precision too: a refutation

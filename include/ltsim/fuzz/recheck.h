@@ -1,4 +1,4 @@
-// High-precision recheck of a case's refutations before they are reported (house style §12).
+// High-precision recheck of a case's refutations before they are reported (docs/design.md §5).
 #pragma once
 
 #include "ltsim/fuzz/case_runner.h"

@@ -10,11 +10,11 @@
 
 namespace ltsim {
 
-/// The input families of the fuzz issue.
+/// The input families of x (campaigns, searches, sweeps; docs/witnesses.md §1 lists their keys).
 enum class InputKind {
   kUniform,    ///< i.i.d. uniform tokens
   kDirichlet,  ///< π ~ Dir(α) once per string, then i.i.d. from π (Theorem 4.2's prior)
-  kSparse,     ///< k-sparse planted correlation (seed 000): each position copies a noisy
+  kSparse,     ///< k-sparse planted correlation: each position copies a noisy
                ///< function of k parents among earlier positions
   kMarkov,     ///< an order-1 Markov chain with a random transition matrix
   kPeriodic,   ///< a random pattern repeated, with rare substitutions

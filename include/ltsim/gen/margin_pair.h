@@ -1,4 +1,4 @@
-// Model pairs with a controlled logit margin γ (model.md "Logit margin", theory.md §2: the first
+// Model pairs with a controlled logit margin γ (docs/model.md §4.2, docs/theory.md §2.1: the first
 // term 2^(p/γ) of Theorem 4.1).
 #pragma once
 

@@ -36,7 +36,7 @@ struct ModelSpec {
 /// A model of the spec, a pure function of the spec and the engine's state.
 Transformer GenerateModel(const ModelSpec& spec, FuzzEngine& engine);
 
-/// How g relates to f in a generated pair (theory.md §1: f the target, g the learned model).
+/// How g relates to f in a generated pair (docs/theory.md §1: f the target, g the learned model).
 enum class PairKind {
   kIndependent,  ///< f and g drawn independently from the same spec
   kPerturbed,    ///< g = f + δ·N(0, 1) on every weight (the realistic learned-model case)

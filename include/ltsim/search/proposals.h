@@ -1,5 +1,5 @@
 // The moves of the counterexample search: Gaussian steps, and structural moves that build the
-// hard cases of theory.md §2 (logit ties, suffix ties, moderate maximal-set totals).
+// hard cases of docs/theory.md §2.4 (logit ties, suffix ties, moderate maximal-set totals).
 #pragma once
 
 #include <string>

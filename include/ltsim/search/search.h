@@ -1,5 +1,5 @@
-// Targeted search for counterexamples: hill climbing over model pairs, then shrinking (theory.md
-// §7).
+// Targeted search for counterexamples: hill climbing over model pairs, then shrinking
+// (docs/theory.md §7.3).
 #pragma once
 
 #include <cstdint>
@@ -16,13 +16,13 @@ namespace ltsim {
 
 /// What a search maximises and how. The objectives (SearchObjectives):
 ///   needed-length  NeededLength(f, g, x, ε) / max(frequency-length [ours], τ + 2) at the
-///                  pair's constants (theory.md §2: the construction's own |z| ~
+///                  pair's constants (docs/theory.md §2.4: the construction's own |z| ~
 ///                  Δ·D(D+τ)·(L/ε)²; above 1, the construction needs longer strings than it
 ///                  claims). τ + 2 is the needed-length grid's floor, so L → 0 cannot inflate
 ///                  the ratio. The needed length is capped at |x|: a capped value is a lower
 ///                  bound.
 ///   sim-ratio      max(sim_f, sim_g) / ε of the frequency simulator at |z| = n.
-///   sim-over-eta   max over f, g of sim / (L·η_achieved) at |z| = n (theory.md §2: ‖f(x) −
+///   sim-over-eta   max over f, g of sim / (L·η_achieved) at |z| = n (docs/theory.md §2.3: ‖f(x) −
 ///                  f(z)‖ ≤ L·η; above 1 refutes the Lipschitz bound). 0 where L·η = 0.
 ///   needed         NeededLength(f, g, x, ε) itself (capped at |x|): the sweeps' worst case,
 ///                  searched with `proposals = "logits"` so L stays the generated pair's.
@@ -30,7 +30,8 @@ namespace ltsim {
 ///                  T*/N: T* the first length ≤ n at which some string has ‖f(x) − g(x)‖_∞ > ε
 ///                  (FindThreshold, check/threshold.h: every sufficient statistic, exact for
 ///                  one-layer pairs; x plays no part), N = max(2^(p/γ) when a layer is finite,
-///                  L²Δ⁷S⁶τ²/ε², 1), Thm 4.1's length with O-constants 1 (theory.md §2). Above 1:
+///                  L²Δ⁷S⁶τ²/ε², 1), Thm 4.1's length with O-constants 1 (docs/theory.md
+///                  §2.1). Above 1:
 ///                  f and g agree within ε on every string up to N and disagree later — with
 ///                  the theorem's O(ε) taken as ε, evidence against N. 0 when they agree up to n.
 /// A pair for which the simulator cannot build z scores −∞ (never accepted).

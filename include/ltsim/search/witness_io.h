@@ -1,5 +1,5 @@
 // Search witnesses as corpus files: a high-precision recheck, content-hash names, save and replay
-// (house style §12, §15).
+// (docs/witnesses.md §3–§4, docs/design.md §5).
 #pragma once
 
 #include <cstdint>

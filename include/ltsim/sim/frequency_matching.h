@@ -1,4 +1,4 @@
-// Deterministic, model-aware frequency matching (theory.md §2, Theorem 4.1): the plan behind
+// Deterministic, model-aware frequency matching (docs/theory.md §2.4, Theorem 4.1): the plan behind
 // `frequency`.
 #pragma once
 
@@ -12,7 +12,7 @@ namespace ltsim {
 
 /// What the construction decided, exposed so tests can hold it to its stated rate.
 ///
-/// Construction (theory.md §2, ours). For every head h of every model, K_h is the support of
+/// Construction (docs/theory.md §2.4, ours). For every head h of every model, K_h is the support of
 /// its attention on x's far region (the maximal set under hardmax) in the joint type space,
 /// S_h its far count and m_h the number of suffix slots in the support (suffix positions
 /// beyond the model's own τ count too). Groups sharing a type are coupled into components
@@ -30,7 +30,7 @@ namespace ltsim {
 ///     S'_h + m_h)
 ///                         ≤ 2(|K_h| + m_h)/Θ   when no padding entered the group,
 /// (η_h = 0 for a one-slot support: a point mass in x and in z), so sim_f ≤ L(f)·η with
-/// η = max_h η_h (model.md's L(f)). Hence |z| ~ Δ·D(D+τ)·(L/ε)².
+/// η = max_h η_h (L(f) of docs/model.md §4.4). Hence |z| ~ Δ·D(D+τ)·(L/ε)².
 struct FrequencyPlan {
   std::vector<std::uint64_t> far;  ///< c'[κ], indexed like TypeCounts::far
   double theta = 0.0;              ///< Θ

@@ -32,7 +32,7 @@ struct SimulationInput {
   std::vector<const Transformer*> models;
   std::uint64_t target_length = 0;
   std::uint64_t seed = 0;
-  /// Mean kept-block length ℓ of `markov` and `blocks` (theory.md §4); 0 = ⌈n^(1/3)⌉.
+  /// Mean kept-block length ℓ of `markov` and `blocks` (docs/theory.md §4.5); 0 = ⌈n^(1/3)⌉.
   std::uint64_t block_length = 0;
 };
 
@@ -41,7 +41,7 @@ struct Simulation {
   std::vector<Run> z;
   std::uint64_t length = 0;
   /// The construction's bound on max_h ‖α_h(x) − α_h(z)‖₁ over every head of every model
-  /// (theory.md §2 requirement (d)); NaN when the method claims none.
+  /// (docs/theory.md §2.4 requirement (d)); NaN when the method claims none.
   double eta = std::numeric_limits<double>::quiet_NaN();
   /// Frequency matching: the common group total Θ it reached; NaN otherwise.
   double theta = std::numeric_limits<double>::quiet_NaN();

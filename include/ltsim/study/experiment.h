@@ -1,4 +1,5 @@
-// The paper's experiments on constructed models: needed length vs ω, p, S and k (theory.md §6).
+// The paper's experiments on constructed models: needed length vs ω, p, S and k
+// (docs/theory.md §6).
 #pragma once
 
 #include <cstdint>
@@ -44,7 +45,7 @@ struct ExperimentRow {
   double sim_at_fixed = 0.0;  ///< max over seeds of |f(x) − f(z)|_∞ at n = fixed_n
 };
 
-/// One series: its fit and the trend check of theory.md §6.
+/// One series: its fit and the trend check of docs/theory.md §6.
 struct ExperimentTrend {
   std::string task, parameter;
   std::vector<double> values;

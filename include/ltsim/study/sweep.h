@@ -1,4 +1,5 @@
-// Parameter sweeps of the needed length against Theorem 4.1's exponents (theory.md §2, §7).
+// Parameter sweeps of the needed length against Theorem 4.1's exponents
+// (docs/theory.md §2.1, §7.4).
 // Each point's worst case is found by a short search (search.h) or as the max over random pairs.
 #pragma once
 
@@ -110,7 +111,7 @@ double PaperExponent(const std::string& parameter, int precision_bits = 8);
 /// Whether a parameter is fitted log-linearly in 1/value (margin) rather than log-log.
 bool FitsInverseValue(const std::string& parameter);
 
-/// Fits log y against log x (all positive) at confidence `level` (theory.md §7: is the
+/// Fits log y against log x (all positive) at confidence `level` (docs/theory.md §7.4: is the
 /// measured exponent the paper's?). Needs ≥ 2 points with distinct x.
 ExponentFit FitExponent(const std::vector<double>& x, const std::vector<double>& y,
                         double level = 0.95);
