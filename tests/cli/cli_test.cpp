@@ -1,4 +1,4 @@
-// Command-line tests (house style §16): run the ltsim binary, check exit codes and output.
+// Command-line tests (docs/design.md §8): run the ltsim binary, check exit codes and output.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -14,7 +14,7 @@
 namespace ltsim {
 namespace {
 
-// Relative agreement demanded by model.md: 1e-9 of the output's magnitude (plus 1e-9
+// Relative agreement demanded by docs/model.md §3: 1e-9 of the output's magnitude (plus 1e-9
 // absolute near zero). The two evaluators compute bit-identical logits; only the order of
 // summation of the attention average differs, which costs ~T·1e-16.
 void ExpectClose(const Vector& fast, const Vector& reference) {
@@ -40,7 +40,7 @@ RC_GTEST_PROP(OneLayerProperty, FastEqualsReferenceOnStringsShorterThanTheSuffix
               EvaluateReference(model, x));
 }
 
-// model.md: once i ≥ T_hard = 2^(p/γ), `finite` equals `hardmax` (with bias_scaling none;
+// docs/model.md §4.3: once i ≥ T_hard = 2^(p/γ), `finite` equals `hardmax` (with bias_scaling none;
 // under `log` scaling the logits at i are not the set 𝒜 that γ is defined on). Grid weights
 // keep γ ≥ 1/8 so T_hard ≤ 2^16 for p ≤ 2.
 RC_GTEST_PROP(OneLayerProperty, FiniteEqualsHardmaxPastTheHardmaxLength, ()) {

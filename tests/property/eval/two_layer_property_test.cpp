@@ -17,7 +17,8 @@
 namespace ltsim {
 namespace {
 
-// model.md's agreement: 1e-9 relative to the output's magnitude (1e-9 absolute near zero).
+// The agreement of docs/model.md §3: 1e-9 relative to the output's magnitude (1e-9 absolute
+// near zero).
 // The evaluators sum the same terms in different orders, so they differ by ~T·1e-16.
 bool Close(const Vector& a, const Vector& b) {
   return SupDistance(a, b) <= 1e-9 * (1.0 + b.cwiseAbs().maxCoeff());

@@ -1,5 +1,5 @@
-// Properties of the model-aware frequency matching (theory.md §2): requirements (a)–(e) and its η
-// bound.
+// Properties of the model-aware frequency matching (docs/theory.md §2.4): requirements (a)–(e)
+// and its η bound.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 

@@ -1,5 +1,5 @@
-// Properties of `markov` and `blocks` (theory.md §4): z = x_I, the law of |z|, and the rate of
-// Lemma 5.3's statistic in n.
+// Properties of `markov` and `blocks` (docs/theory.md §4.5–§4.6): z = x_I, the law of |z|, and
+// the rate of Lemma 5.3's statistic in n.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 

@@ -1,5 +1,5 @@
-// Shared generators of random limit transformers and strings for the property tests (house style
-// §16).
+// Shared generators of random limit transformers and strings for the property tests (docs/design.md
+// §8).
 #pragma once
 
 #include <rapidcheck.h>
@@ -43,7 +43,7 @@ Transformer MakeRandomModel(const ModelShape& shape);
 /// Shapes of every attention mode, Δ ∈ [1, 4], τ ∈ [0, 3], 1–3 heads, MLP on and off.
 rc::Gen<ModelShape> GenShape();
 
-/// Shapes in the hardmax regime of theory.md §2: hardmax, or finite with p ≤ 3 bits on a
+/// Shapes in the hardmax regime of docs/theory.md §2.4: hardmax, or finite with p ≤ 3 bits on a
 /// grid (so T_hard = 2^(p/γ) stays small); bias scaling none.
 rc::Gen<ModelShape> GenHardmaxRegimeShape();
 

@@ -1,4 +1,4 @@
-// Unit tests of Lemma 5.3's test functions and statistic (theory.md §4).
+// Unit tests of Lemma 5.3's test functions and statistic (docs/theory.md §4.4).
 #include "ltsim/check/lemma53.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,5 @@
-// The k-gram estimator and the constructed two-layer model that approximates it (theory.md §5).
+// The k-gram estimator and the constructed two-layer model that approximates it
+// (docs/theory.md §5).
 #include "ltsim/construct/kgram.h"
 
 #include <gtest/gtest.h>
@@ -174,7 +175,7 @@ TEST(KGramEstimate, PolicyNames) {
 // ---------------------------------------------------------------------------------------
 // The model's structure.
 
-// Valid, two layers as theory.md §5 describes them, γ_pos = φ − 1 (1 for the default φ = 2),
+// Valid, two layers as docs/theory.md §5 describes them, γ_pos = φ − 1 (1 for the default φ = 2),
 // every first-layer head position-dominated, and an exact round trip through the file format.
 TEST(MakeKGram, StructureMarginsAndRoundTrip) {
   for (const Case& c : kCases) {

@@ -1,4 +1,4 @@
-// SimpleTask and ModPTask compute their targets (theory.md §6), are valid and round-trip.
+// SimpleTask and ModPTask compute their targets (docs/theory.md §6), are valid and round-trip.
 #include "ltsim/construct/tasks.h"
 
 #include <gtest/gtest.h>
@@ -128,7 +128,7 @@ TEST_P(SimpleTaskTest, ShapeMarginAndRoundTrip) {
 INSTANTIATE_TEST_SUITE_P(Omega, SimpleTaskTest, ::testing::Values(1.0, 4.0, 10.0));
 
 TEST(SimpleTask, LipschitzGrowsWithOmega) {
-  // L = Θ(ω) (theory.md §6): the MLP's slopes are ≈ ω cos(ω·u).
+  // L = Θ(ω) (docs/theory.md §6): the MLP's slopes are ≈ ω cos(ω·u).
   const double l1 = LipschitzConstant(MakeSimpleTask(1.0, 1e-3));
   const double l10 = LipschitzConstant(MakeSimpleTask(10.0, 1e-3));
   EXPECT_GT(l10, 2.0 * l1);
@@ -216,7 +216,7 @@ TEST(ModPTask, FiniteVariantHasHardmaxLengthTwoToTheBits) {
 
 TEST(ModPTask, FiniteVariantIsExactAboveTwoToTheBits) {
   // For T > 2^bits = T_hard the weight T^(−1) < 2^(−bits) of the other residues is rounded to
-  // 0 and `finite` equals `hardmax` (model.md).
+  // 0 and `finite` equals `hardmax` (docs/model.md §4.3).
   std::mt19937_64 engine(4242);
   for (const auto& [p, k, bits] : {std::tuple{2, 1, 4}, std::tuple{3, 0, 6}, std::tuple{5, 2, 8},
                                    std::tuple{4, 3, 10}, std::tuple{3, 1, 12}}) {
@@ -240,7 +240,7 @@ TEST(ModPTask, FiniteVariantIsExactAboveTwoToTheBits) {
 
 TEST(ModPTask, FiniteVariantIsExactAtTwoToTheBits) {
   // The boundary T = T_hard = 2^bits: the other residues' weight is T^(−1) = 2^(−bits)
-  // exactly, and model.md rounds w ≤ 2^(−p) to 0, so f equals the target here too. Every
+  // exactly, and docs/model.md §3 rounds w ≤ 2^(−p) to 0, so f equals the target here too. Every
   // bits value from 1 to 12 is tried: an implementation that computes T^(−1) as exp(−ln T)
   // lands one ulp above 2^(−bits) for some of them (e.g. 3, 6, 7, 8, 12).
   std::mt19937_64 engine(4243);

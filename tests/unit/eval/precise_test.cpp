@@ -172,7 +172,7 @@ TEST(PreciseEvalTest, AReadoutSumThatCancels) {
 
 // Finite attention, p = 2, keys one logit unit below the query's: log₂ w = −log₂ T, dropped
 // exactly when log₂ T ≥ 2, i.e. from T = 4 = T_hard on, where the comparison is an equality
-// (model.md). The precise evaluator must take log₂ 4 = 2 exactly, like the double one.
+// (docs/model.md §3). The precise evaluator must take log₂ 4 = 2 exactly, like the double one.
 TEST(PreciseEvalTest, FiniteDropRuleAtTheHardmaxLengthIsExact) {
   Transformer m;
   m.alphabet = 2;

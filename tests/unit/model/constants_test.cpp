@@ -1,4 +1,5 @@
-// Known answers, derived by hand, for γ(f), T_hard, L(f), γ_pos and the head regimes (model.md).
+// Known answers, derived by hand, for γ(f), T_hard, L(f), γ_pos and the head regimes
+// (docs/model.md §4).
 #include "ltsim/model/constants.h"
 
 #include <gtest/gtest.h>
@@ -22,7 +23,7 @@ constexpr double kSvdTolerance = 1e-12;
 // A one-layer model with one-hot tokens in coordinates 0 … S−1 and one-hot residues in
 // S … S+Δ−1, so the logit of key (s, r') for query (y, r) is
 //   M(s, y) + M(s, S+r) + M(S+r', y) + M(S+r', S+r)
-// and every logit set of model.md can be written down from the entries of M.
+// and every logit set of docs/model.md §4.2 can be written down from the entries of M.
 Transformer OneHotModel(int alphabet, int period, int locality,
                         Attention attention = Attention::kHardmax, int precision_bits = 0) {
   Transformer model;

@@ -1,4 +1,4 @@
-// The bundled task models compute their targets (theory.md §6) within the stated accuracy.
+// The bundled task models compute their targets (docs/theory.md §6) within the stated accuracy.
 #include <gtest/gtest.h>
 
 #include <algorithm>

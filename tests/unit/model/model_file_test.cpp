@@ -1,4 +1,5 @@
-// The model file round-trips bit-exactly, and every error of model.md names the file and key.
+// The model file round-trips bit-exactly, and every error of docs/formats.md §1 names the file
+// and key.
 #include "ltsim/model/model_file.h"
 
 #include <gtest/gtest.h>
@@ -21,7 +22,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// The spec's example, verbatim.
+// The example of docs/formats.md §1, verbatim.
 constexpr char kSpecExample[] = R"({
   "format": "ltsim-model", "version": 1, "name": "optional text",
   "alphabet": 2, "width": 3, "period": 1, "locality": 0,

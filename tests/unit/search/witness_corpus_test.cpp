@@ -1,4 +1,4 @@
-// Replays every witness in corpus/witnesses/ (house style §15): each must reproduce what it
+// Replays every witness in corpus/witnesses/ (docs/witnesses.md §4): each must reproduce what it
 // records.
 #include <gtest/gtest.h>
 

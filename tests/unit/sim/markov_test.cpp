@@ -1,4 +1,5 @@
-// Unit tests of the block methods `markov` and `blocks` (theory.md §4): exact small layouts.
+// Unit tests of the block methods `markov` and `blocks` (docs/theory.md §4.5–§4.6): exact small
+// layouts.
 #include <gtest/gtest.h>
 
 #include <numeric>

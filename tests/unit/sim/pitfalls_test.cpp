@@ -1,5 +1,5 @@
-// The two pitfalls of theory.md §2: the baseline falls into each, the model-aware construction does
-// not.
+// The two pitfalls of docs/theory.md §2.4: the baseline falls into each, the model-aware
+// construction does not.
 #include <gtest/gtest.h>
 
 #include "ltsim/check/sandwich.h"

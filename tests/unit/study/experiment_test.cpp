@@ -1,4 +1,5 @@
-// Unit tests of `experiment paper`: tiny runs, consistency, and the paper's trends (theory.md §6).
+// Unit tests of `experiment paper`: tiny runs, consistency, and the paper's trends
+// (docs/theory.md §6).
 #include "ltsim/study/experiment.h"
 
 #include <gtest/gtest.h>
@@ -42,7 +43,7 @@ TEST(Experiment, TinyRunHasOneRowPerValueAndConsistentTrends) {
   for (std::size_t i = 0; i < r.rows.size(); ++i) EXPECT_EQ(again.rows[i].needed, r.rows[i].needed);
 }
 
-// The paper's claim (theory.md §6), checked on our constructions: the needed length for a
+// The paper's claim (docs/theory.md §6), checked on our constructions: the needed length for a
 // given ε rises with ω (SimpleTask) and with Δ = p (ModPTask).
 TEST(Experiment, NeededLengthRisesWithOmegaAndPeriod) {
   ExperimentOptions o = Tiny();

@@ -129,7 +129,7 @@ TEST(RunSweep, SameResultForAnyThreadCount) {
   EXPECT_EQ(a.fit.slope, b.fit.slope);
 }
 
-// γ of SetLogitMargin's output is the requested margin (model.md's LogitMargin, the same
+// γ of SetLogitMargin's output is the requested margin (LogitMargin of docs/model.md §4.2, the same
 // function `ltsim info` prints), to 1e-12 relative (the scaling's rounding), for hardmax and
 // finite pairs; log₂ T_hard = p/γ follows; hardmax outputs do not change (a uniform scaling of
 // every logit keeps the argmax sets).
