@@ -11,8 +11,9 @@
 
 namespace {
 
-// The configuration: d = 16, S = 8, Δ = 1, τ = 2, two heads a layer; first layer
-// softmax with `log` bias scaling (Section 5), second layer softmax; optional MLPs.
+// The configuration README's benchmark list names: d = 16, S = 8, Δ = 1, τ = 2, two heads a
+// layer; first layer softmax with `log` bias scaling (Section 5), second layer softmax; optional
+// MLPs.
 ltsim::Transformer BenchModel(bool mlp) {
   boost::random::mt19937_64 engine(7);
   boost::random::normal_distribution<double> normal(0.0, 0.3);

@@ -26,7 +26,7 @@ struct Row {
   double value;
 };
 
-// "NAME=VALUE" → constants[NAME] = VALUE; strict (house style §14).
+// "NAME=VALUE" → constants[NAME] = VALUE; strict (docs/design.md §3).
 void ApplySet(const std::string& text, ConstantMap& constants) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
@@ -88,7 +88,7 @@ void PrintTextConstants(const ConstantMap& c, const std::vector<Row>& rows) {
   for (const Row& row : rows)
     std::cout << fmt::format("{:<18} {:<8} {:>14}  {}\n", row.name, row.source, Show(row.value),
                              row.formula);
-  std::cout << "\nO(·) constants and polynomial factors are 1 (see docs/formats.md).\n";
+  std::cout << "\nO(·) constants and polynomial factors are 1 (see docs/formats.md §3.5).\n";
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// `ltsim construct TASK`: write the paper's tasks as constructed limit transformers (theory.md
+// `ltsim construct TASK`: write the paper's tasks as constructed limit transformers (docs/theory.md
 // §5–6).
 #include <fmt/format.h>
 
@@ -33,7 +33,8 @@ void Write(const Transformer& model, const std::string& out) {
 // `kgram`: the two-layer in-context k-gram model; MakeKGram records the options in `meta`.
 void AddKGram(CLI::App& construct, const std::shared_ptr<ConstructArgs>& args) {
   CLI::App* kgram = construct.add_subcommand(
-      "kgram", "In-context k-gram (theory.md §5): two layers, k copy heads and a matching head.");
+      "kgram",
+      "In-context k-gram (docs/theory.md §5): two layers, k copy heads and a matching head.");
   kgram->add_option("--alphabet", args->kgram.alphabet, "alphabet size S")
       ->required()
       ->check(CLI::Range(1, kMaxAlphabet));

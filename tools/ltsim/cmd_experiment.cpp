@@ -132,15 +132,15 @@ void PrintTable(const ExperimentResult& r) {
         t.task, Symbol(t.parameter), Show(t.fit.slope), Show(t.fit.lower), Show(t.fit.upper),
         Symbol(t.parameter), Verdict(t), NeededList(t));
   }
-  std::cout << "(+ = no n < |x| met ε: the needed length is at least |x|; theory.md §6 expects "
-               "it to rise with ω, Δ = p, S and k)\n";
+  std::cout << "(+ = no n < |x| met ε: the needed length is at least |x|; docs/theory.md §6 "
+               "expects it to rise with ω, Δ = p, S and k)\n";
 }
 
 }  // namespace
 
 void AddExperimentCommand(CLI::App& app) {
   CLI::App* group = app.add_subcommand(
-      "experiment", "The paper's experiments on the constructed models (theory.md §6).");
+      "experiment", "The paper's experiments on the constructed models (docs/theory.md §6).");
   group->require_subcommand(1);
   auto args = std::make_shared<ExperimentArgs>();
   CLI::App* cmd = group->add_subcommand(

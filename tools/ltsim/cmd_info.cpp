@@ -1,4 +1,4 @@
-// `ltsim info MODEL`: sizes and the constants of model.md computed from the weights.
+// `ltsim info MODEL`: sizes and the constants of docs/model.md §4 computed from the weights.
 #include <fmt/format.h>
 
 #include <cmath>

@@ -1,4 +1,5 @@
-// `ltsim statistic STRING`: Lemma 5.3's test-function averages over x and over z (theory.md §4).
+// `ltsim statistic STRING`: Lemma 5.3's test-function averages over x and over z
+// (docs/theory.md §4.4).
 #include <fmt/format.h>
 
 #include <iostream>

@@ -21,7 +21,7 @@ struct ThresholdArgs {
   bool json = false;
 };
 
-// "0^3 1 2^2": the run-length text format of model.md ("Strings on disk").
+// "0^3 1 2^2": the run-length text format of docs/formats.md §2.
 std::string RunLengthText(const std::vector<Run>& runs) {
   std::string text;
   for (const Run& run : runs) {

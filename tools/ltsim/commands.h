@@ -1,4 +1,4 @@
-// The explicit registry of ltsim's subcommands (house style §20).
+// The explicit registry of ltsim's subcommands (docs/design.md §6).
 #pragma once
 
 #include <CLI/CLI.hpp>

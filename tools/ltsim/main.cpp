@@ -1,4 +1,4 @@
-// ltsim: parse → validate → build options → run, with one error funnel (house style §6, §13).
+// ltsim: parse → validate → build options → run, with one error funnel (docs/design.md §7, §3).
 #include <CLI/CLI.hpp>
 #include <iostream>
 

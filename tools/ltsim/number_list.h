@@ -11,7 +11,7 @@
 
 namespace ltsim::cli {
 
-/// "1,2,4" → {1, 2, 4}, "" → {}; every item must be a whole number literal (house style §14),
+/// "1,2,4" → {1, 2, 4}, "" → {}; every item must be a whole number literal (docs/design.md §3),
 /// else an InputError naming `option` and the item.
 inline std::vector<double> ParseNumberList(const std::string& text, const std::string& option) {
   std::vector<double> values;

@@ -19,7 +19,7 @@ Json Number(double value);
 /// A vector as a JSON array.
 Json Array(const Vector& v);
 
-/// The context block every JSON output opens with (house style §19).
+/// The context block every JSON output opens with (docs/design.md §7).
 Json Context(const std::string& command, std::uint64_t seed);
 
 /// Prints a JSON document on stdout, context first.
