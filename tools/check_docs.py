@@ -13,7 +13,7 @@ import re
 import sys
 
 ROOT = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parent.parent)
-PAGES = ("model", "theory", "formats", "witnesses", "design", "glossary", "README")
+PAGES = tuple(sorted(p.stem for p in (ROOT / "docs").glob("*.md")))
 SOURCE_SUFFIXES = {".cpp", ".h", ".py", ".sh", ".txt", ".md", ".cmake"}
 SKIP_DIRS = {"build", ".git"}
 
