@@ -7,7 +7,9 @@ packages=(cmake g++ make pkg-config libeigen3-dev libtbb-dev libboost-dev nlohma
           # one); python3-matplotlib: the PNGs of `ltsim sweep --out` (tools/plot_sweep.py).
           # python3-torch, python3-numpy: the PyTorch module python/ltsim_torch and its
           # differential test (tests/python).
-          libmuparser-dev python3-matplotlib python3-torch python3-numpy)
+          libmuparser-dev python3-matplotlib python3-torch python3-numpy
+          # Open MPI: `mpirun -n K ltsim …` (docs/distributed.md); the MPI tests run mpirun.
+          libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

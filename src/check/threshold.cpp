@@ -7,11 +7,14 @@
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <optional>
 
+#include "ltsim/core/bytes.h"
 #include "ltsim/core/error.h"
+#include "ltsim/core/work.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/eval/evaluate.h"
 #include "ltsim/eval/one_layer.h"
@@ -295,15 +298,80 @@ bool Record(const Transformer& f, const Transformer& g, std::uint64_t length,
   return true;
 }
 
+// One length's outcome as bytes for the dealer (core/work.h): exact, so the reducer records
+// what a single process would.
+std::string OutcomeBytes(const LengthOutcome& o, std::uint64_t evaluations) {
+  ByteWriter w;
+  w.Put(o.max_gap);
+  w.Put(evaluations);
+  w.PutVector(o.argmax);
+  w.Put<bool>(o.argmax_counts.has_value());
+  if (o.argmax_counts) {
+    const TypeCounts& c = *o.argmax_counts;
+    w.Put(c.alphabet);
+    w.Put(c.period);
+    w.Put(c.locality);
+    w.Put(c.length);
+    w.PutVector(c.far);
+    w.PutVector(c.suffix);
+  }
+  return w.Take();
+}
+
+LengthOutcome OutcomeFromBytes(const std::string& bytes, std::uint64_t& evaluations) {
+  ByteReader r(bytes);
+  LengthOutcome o;
+  o.max_gap = r.Get<double>();
+  evaluations += r.Get<std::uint64_t>();
+  o.argmax = r.GetVector<Token>();
+  if (r.Get<bool>()) {
+    TypeCounts c;
+    c.alphabet = r.Get<int>();
+    c.period = r.Get<int>();
+    c.locality = r.Get<int>();
+    c.length = r.Get<std::uint64_t>();
+    c.far = r.GetVector<std::uint64_t>();
+    c.suffix = r.GetVector<Token>();
+    o.argmax_counts = std::move(c);
+  }
+  return o;
+}
+
+// Lengths 1 … N are the dealer's items (weighted by their evaluations, so short lengths travel
+// together), reduced in order until the first disagreement; `search` runs one length.
+void SearchLengths(const Transformer& f, const Transformer& g, const ThresholdOptions& options,
+                   const std::function<double(std::uint64_t)>& weight,
+                   const std::function<LengthOutcome(std::uint64_t, std::uint64_t&)>& search,
+                   ThresholdResult& result) {
+  ItemDealer& dealer = options.dealer ? *options.dealer : LocalDealer();
+  DealWeighted(
+      dealer, 1, options.max_length + 1, weight,
+      [&](std::uint64_t t) {
+        std::uint64_t evaluations = 0;
+        const LengthOutcome outcome = search(t, evaluations);
+        return OutcomeBytes(outcome, evaluations);
+      },
+      [&](std::uint64_t t, std::string&& bytes) {
+        const LengthOutcome outcome = OutcomeFromBytes(bytes, result.evaluations);
+        return !Record(f, g, t, outcome, options.epsilon, result);
+      });
+}
+
 ThresholdResult FindByStatistics(const Transformer& f, const Transformer& g,
                                  const ThresholdOptions& options) {
   ThresholdResult result;
   result.method = ThresholdMethod::kStatistics;
   result.view = JointViewOf({&f, &g});
-  for (std::uint64_t t = 1; t <= options.max_length; ++t) {
-    const LengthOutcome outcome = SearchStatistics(f, g, result.view, t, result.evaluations);
-    if (Record(f, g, t, outcome, options.epsilon, result)) break;
-  }
+  const JointView view = result.view;
+  SearchLengths(
+      f, g, options,
+      [&](std::uint64_t t) {
+        return static_cast<double>(CountStatistics(view.alphabet, view.period, view.locality, t));
+      },
+      [&](std::uint64_t t, std::uint64_t& evaluations) {
+        return SearchStatistics(f, g, view, t, evaluations);
+      },
+      result);
   result.exhaustive_up_to = result.checked_up_to;
   result.exhaustive = true;
   return result;
@@ -317,12 +385,19 @@ ThresholdResult FindByStrings(const Transformer& f, const Transformer& g,
   result.samples_per_length = options.samples_per_length;
   const int alphabet = result.view.alphabet;
   const std::uint64_t exhaustive = ExhaustiveLength(alphabet, options.max_length);
-  for (std::uint64_t t = 1; t <= options.max_length; ++t) {
-    const LengthOutcome outcome =
-        t <= exhaustive ? SearchAllStrings(f, g, alphabet, t, result.evaluations)
-                        : SearchRandomStrings(f, g, alphabet, t, options, result.evaluations);
-    if (Record(f, g, t, outcome, options.epsilon, result)) break;
-  }
+  SearchLengths(
+      f, g, options,
+      [&](std::uint64_t t) {
+        // Tokens read: S^t strings of t tokens, or the samples.
+        const double strings = t <= exhaustive ? std::pow(static_cast<double>(alphabet), t)
+                                               : static_cast<double>(options.samples_per_length);
+        return strings * static_cast<double>(t);
+      },
+      [&](std::uint64_t t, std::uint64_t& evaluations) {
+        return t <= exhaustive ? SearchAllStrings(f, g, alphabet, t, evaluations)
+                               : SearchRandomStrings(f, g, alphabet, t, options, evaluations);
+      },
+      result);
   result.exhaustive_up_to = std::min(exhaustive, result.checked_up_to);
   result.exhaustive = result.checked_up_to <= exhaustive;
   return result;

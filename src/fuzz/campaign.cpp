@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "fuzz/json_number.h"
+#include "ltsim/core/bytes.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/fuzz/witness.h"
@@ -139,6 +140,28 @@ Json CaseLine(const CaseSpec& c, const CaseResult& r, const std::vector<std::str
   return line;
 }
 
+// A case's bytes for the reducer: its witness files (name, text) and its line, exactly as the
+// files will hold them.
+std::string CaseBytes(const CaseSpec& spec, const CaseResult& result, std::uint64_t seed) {
+  std::vector<std::pair<std::string, std::string>> witnesses;
+  std::vector<std::string> names;
+  for (int p = 0; p < kPropertyCount; ++p) {
+    const Outcome& o = result.outcomes[p];
+    if (!o.checked || o.holds) continue;
+    const Json w = WitnessJson(spec, result, static_cast<Property>(p), seed);
+    names.push_back(WitnessFileName(w));
+    witnesses.emplace_back(names.back(), w.dump(1) + "\n");
+  }
+  ByteWriter out;
+  out.Put<std::uint64_t>(witnesses.size());
+  for (const auto& [name, text] : witnesses) {
+    out.PutString(name);
+    out.PutString(text);
+  }
+  out.PutString(CaseLine(spec, result, names).dump() + "\n");
+  return out.Take();
+}
+
 // Cases already complete in cases.jsonl; a torn last line (a hard kill mid-write) is cut.
 std::uint64_t CompleteCases(const fs::path& file) {
   if (!fs::exists(file)) return 0;
@@ -156,8 +179,7 @@ struct PropertyTally {
   std::uint64_t worst_case = 0;
 };
 
-Json Summarize(const CampaignOptions& options, const fs::path& file, int threads,
-               bool interrupted) {
+Json Summarize(const CampaignOptions& options, const fs::path& file, bool interrupted) {
   std::map<std::string, PropertyTally> tallies;
   for (int k = 0; k < kPropertyCount; ++k) tallies[PropertyName(static_cast<Property>(k))];
   std::uint64_t cases = 0, errors = 0, dirichlet = 0;
@@ -192,7 +214,7 @@ Json Summarize(const CampaignOptions& options, const fs::path& file, int threads
   Json s;
   s["context"] = {{"version", "0.1.0"},
                   {"seed", options.seed},
-                  {"threads", threads},
+                  {"threads", options.threads},
                   {"options", CampaignOptionsToJson(options)}};
   s["cases"] = cases;
   s["interrupted"] = interrupted;
@@ -321,7 +343,37 @@ CampaignOptions ReadCampaignOptions(const std::string& dir) {
 }
 
 CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
-                           const std::atomic<bool>& stop, const ProgressFn& progress) {
+                           const std::atomic<bool>& stop, const ProgressFn& progress,
+                           ItemDealer& dealer) {
+  const int threads =
+      options.threads > 0 ? options.threads : oneapi::tbb::this_task_arena::max_concurrency();
+  oneapi::tbb::task_arena arena(threads);
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  // Stops between batches (house style §10: the files never hold half a batch's lines out of
+  // order): on a signal or once the time budget is spent.
+  const StopFn halt = [&] {
+    return stop.load() || (options.time_budget > 0 && elapsed() >= options.time_budget);
+  };
+  // A batch of cases in parallel; each case's bytes are its witnesses and its line, made
+  // wherever it ran (every rank draws the same case from (seed, index)).
+  const ChunkCompute compute = [&](std::uint64_t begin, std::uint64_t end) {
+    std::vector<std::string> items(end - begin);
+    arena.execute([&] {
+      oneapi::tbb::parallel_for(begin, end, [&](std::uint64_t i) {
+        const CaseSpec spec = DrawCase(options, i);
+        items[i - begin] = CaseBytes(spec, RunCase(spec), options.seed);
+      });
+    });
+    return items;
+  };
+  CampaignReport report;
+  if (!dealer.Reduces()) {  // an MPI worker or a shard: compute, write nothing
+    report.interrupted = dealer.Deal(0, options.cases, kBatch, compute, nullptr, halt).stopped;
+    return report;
+  }
   const fs::path dir(options.out);
   const fs::path lines = dir / "cases.jsonl";
   if (!resume && fs::exists(dir / "campaign.json"))
@@ -333,49 +385,31 @@ CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
     WriteText(dir / "campaign.json", CampaignOptionsToJson(options).dump(2) + "\n");
     WriteText(lines, "");
   }
-  const int threads =
-      options.threads > 0 ? options.threads : oneapi::tbb::this_task_arena::max_concurrency();
-  oneapi::tbb::task_arena arena(threads);
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  CampaignReport report;
   std::uint64_t done = CompleteCases(lines);
   std::ofstream out(lines, std::ios::binary | std::ios::app);
-  while (done < options.cases) {
-    if (stop.load() || (options.time_budget > 0 && elapsed() >= options.time_budget)) {
-      report.interrupted = true;
-      break;
+  // Cases arrive in index order: witnesses first, then the line naming them, flushed per batch.
+  const ItemConsume consume = [&](std::uint64_t i, std::string&& bytes) {
+    ByteReader r(bytes);
+    const auto witnesses = r.Get<std::uint64_t>();
+    for (std::uint64_t k = 0; k < witnesses; ++k) {
+      const std::string name = r.GetString();
+      WriteText(dir / "witnesses" / name, r.GetString());
+      ++report.refutations;
     }
-    const std::uint64_t end = std::min(options.cases, done + kBatch);
-    std::vector<CaseSpec> specs(end - done);
-    std::vector<CaseResult> results(end - done);
-    arena.execute([&] {
-      oneapi::tbb::parallel_for(std::uint64_t{0}, end - done, [&](std::uint64_t k) {
-        specs[k] = DrawCase(options, done + k);
-        results[k] = RunCase(specs[k]);
-      });
-    });
-    for (std::uint64_t k = 0; k < specs.size(); ++k) {
-      std::vector<std::string> names;
-      for (int p = 0; p < kPropertyCount; ++p) {
-        const Outcome& o = results[k].outcomes[p];
-        if (!o.checked || o.holds) continue;
-        const Json w = WitnessJson(specs[k], results[k], static_cast<Property>(p), options.seed);
-        names.push_back(WitnessFileName(w));
-        WriteText(dir / "witnesses" / names.back(), w.dump(1) + "\n");
-        ++report.refutations;
-      }
-      out << CaseLine(specs[k], results[k], names).dump() << "\n";
+    out << r.GetString();
+    done = i + 1;
+    if (done % kBatch == 0 || done == options.cases) {
+      out.flush();
+      if (!out) throw InputError(lines.string() + ": cannot write");
+      if (progress) progress(done, options.cases, report.refutations, elapsed());
     }
-    out.flush();
-    done = end;
-    if (progress) progress(done, options.cases, report.refutations, elapsed());
-  }
+    return true;
+  };
+  dealer.Deal(done, options.cases, kBatch, compute, consume, halt);
   out.close();
+  report.interrupted = done < options.cases;
   report.cases_done = done;
-  report.summary = Summarize(options, lines, threads, report.interrupted);
+  report.summary = Summarize(options, lines, report.interrupted);
   WriteText(dir / "summary.json", report.summary.dump(2) + "\n");
   return report;
 }

@@ -15,8 +15,10 @@
 #include "ltsim/check/needed_length.h"
 #include "ltsim/check/sandwich.h"
 #include "ltsim/check/threshold.h"
+#include "ltsim/core/bytes.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
+#include "ltsim/model/model_bytes.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/strings/sources.h"
 
@@ -115,6 +117,43 @@ bool KeepMargin(const SearchOptions& o, ProposalKind kind, SearchCandidate& c) {
   if (o.margin <= 0 || static_cast<int>(kind) >= static_cast<int>(ProposalKind::kXModerate))
     return true;
   return SetLogitMargin(c.f, o.margin) && SetLogitMargin(c.g, o.margin);
+}
+
+// A restart as exact bytes for the dealer: the reducer sees what it would have computed.
+std::string RestartBytes(const SearchRestart& r) {
+  ByteWriter w;
+  w.Put(r.index);
+  w.Put(r.seed);
+  w.PutVector(r.trajectory);
+  w.Put(r.accepted);
+  w.Put(r.sideways);
+  w.PutVector(r.proposed_by_kind);
+  w.PutVector(r.accepted_by_kind);
+  PutModel(w, r.best.f);
+  PutModel(w, r.best.g);
+  w.Put(r.best.input);
+  w.PutVector(r.best.x_runs);
+  w.Put(r.best.objective);
+  return w.Take();
+}
+
+SearchRestart RestartFromBytes(const std::string& bytes) {
+  ByteReader in(bytes);
+  SearchRestart r;
+  r.index = in.Get<int>();
+  r.seed = in.Get<std::uint64_t>();
+  r.trajectory = in.GetVector<double>();
+  r.accepted = in.Get<int>();
+  r.sideways = in.Get<int>();
+  r.proposed_by_kind = in.GetVector<int>();
+  r.accepted_by_kind = in.GetVector<int>();
+  r.best.f = GetModel(in);
+  r.best.g = GetModel(in);
+  r.best.input = in.Get<InputSpec>();
+  r.best.x_runs = in.GetVector<Run>();
+  r.best.objective = in.Get<double>();
+  LTSIM_CHECK(in.done());
+  return r;
 }
 
 }  // namespace
@@ -240,10 +279,28 @@ SearchResult RunSearch(const SearchOptions& options) {
   const int threads =
       options.threads > 0 ? options.threads : oneapi::tbb::this_task_arena::max_concurrency();
   oneapi::tbb::task_arena arena(threads);
-  arena.execute([&] {
-    oneapi::tbb::parallel_for(0, options.restarts,
-                              [&](int i) { r.restarts[i] = HillClimb(options, i); });
-  });
+  // The restarts are the dealer's items (core/work.h): alone one chunk of all of them (oneTBB
+  // balances), over ranks or shards chunks of a rank's thread count.
+  ItemDealer& dealer = options.dealer ? *options.dealer : LocalDealer();
+  const auto restarts = static_cast<std::uint64_t>(options.restarts);
+  const std::uint64_t chunk =
+      dealer.Processes() > 1 ? static_cast<std::uint64_t>(threads) : restarts;
+  dealer.Deal(
+      0, restarts, chunk,
+      [&](std::uint64_t begin, std::uint64_t end) {
+        std::vector<std::string> items(end - begin);
+        arena.execute([&] {
+          oneapi::tbb::parallel_for(begin, end, [&](std::uint64_t i) {
+            items[i - begin] = RestartBytes(HillClimb(options, static_cast<int>(i)));
+          });
+        });
+        return items;
+      },
+      [&](std::uint64_t i, std::string&& bytes) {
+        r.restarts[i] = RestartFromBytes(bytes);
+        return true;
+      });
+  if (!dealer.Reduces()) return r;  // an MPI worker or a shard: the reducer has the restarts
   // Reduced in index order: the first restart attaining the maximum wins.
   for (std::size_t i = 1; i < r.restarts.size(); ++i) {
     if (r.restarts[i].best.objective > r.restarts[r.best_restart].best.objective)

@@ -13,6 +13,7 @@
 #include "ltsim/search/search.h"
 #include "ltsim/check/needed_length.h"
 #include "ltsim/check/sandwich.h"
+#include "ltsim/core/bytes.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 
@@ -167,6 +168,45 @@ SweepPoint Summarise(const SweepOptions& o, double value, std::vector<SweepPair>
   return p;
 }
 
+// A cell's pair as exact bytes for the dealer.
+std::string PairBytes(const SweepPair& p) {
+  ByteWriter w;
+  w.Put(p.index);
+  w.Put(p.seed);
+  w.Put(p.x_length);
+  w.Put(p.x_explicit);
+  w.Put(p.accepted);
+  w.Put(p.needed);
+  w.Put(p.reached);
+  w.Put(p.sim_at_fixed);
+  w.Put<std::uint64_t>(p.constants.size());
+  for (const auto& [name, value] : p.constants) {
+    w.PutString(name);
+    w.Put(value);
+  }
+  return w.Take();
+}
+
+SweepPair PairFromBytes(const std::string& bytes) {
+  ByteReader in(bytes);
+  SweepPair p;
+  p.index = in.Get<int>();
+  p.seed = in.Get<std::uint64_t>();
+  p.x_length = in.Get<std::uint64_t>();
+  p.x_explicit = in.Get<bool>();
+  p.accepted = in.Get<int>();
+  p.needed = in.Get<std::uint64_t>();
+  p.reached = in.Get<bool>();
+  p.sim_at_fixed = in.Get<double>();
+  const auto n = in.Get<std::uint64_t>();
+  for (std::uint64_t c = 0; c < n; ++c) {
+    std::string name = in.GetString();
+    p.constants[name] = in.Get<double>();
+  }
+  LTSIM_CHECK(in.done());
+  return p;
+}
+
 }  // namespace
 
 const std::vector<std::string>& SweepParameters() {
@@ -238,13 +278,29 @@ SweepResult RunSweep(const SweepOptions& options) {
   const int threads =
       options.threads > 0 ? options.threads : oneapi::tbb::this_task_arena::max_concurrency();
   oneapi::tbb::task_arena arena(threads);
-  arena.execute([&] {
-    oneapi::tbb::parallel_for(std::size_t{0}, m * k, [&](std::size_t i) {
-      const std::size_t point = i / k, pair = i % k;
-      const std::size_t stream = SharesPairs(options.parameter) ? 0 : point;
-      pairs[i] = RunPair(options, options.values[point], stream * k + pair);
-    });
-  });
+  // The cells are the dealer's items (core/work.h): alone one chunk of all of them, over
+  // ranks or shards chunks of a rank's thread count.
+  ItemDealer& dealer = options.dealer ? *options.dealer : LocalDealer();
+  const std::uint64_t chunk = dealer.Processes() > 1 ? static_cast<std::uint64_t>(threads) : m * k;
+  dealer.Deal(
+      0, m * k, std::max<std::uint64_t>(chunk, 1),
+      [&](std::uint64_t begin, std::uint64_t end) {
+        std::vector<std::string> items(end - begin);
+        arena.execute([&] {
+          oneapi::tbb::parallel_for(begin, end, [&](std::uint64_t i) {
+            const std::size_t point = i / k, pair = i % k;
+            const std::size_t stream = SharesPairs(options.parameter) ? 0 : point;
+            items[i - begin] =
+                PairBytes(RunPair(options, options.values[point], stream * k + pair));
+          });
+        });
+        return items;
+      },
+      [&](std::uint64_t i, std::string&& bytes) {
+        pairs[i] = PairFromBytes(bytes);
+        return true;
+      });
+  if (!dealer.Reduces()) return r;  // an MPI worker or a shard: the reducer has the cells
   std::vector<double> xs, ys;
   for (std::size_t i = 0; i < m; ++i) {
     r.points.push_back(Summarise(options, options.values[i],

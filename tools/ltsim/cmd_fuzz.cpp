@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "dist_options.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/precise.h"
 #include "ltsim/fuzz/campaign.h"
@@ -27,7 +28,31 @@ struct FuzzArgs {
   CampaignOptions options;
   std::string resume;
   std::vector<std::string> modes, pairs, inputs;
+  DistArgs dist;
 };
+
+// A resumed campaign's options from DIR/campaign.json, read by rank 0 and broadcast, so the
+// other ranks need not see DIR (an empty text tells them rank 0 failed; it reports why).
+CampaignOptions ResumedOptions(const std::string& dir) {
+  std::string text;
+  CampaignOptions saved;
+  if (dist::Rank() == 0) {
+    try {
+      saved = ReadCampaignOptions(dir);
+      text = CampaignOptionsToJson(saved).dump();
+    } catch (const InputError&) {
+      dist::Broadcast(text);
+      throw;
+    }
+  }
+  dist::Broadcast(text);
+  if (dist::Rank() != 0) {
+    if (text.empty()) throw InputError(dir + ": rank 0 could not read the campaign");
+    saved = CampaignOptionsFromJson(nlohmann::json::parse(text), dir + "/campaign.json");
+    saved.out = dir;
+  }
+  return saved;
+}
 
 // Progress on stderr: a redrawn bar on a terminal, a plain line every 5 s otherwise.
 ProgressFn MakeProgress() {
@@ -83,8 +108,11 @@ void PrintSummary(const CampaignReport& report, const std::string& dir) {
 int RunFuzz(FuzzArgs& args) {
   CampaignOptions o = args.options;
   const bool resume = !args.resume.empty();
+  CommandDealer dealer(args.dist);
+  if (dealer.sharded() && (resume || o.time_budget > 0))
+    throw InputError("--shard: a shard runs its whole share (no --resume, no --time-budget)");
   if (resume) {
-    const CampaignOptions saved = ReadCampaignOptions(args.resume);
+    const CampaignOptions saved = ResumedOptions(args.resume);
     o = saved;
     o.threads = args.options.threads;
     o.time_budget = args.options.time_budget;
@@ -115,13 +143,22 @@ int RunFuzz(FuzzArgs& args) {
     for (int l : o.layers)
       if (l != 1 && l != 2) throw InputError("--layers: 1 or 2, not " + std::to_string(l));
   }
-  std::cout << fmt::format("ltsim fuzz: seed {}, {} cases, {} threads, out {}{}\n", o.seed, o.cases,
-                           o.threads > 0 ? std::to_string(o.threads) : "all", o.out,
-                           resume ? " (resumed)" : "")
+  std::cout << fmt::format("ltsim fuzz: seed {}, {} cases, {} threads{}, out {}{}\n", o.seed,
+                           o.cases, o.threads > 0 ? std::to_string(o.threads) : "all",
+                           dist::Size() > 1 ? fmt::format(" on each of {} ranks", dist::Size())
+                           : dealer.sharded() ? " (shard " + args.dist.shard + ")"
+                                              : "",
+                           o.out, resume ? " (resumed)" : "")
             << std::flush;
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
-  const CampaignReport report = RunCampaign(o, resume, g_stop, MakeProgress());
+  // mpirun forwards SIGUSR1 to every rank at once (SIGTERM only after a delay).
+  std::signal(SIGUSR1, OnSignal);
+  const CampaignReport report = RunCampaign(o, resume, g_stop, MakeProgress(), dealer.get());
+  if (!dealer.Reduces()) {  // an MPI worker or a shard
+    dealer.FinishShard();
+    return report.interrupted ? 130 : 0;
+  }
   PrintSummary(report, o.out);
   std::uint64_t refutations = 0;
   for (const auto& [name, p] : report.summary["properties"].items())
@@ -189,6 +226,7 @@ void AddFuzzCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--lemma-constant", o.lemma_constant, "C of the Lemma 5.3 check")
       ->default_val(o.lemma_constant);
   cmd->add_option("--delta", o.delta, "δ of perturbed pairs")->default_val(o.delta);
+  AddDistOptions(cmd, args->dist);
   cmd->callback([args, &exit_code] { exit_code = RunFuzz(*args); });
 
   auto path = std::make_shared<std::string>();

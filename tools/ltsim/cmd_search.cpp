@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "dist_options.h"
 #include "ltsim/search/search.h"
 #include "ltsim/search/proposals.h"
 #include "ltsim/search/witness_io.h"
@@ -24,6 +25,7 @@ struct SearchArgs {
   SearchOptions options;
   bool json = false;
   bool fixed_x = false;
+  DistArgs dist;
 };
 
 SearchOptions BuildOptions(const SearchArgs& args) {
@@ -219,12 +221,17 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
                   "re-evaluate a witness written by --out; exit 1 unless its value reproduces "
                   "within 1e-12 relative and its high-precision recheck gives the recorded status");
   cmd->add_flag("--json", args->json, "print JSON instead of the table");
+  AddDistOptions(cmd, args->dist);
   cmd->callback([args, &exit_code] {
     if (!args->replay.empty()) {
       exit_code = Replay(args->replay, args->json);
       return;
     }
-    const SearchResult r = RunSearch(BuildOptions(*args));
+    CommandDealer dealer(args->dist);
+    SearchOptions options = BuildOptions(*args);
+    options.dealer = &dealer.get();  // the restarts, over MPI ranks or shards
+    const SearchResult r = RunSearch(options);
+    if (!dealer.Reduces()) return dealer.FinishShard();
     args->json ? PrintJson(SearchJson(r)) : PrintTable(r);
     if (!args->out.empty())
       exit_code = WriteWitness(args->out, r.options, r.shrunk.candidate, args->json);

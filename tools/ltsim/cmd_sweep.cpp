@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "dist_options.h"
 #include "ltsim/study/sweep.h"
 #include "ltsim/core/error.h"
 #include "number_list.h"
@@ -18,6 +19,7 @@ struct SweepArgs {
   std::string values, input = "stress", out, method = "search";
   SweepOptions options;
   bool json = false;
+  DistArgs dist;
 };
 
 SweepOptions BuildOptions(const SweepArgs& args) {
@@ -191,8 +193,13 @@ void AddSweepCommand(CLI::App& app) {
   cmd->add_option("--input", args->input, "input family of x (default stress)");
   cmd->add_option("--out", args->out, "write sweep.json, sweep.csv and sweep.png here");
   cmd->add_flag("--json", args->json, "print the JSON document instead of the table");
+  AddDistOptions(cmd, args->dist);
   cmd->callback([args] {
-    const SweepResult r = RunSweep(BuildOptions(*args));
+    CommandDealer dealer(args->dist);
+    SweepOptions options = BuildOptions(*args);
+    options.dealer = &dealer.get();  // the (point, pair) cells, over MPI ranks or shards
+    const SweepResult r = RunSweep(options);
+    if (!dealer.Reduces()) return dealer.FinishShard();
     Report(
         SweepJson(r), Csv(r), args->json, [&] { PrintTable(r); }, args->out, "sweep",
         LTSIM_PLOT_SCRIPT);

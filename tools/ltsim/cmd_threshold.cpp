@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "dist_options.h"
 #include "ltsim/check/threshold.h"
 #include "ltsim/model/model_file.h"
 #include "output.h"
@@ -19,6 +20,7 @@ struct ThresholdArgs {
   std::string f, g;
   ThresholdOptions options;
   bool json = false;
+  DistArgs dist;
 };
 
 // "0^3 1 2^2": the run-length text format of docs/formats.md §2.
@@ -110,7 +112,11 @@ void PrintTable(const ThresholdArgs& args, const ThresholdResult& r) {
 void RunThreshold(const ThresholdArgs& args) {
   const Transformer f = ReadModel(args.f);
   const Transformer g = ReadModel(args.g);
-  const ThresholdResult result = FindThreshold(f, g, args.options);
+  CommandDealer dealer(args.dist);
+  ThresholdOptions options = args.options;
+  options.dealer = &dealer.get();  // the lengths, over MPI ranks or shards
+  const ThresholdResult result = FindThreshold(f, g, options);
+  if (!dealer.Reduces()) return dealer.FinishShard();
   args.json ? PrintJsonResult(args, result) : PrintTable(args, result);
 }
 
@@ -143,6 +149,7 @@ void AddThresholdCommand(CLI::App& app) {
                   "random strings a length beyond the exhaustive range (two-layer pairs)")
       ->default_val(100);
   cmd->add_flag("--json", args->json, "print every number as JSON");
+  AddDistOptions(cmd, args->dist);
   cmd->callback([args] { RunThreshold(*args); });
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ltsim/core/types.h"
+#include "ltsim/core/work.h"
 #include "ltsim/model/transformer.h"
 #include "ltsim/sim/simulator.h"
 
@@ -41,6 +42,9 @@ struct ThresholdOptions {
   std::uint64_t max_length = 0;            ///< N ≥ 1: lengths 1 … N are searched
   std::uint64_t seed = 1;                  ///< master seed of the random search (two layers)
   std::uint64_t samples_per_length = 100;  ///< random strings a length (two layers), ≥ 1
+  /// Who computes the lengths (core/work.h; null: this process). Under MPI every rank calls
+  /// FindThreshold and only the reducing rank's result is filled in.
+  ItemDealer* dealer = nullptr;
 };
 
 /// How the search covered the strings.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ltsim/core/work.h"
 #include "ltsim/fuzz/case_runner.h"
 #include "ltsim/gen/model_generator.h"
 
@@ -64,8 +65,13 @@ struct CampaignReport {
 /// DIR/summary.json (context, and per property: cases, refutations, worst observed/bound
 /// ratio with its case) at the end, computed from cases.jsonl so a resumed campaign ends with
 /// the same files as an uninterrupted one.
+///
+/// The cases are items of `dealer` (core/work.h), in batches of 64: under MPI every rank
+/// computes batches and rank 0 alone writes; on a shard run nothing is written (the shard file
+/// holds the cases). The files are the same bytes for any dealer, rank count and threads.
 CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
-                           const std::atomic<bool>& stop, const ProgressFn& progress);
+                           const std::atomic<bool>& stop, const ProgressFn& progress,
+                           ItemDealer& dealer = LocalDealer());
 
 /// Reads DIR/campaign.json (for --resume).
 CampaignOptions ReadCampaignOptions(const std::string& dir);

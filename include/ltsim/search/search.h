@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ltsim/core/work.h"
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/gen/model_generator.h"
 #include "ltsim/model/transformer.h"
@@ -48,6 +49,9 @@ struct SearchOptions {
   int iterations = 20;    ///< I proposals per restart
   std::uint64_t seed = 0;
   int threads = 0;     ///< oneTBB arena size; 0 = all cores. Never changes the result.
+  /// Who computes the restarts (core/work.h; null: this process). Under MPI every rank calls
+  /// RunSearch; only the reducing rank's result is filled in (the others return no restarts).
+  ItemDealer* dealer = nullptr;
   double step = 0.25;  ///< σ of the Gaussian step on every weight
   /// Each step is rounded to a multiple of this (0: no rounding). Dyadic steps keep grid
   /// pairs on a dyadic grid, so exact logit ties (large maximal sets) survive the climb.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ltsim/bounds/registry.h"
+#include "ltsim/core/work.h"
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/gen/model_generator.h"
 
@@ -32,6 +33,9 @@ struct SweepOptions {
   bool search = true;
   int iterations = 16;
   int threads = 0;  ///< oneTBB arena size over (point, pair); 0 = all. Never changes results.
+  /// Who computes the (point, pair) cells (core/work.h; null: this process). Under MPI every
+  /// rank calls RunSweep; only the reducing rank's result is filled in.
+  ItemDealer* dealer = nullptr;
   int precision_bits = 8;  ///< p of the margin sweep's `finite` attention
   std::uint64_t seed = 0;
   std::uint64_t x_length = 20000;  ///< |x|, fixed over the sweep

@@ -1,0 +1,104 @@
+// Exact byte serialisation of work-item results (numbers keep every bit), for ItemDealer.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "ltsim/core/error.h"
+#include "ltsim/core/types.h"
+
+namespace ltsim {
+
+/// Appends values to a byte string in the host's representation: the writer and the reader
+/// are the same binary (every rank of a run, or a shard and its merge on one platform).
+class ByteWriter {
+ public:
+  template <typename T>
+  void Put(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    bytes_.append(reinterpret_cast<const char*>(&value), sizeof(T));
+  }
+  void PutString(const std::string& text) {
+    Put<std::uint64_t>(text.size());
+    bytes_ += text;
+  }
+  template <typename T>
+  void PutVector(const std::vector<T>& values) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    Put<std::uint64_t>(values.size());
+    bytes_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+  }
+  void PutMatrix(const Matrix& m) {
+    Put<std::int64_t>(m.rows());
+    Put<std::int64_t>(m.cols());
+    bytes_.append(reinterpret_cast<const char*>(m.data()), m.size() * sizeof(double));
+  }
+  void PutEigenVector(const Vector& v) {
+    Put<std::int64_t>(v.size());
+    bytes_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
+  }
+  std::string& bytes() { return bytes_; }
+  std::string Take() { return std::move(bytes_); }
+
+ private:
+  std::string bytes_;
+};
+
+/// Reads what ByteWriter wrote, in the same order. A short buffer is a broken invariant
+/// (LTSIM_CHECK) for bytes that never left the run, and an InputError naming `where` for bytes
+/// read from a file (when `where` is given).
+class ByteReader {
+ public:
+  explicit ByteReader(const std::string& bytes, std::string where = "")
+      : bytes_(bytes), where_(std::move(where)) {}
+  template <typename T>
+  T Get() {
+    static_assert(std::is_trivially_copyable_v<T>);
+    T value;
+    std::memcpy(&value, Take(sizeof(T)), sizeof(T));
+    return value;
+  }
+  std::string GetString() {
+    const auto n = Get<std::uint64_t>();
+    return std::string(Take(n), n);
+  }
+  template <typename T>
+  std::vector<T> GetVector() {
+    const auto n = Get<std::uint64_t>();
+    std::vector<T> values(n);
+    std::memcpy(values.data(), Take(n * sizeof(T)), n * sizeof(T));
+    return values;
+  }
+  Matrix GetMatrix() {
+    const auto rows = Get<std::int64_t>(), cols = Get<std::int64_t>();
+    LTSIM_CHECK(rows >= 0 && cols >= 0);
+    Matrix m(rows, cols);
+    std::memcpy(m.data(), Take(m.size() * sizeof(double)), m.size() * sizeof(double));
+    return m;
+  }
+  Vector GetEigenVector() {
+    const auto n = Get<std::int64_t>();
+    LTSIM_CHECK(n >= 0);
+    Vector v(n);
+    std::memcpy(v.data(), Take(n * sizeof(double)), n * sizeof(double));
+    return v;
+  }
+  bool done() const { return at_ == bytes_.size(); }
+
+ private:
+  const char* Take(std::size_t n) {
+    if (!where_.empty() && n > bytes_.size() - at_) throw InputError(where_ + ": truncated");
+    LTSIM_CHECK(n <= bytes_.size() - at_);
+    const char* p = bytes_.data() + at_;
+    at_ += n;
+    return p;
+  }
+  const std::string& bytes_;
+  std::string where_;
+  std::size_t at_ = 0;
+};
+
+}  // namespace ltsim

@@ -1,0 +1,152 @@
+// The dealers of one process: local order and stop, shards written and replayed, bad shard files.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "ltsim/core/bytes.h"
+#include "ltsim/core/error.h"
+#include "ltsim/dist/dist.h"
+#include "ltsim_test/temp_dir_test.h"
+
+namespace ltsim::dist {
+namespace {
+
+// Item i's bytes: i and i² in exact bytes.
+std::vector<std::string> Squares(std::uint64_t begin, std::uint64_t end) {
+  std::vector<std::string> out;
+  for (std::uint64_t i = begin; i < end; ++i) {
+    ByteWriter w;
+    w.Put(i);
+    w.Put(static_cast<double>(i) * static_cast<double>(i));
+    out.push_back(w.Take());
+  }
+  return out;
+}
+
+// What a reducer sees: the indices in the order they came and each item's decoded i.
+struct Seen {
+  std::vector<std::uint64_t> order;
+  bool operator==(const Seen&) const = default;
+};
+
+ItemConsume Collect(Seen& seen, std::uint64_t stop_after = ~std::uint64_t{0}) {
+  return [&seen, stop_after](std::uint64_t i, std::string&& bytes) {
+    ByteReader r(bytes);
+    EXPECT_EQ(r.Get<std::uint64_t>(), i);
+    EXPECT_EQ(r.Get<double>(), static_cast<double>(i) * static_cast<double>(i));
+    EXPECT_TRUE(r.done());
+    seen.order.push_back(i);
+    return i + 1 < stop_after;
+  };
+}
+
+std::vector<std::uint64_t> Range(std::uint64_t b, std::uint64_t e) {
+  std::vector<std::uint64_t> v;
+  for (std::uint64_t i = b; i < e; ++i) v.push_back(i);
+  return v;
+}
+
+TEST(LocalDealer, ConsumesEveryItemInOrderAndStopsWhenTheConsumerIsDone) {
+  Seen all, some;
+  const DealReport r = LocalDealer().Deal(5, 105, 7, Squares, Collect(all));
+  EXPECT_EQ(all.order, Range(5, 105));
+  EXPECT_EQ(r.consumed, 100u);
+  EXPECT_FALSE(r.stopped);
+  LocalDealer().Deal(0, 100, 7, Squares, Collect(some, 30));
+  EXPECT_EQ(some.order, Range(0, 30));
+}
+
+TEST(LocalDealer, AStopFlagEndsBetweenChunks) {
+  bool stop = false;
+  Seen seen;
+  int chunks = 0;
+  auto compute = [&](std::uint64_t b, std::uint64_t e) {
+    if (++chunks == 3) stop = true;  // set while the third chunk computes
+    return Squares(b, e);
+  };
+  const DealReport r = LocalDealer().Deal(0, 100, 10, compute, Collect(seen), [&] { return stop; });
+  EXPECT_TRUE(r.stopped);
+  EXPECT_EQ(seen.order, Range(0, 30));  // the third chunk was finished, so it is consumed
+}
+
+TEST(ParseShard, AcceptsIOverKAndNamesTheFlagOtherwise) {
+  const Shard s = ParseShard("2/5");
+  EXPECT_EQ(s.index, 2u);
+  EXPECT_EQ(s.count, 5u);
+  for (const char* bad : {"5/5", "1", "a/3", "-1/3", "1/0", "", "1/3x", "/3"}) {
+    try {
+      ParseShard(bad);
+      ADD_FAILURE() << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("--shard"), std::string::npos) << e.what();
+    }
+  }
+}
+
+class ShardTest : public test::TempDirTest {
+ protected:
+  ShardTest() : TempDirTest("shard") {}
+
+  // Runs K shards of two deals ([0, n) and [3, m)) and returns their files.
+  std::vector<std::string> WriteShards(std::uint64_t k, std::uint64_t n, std::uint64_t m) {
+    std::vector<std::string> paths;
+    for (std::uint64_t i = 0; i < k; ++i) {
+      ShardWriter w({i, k}, {"fuzz", "--seed", "3"});
+      EXPECT_FALSE(w.Reduces());
+      Seen none;
+      w.Deal(0, n, 4, Squares, Collect(none));
+      w.Deal(3, m, 4, Squares, Collect(none));
+      EXPECT_TRUE(none.order.empty());  // a shard consumes nothing
+      paths.push_back(Path("s" + std::to_string(i)));
+      w.Write(paths.back());
+    }
+    return paths;
+  }
+};
+
+TEST_F(ShardTest, MergedShardsReplayExactlyWhatOneProcessConsumes) {
+  for (std::uint64_t k : {1, 2, 3, 7}) {
+    for (std::uint64_t n : {0, 1, 5, 100}) {
+      const std::vector<std::string> paths = WriteShards(k, n, 60);
+      ShardReplay replay({paths.rbegin(), paths.rend()});  // any order of files
+      EXPECT_EQ(replay.command(), (std::vector<std::string>{"fuzz", "--seed", "3"}));
+      Seen first, second, local_first, local_second;
+      replay.Deal(0, n, 64, Squares, Collect(first));
+      replay.Deal(3, 60, 1, Squares, Collect(second));
+      LocalDealer().Deal(0, n, 64, Squares, Collect(local_first));
+      LocalDealer().Deal(3, 60, 64, Squares, Collect(local_second));
+      EXPECT_EQ(first, local_first) << k << " " << n;
+      EXPECT_EQ(second, local_second) << k << " " << n;
+    }
+  }
+}
+
+TEST_F(ShardTest, MissingDuplicateOrForeignShardsAreInputErrors) {
+  const std::vector<std::string> paths = WriteShards(3, 50, 10);
+  EXPECT_THROW(ShardReplay({paths[0], paths[2]}), InputError);            // shard 1 missing
+  EXPECT_THROW(ShardReplay({paths[0], paths[1], paths[1]}), InputError);  // given twice
+  ShardWriter other({1, 3}, {"fuzz", "--seed", "4"});
+  other.Write(Path("other"));
+  EXPECT_THROW(ShardReplay({paths[0], Path("other"), paths[2]}), InputError);
+  std::ofstream(Path("junk")) << "not a shard";
+  EXPECT_THROW(ShardReplay({Path("junk")}), InputError);
+  // A truncated file is refused, not read past its end.
+  std::ifstream in(paths[1], std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ofstream(Path("cut"), std::ios::binary) << text.substr(0, text.size() - 5);
+  EXPECT_THROW(ShardReplay({paths[0], Path("cut"), paths[2]}), InputError);
+  // A replay asked for other items than the shards ran.
+  ShardReplay replay(paths);
+  Seen seen;
+  EXPECT_THROW(replay.Deal(0, 51, 1, Squares, Collect(seen)), InputError);
+}
+
+TEST_F(ShardTest, AStoppedShardIsNotWritten) {
+  ShardWriter w({0, 2}, {"fuzz"});
+  Seen none;
+  EXPECT_TRUE(w.Deal(0, 100, 4, Squares, Collect(none), [] { return true; }).stopped);
+  EXPECT_THROW(w.Write(Path("s")), InputError);
+}
+
+}  // namespace
+}  // namespace ltsim::dist

@@ -1,0 +1,85 @@
+// Shard runs and their merge (docs/distributed.md).
+#include "dist_options.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "ltsim/core/error.h"
+
+namespace ltsim::cli {
+namespace {
+
+std::vector<std::string> g_command_line;
+
+// The command line without --shard/--shard-out (and their values): what a merge re-runs.
+std::vector<std::string> WithoutShardOptions(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--shard" || a == "--shard-out") {
+      ++i;
+      continue;
+    }
+    if (a.starts_with("--shard=") || a.starts_with("--shard-out=")) continue;
+    out.push_back(a);
+  }
+  return out;
+}
+
+}  // namespace
+
+void SetCommandLine(int argc, char** argv) { g_command_line.assign(argv + 1, argv + argc); }
+
+void AddDistOptions(CLI::App* cmd, DistArgs& args) {
+  cmd->add_option("--shard", args.shard,
+                  "I/K: compute only shard I of K (0 ≤ I < K) into a shard file, without MPI "
+                  "(a Slurm job array); `ltsim merge` then writes the outputs");
+  cmd->add_option("--shard-out", args.shard_out,
+                  "the shard file of --shard (default shard-I-of-K.ltsim-shard)");
+}
+
+CommandDealer::CommandDealer(const DistArgs& args) : args_(args) {
+  if (args_.shard.empty()) {
+    if (!args_.shard_out.empty()) throw InputError("--shard-out: only with --shard I/K");
+    return;
+  }
+  const dist::Shard shard = dist::ParseShard(args_.shard);
+  if (dist::Size() > 1)
+    throw InputError("--shard: a shard runs as one process, not under mpirun with several ranks");
+  if (args_.shard_out.empty())
+    args_.shard_out = fmt::format("shard-{}-of-{}.ltsim-shard", shard.index, shard.count);
+  shard_ = std::make_unique<dist::ShardWriter>(shard, WithoutShardOptions(g_command_line));
+}
+
+void CommandDealer::FinishShard() {
+  if (!shard_) return;
+  shard_->Write(args_.shard_out);
+  std::cout << fmt::format("wrote shard {} to {} (merge all shards with ltsim merge)\n",
+                           args_.shard, args_.shard_out);
+}
+
+void AddMergeCommand(CLI::App& app, int& exit_code,
+                     std::function<int(const std::vector<std::string>&)> run) {
+  auto paths = std::make_shared<std::vector<std::string>>();
+  CLI::App* cmd = app.add_subcommand(
+      "merge",
+      "Write the outputs of a --shard I/K run from its K shard files: the same files as the "
+      "command run in one process.");
+  cmd->add_option("SHARD", *paths, "the shard files (every shard 0 … K−1 once, any order)")
+      ->required();
+  cmd->callback([paths, &exit_code, run] {
+    dist::ShardReplay replay(*paths);
+    if (dist::Size() > 1) throw InputError("merge: runs as one process, not under mpirun");
+    SetCurrentDealer(&replay);
+    try {
+      exit_code = run(replay.command());
+    } catch (...) {
+      SetCurrentDealer(nullptr);
+      throw;
+    }
+    SetCurrentDealer(nullptr);
+  });
+}
+
+}  // namespace ltsim::cli
