@@ -23,7 +23,7 @@ fuzz_args="fuzz --seed 7 --cases $cases --layers 1,2 --max-length 3000"
 "$ltsim" construct modp-task --p 2 --k 1 --out "$work/f.json" > /dev/null
 "$ltsim" construct modp-task --p 3 --k 1 --out "$work/g.json" > /dev/null
 # ε = 1 is never exceeded (outputs in [0, 1]): every length up to N is enumerated.
-threshold_args="threshold $work/f.json $work/g.json --eps 1 --max-length ${LTSIM_BENCH_LENGTH:-50} --json"
+threshold_args="threshold $work/f.json $work/g.json --eps 1 --max-length ${LTSIM_BENCH_LENGTH:-26} --json"
 
 # best_time LAUNCH ARGS…: the smallest wall time of $runs runs, in seconds.
 best_time() {
@@ -43,7 +43,7 @@ launch() {  # launch RANKS: the prefix (RANKS = plain: no mpirun)
 }
 
 echo "ltsim bench_dist: $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), best of $runs runs"
-echo "fuzz: $cases cases (one and two layers), threshold: every statistic up to T = ${LTSIM_BENCH_LENGTH:-50}"
+echo "fuzz: $cases cases (one and two layers), threshold: every statistic up to T = ${LTSIM_BENCH_LENGTH:-26}"
 printf "%-8s %-8s %12s %12s %16s %16s\n" ranks threads "fuzz s" "cases/s" "threshold s" "statistics/s"
 statistics=$("$ltsim" $threshold_args | python3 -c "import json,sys; print(json.load(sys.stdin)['evaluations'])")
 "$ltsim" $threshold_args > "$work/threshold.reference"
