@@ -352,7 +352,7 @@ CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  // Stops between batches (house style §10: the files never hold half a batch's lines out of
+  // Stops between batches (docs/design.md §4: the files never hold half a batch's lines out of
   // order): on a signal or once the time budget is spent.
   const StopFn halt = [&] {
     return stop.load() || (options.time_budget > 0 && elapsed() >= options.time_budget);

@@ -9,7 +9,7 @@
 namespace ltsim {
 
 /// Computes the items [begin, end) of one chunk: one byte string per item, in order. A pure
-/// function of the indices (house style §9), so it may run in any thread or process; it may
+/// function of the indices (docs/design.md §4), so it may run in any thread or process; it may
 /// use oneTBB inside.
 using ChunkCompute =
     std::function<std::vector<std::string>(std::uint64_t begin, std::uint64_t end)>;
