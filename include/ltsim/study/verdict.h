@@ -1,0 +1,42 @@
+// Tightness verdicts: the lower side's exponent against the upper side's and the paper's
+// (docs/statistics.md "Verdicts").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "ltsim/study/fit.h"
+
+namespace ltsim {
+
+/// tight: the two sides' intervals overlap; gap: the lower side's interval lies below the upper
+/// side's; contradicts: the lower side's interval lies above the paper's exponent (or above the
+/// construction's certified upper side); inconclusive: the data do not support a verdict.
+enum class Verdict { kTight, kGap, kContradicts, kInconclusive };
+
+/// "tight", "gap", "contradicts", "inconclusive".
+const char* VerdictName(Verdict verdict);
+
+struct VerdictResult {
+  Verdict verdict = Verdict::kInconclusive;
+  std::string reason;
+  /// gap: upper.exponent − lower.exponent and the least gap the intervals allow
+  /// (upper.ci.low − lower.ci.high); NaN otherwise.
+  double gap = 0.0;
+  double least_gap = 0.0;
+};
+
+/// Decides in this order (docs/statistics.md):
+///  1. no lower interval → inconclusive (the lower fit's reason);
+///  2. lower.ci.low > paper → contradicts (the paper's exponent is below a certified lower side);
+///  3. the lower interval contains 0 → inconclusive (growth not shown);
+///  4. no upper interval → inconclusive;
+///  5. lower.ci.low > upper.ci.high → contradicts (a lower bound above a certified upper bound:
+///     the certificate or the threshold is wrong);
+///  6. the intervals overlap → tight; otherwise gap.
+/// `tolerance` widens every comparison (exact exponents fitted in double precision).
+VerdictResult DecideVerdict(const ExponentEstimate& lower, const ExponentEstimate& upper,
+                            double paper, double tolerance = 1e-9);
+
+}  // namespace ltsim

@@ -1,0 +1,81 @@
+// Tightness verdicts from two fitted exponents and the paper's (docs/statistics.md).
+#include "ltsim/study/verdict.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+namespace ltsim {
+namespace {
+
+std::string Interval(const std::pair<double, double>& ci) {
+  return fmt::format("[{:.3g}, {:.3g}]", ci.first, ci.second);
+}
+
+std::string Resolution(double tolerance) {
+  return tolerance > 1e-6 ? fmt::format(" (at a resolution of {:.3g})", tolerance) : "";
+}
+
+}  // namespace
+
+const char* VerdictName(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kTight: return "tight";
+    case Verdict::kGap: return "gap";
+    case Verdict::kContradicts: return "contradicts";
+    case Verdict::kInconclusive: return "inconclusive";
+  }
+  return "inconclusive";
+}
+
+VerdictResult DecideVerdict(const ExponentEstimate& lower, const ExponentEstimate& upper,
+                            double paper, double tolerance) {
+  VerdictResult v;
+  v.gap = v.least_gap = std::numeric_limits<double>::quiet_NaN();
+  if (!lower.ci) {
+    v.reason = "lower side: " + lower.reason;
+    return v;
+  }
+  const auto [low, high] = *lower.ci;
+  if (std::isfinite(paper) && low > paper + tolerance) {
+    v.verdict = Verdict::kContradicts;
+    v.reason = fmt::format("lower side's interval {} lies above the paper's exponent {:.3g}",
+                           Interval(*lower.ci), paper);
+    return v;
+  }
+  if (low <= tolerance && high >= -tolerance) {
+    v.reason = fmt::format("lower side's interval {} spans 0: growth not shown",
+                           Interval(*lower.ci));
+    return v;
+  }
+  if (!upper.ci) {
+    v.reason = "upper side: " + upper.reason;
+    return v;
+  }
+  const auto [ulow, uhigh] = *upper.ci;
+  if (low > uhigh + tolerance) {
+    v.verdict = Verdict::kContradicts;
+    v.reason = fmt::format(
+        "lower side's interval {} lies above the construction's certified upper side {}: "
+        "the certificate or the threshold is wrong",
+        Interval(*lower.ci), Interval(*upper.ci));
+    return v;
+  }
+  if (low <= uhigh + tolerance && ulow <= high + tolerance) {
+    v.verdict = Verdict::kTight;
+    v.reason = fmt::format("intervals overlap: lower {} and upper {}{}", Interval(*lower.ci),
+                           Interval(*upper.ci), Resolution(tolerance));
+    return v;
+  }
+  v.verdict = Verdict::kGap;
+  v.gap = upper.exponent - lower.exponent;
+  v.least_gap = ulow - high;
+  v.reason = fmt::format("upper side exceeds lower side by {:.3g} (at least {:.3g}): lower {}, "
+                         "upper {}",
+                         v.gap, v.least_gap, Interval(*lower.ci), Interval(*upper.ci)) +
+             Resolution(tolerance);
+  return v;
+}
+
+}  // namespace ltsim
