@@ -2,6 +2,7 @@
 // (docs/theory.md §4.4).
 #include <fmt/format.h>
 
+#include <cmath>
 #include <iostream>
 #include <memory>
 
@@ -10,6 +11,7 @@
 #include "ltsim/core/error.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/strings/sources.h"
+#include "ltsim/study/statistic_attack.h"
 #include "method_options.h"
 #include "output.h"
 
@@ -24,14 +26,27 @@ struct StatisticArgs {
   int locality = 0;
   int alphabet = 0;
   bool json = false;
+  bool adversarial = false, sweep = false;
+  AttackOptions attack;
+  std::string methods = "markov,blocks,uniform,truncate", lengths = "16,160,1600,16000",
+              inputs = "uniform,markov,periodic", out;
+  AttackSweepOptions sweep_options;
   // Which of the optional flags were given.
   const CLI::Option* lipschitz_flag = nullptr;
   const CLI::Option* locality_flag = nullptr;
   const CLI::Option* alphabet_flag = nullptr;
+  const CLI::Option* iterations_flag = nullptr;
+  const CLI::Option* restarts_flag = nullptr;
 };
 
 void Validate(const StatisticArgs& args) {
+  if (args.sweep) return;
+  if (args.string.empty()) throw InputError("STRING: required (unless --sweep)");
   const bool random = args.lipschitz_flag->count() > 0;
+  if (args.adversarial) {
+    if (!random) throw InputError("--adversarial: needs --lipschitz L (the class searched)");
+    return;
+  }
   if (random == !args.model.empty())
     throw InputError("--lipschitz / --model: give exactly one (a random test function or a model)");
   if (!random && args.locality_flag->count() > 0)
@@ -96,8 +111,162 @@ void PrintTable(const StatisticArgs& args, const TestFunction& p, const Lemma53R
   std::cout << fmt::format("  reference rate   (G+L)(τ+1)/n^⅓   {}\n", Show(r.reference_rate));
 }
 
+std::vector<std::string> Split(const std::string& text, const char* flag) {
+  std::vector<std::string> out;
+  std::string item;
+  for (char c : text + ",") {
+    if (c != ',') {
+      item += c;
+      continue;
+    }
+    if (item.empty()) throw InputError(std::string(flag) + ": empty item in '" + text + "'");
+    out.push_back(item);
+    item.clear();
+  }
+  return out;
+}
+
+Json Interval(const std::optional<std::pair<double, double>>& ci) {
+  if (!ci) return nullptr;
+  return Json::array({Number(ci->first), Number(ci->second)});
+}
+
+constexpr const char* kAttackLabel =
+    "measurement on particular inputs: the largest statistic error found over bounded "
+    "(G = 1) L-Lipschitz test functions, a lower bound on the supremum the lemma bounds";
+
+void RunAdversarial(const StatisticArgs& args) {
+  const auto x = OpenSource(args.string);
+  AttackOptions o = args.attack;
+  o.method = args.options.method;
+  o.length = args.options.length;
+  o.seed = args.options.seed;
+  o.block_length = args.options.block_length;
+  o.lipschitz = args.lipschitz;
+  o.locality = args.locality;
+  o.alphabet = AlphabetOf(args, *x);
+  std::unique_ptr<Transformer> model;
+  if (!args.model.empty()) {
+    model = std::make_unique<Transformer>(ReadModel(args.model));
+    o.models = {model.get()};
+  }
+  const AttackResult r = AttackStatistic(*x, o);
+  if (args.json) {
+    Json doc;
+    doc["context"] = Context("statistic --adversarial", o.seed);
+    doc["label"] = kAttackLabel;
+    doc["method"] = o.method;
+    doc["length"] = o.length;
+    doc["x_length"] = r.x_length;
+    doc["z_length"] = r.z_length;
+    doc["lipschitz"] = o.lipschitz;
+    doc["locality"] = o.locality;
+    doc["alphabet"] = o.alphabet;
+    doc["adversarial_error"] = r.adversarial;
+    doc["rechecked"] = r.rechecked;
+    doc["random_best"] = r.random_best;
+    doc["random_functions"] = o.random_functions;
+    doc["reference_rate"] = r.reference_rate;
+    doc["windows"] = r.windows;
+    doc["function"] = r.function;
+    PrintJson(doc);
+    return;
+  }
+  std::cout << fmt::format(
+      "statistic --adversarial: {} at n = {} on |x| = {} (|z| = {}), L = {}, tau = {}, seed {}\n"
+      "  adversarial error      {}   (rechecked through the averages: {})\n"
+      "  best of {} random cos  {}\n  reference rate (G+L)(tau+1)/n^(1/3)  {}\n  function: {}\n"
+      "  ({})\n",
+      o.method, o.length, r.x_length, r.z_length, o.lipschitz, o.locality, o.seed,
+      Show(r.adversarial), Show(r.rechecked), o.random_functions, Show(r.random_best),
+      Show(r.reference_rate), r.function, kAttackLabel);
+}
+
+void RunSweep(const StatisticArgs& args) {
+  AttackSweepOptions o = args.sweep_options;
+  o.methods = Split(args.methods, "--methods");
+  o.lengths.clear();
+  for (const std::string& n : Split(args.lengths, "--lengths")) {
+    try {
+      o.lengths.push_back(std::stoull(n));
+    } catch (const std::exception&) {
+      throw InputError("--lengths: '" + n + "' is not a length");
+    }
+  }
+  o.inputs.clear();
+  for (const std::string& i : Split(args.inputs, "--inputs")) o.inputs.push_back(ParseInputKind(i));
+  o.lipschitz = args.lipschitz_flag->count() ? args.lipschitz : 1.0;
+  o.locality = args.locality;
+  if (args.alphabet_flag->count()) o.alphabet = args.alphabet;
+  o.seed = args.options.seed;
+  if (args.iterations_flag->count()) o.iterations = args.attack.iterations;
+  if (args.restarts_flag->count()) o.restarts = args.attack.restarts;
+  const AttackSweepResult r = RunAttackSweep(o);
+  Json doc;
+  doc["context"] = Context("statistic --sweep", o.seed);
+  doc["label"] = kAttackLabel;
+  doc["options"] = {{"methods", o.methods}, {"lengths", o.lengths}, {"inputs", args.inputs},
+                    {"x_length", o.x_length}, {"seeds", o.seeds}, {"lipschitz", o.lipschitz},
+                    {"locality", o.locality}, {"alphabet", o.alphabet},
+                    {"iterations", o.iterations}};
+  doc["paper_rate"] = -1.0 / 3;
+  doc["series"] = Json::array();
+  std::string csv = "method,input,n,min,median,max,censored,rate,ci_low,ci_high\n";
+  for (const AttackSeries& s : r.series) {
+    Json points = Json::array();
+    for (const SeriesPoint& p : s.points) {
+      const Spread spread = SampleSpread(p);
+      Json errors = Json::array();
+      for (const Sample& e : p.samples) errors.push_back(e.value);
+      const bool censored = PointCensoring(p) != Censoring::kNone;
+      points.push_back({{"n", p.value}, {"errors", errors}, {"min", spread.min},
+                        {"median", spread.median}, {"max", spread.max}, {"censored", censored}});
+      csv += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", s.method, s.input, p.value,
+                         spread.min, spread.median, spread.max, censored ? 1 : 0,
+                         s.rate.exponent, s.rate.ci ? s.rate.ci->first : NAN,
+                         s.rate.ci ? s.rate.ci->second : NAN);
+    }
+    doc["series"].push_back({{"method", s.method}, {"input", s.input},
+                             {"rate", {{"exponent", Number(s.rate.exponent)},
+                                       {"ci", Interval(s.rate.ci)},
+                                       {"reason", s.rate.reason}}},
+                             {"points", points}});
+  }
+  doc["markov_rate_verdict"] = r.markov_rate_verdict;
+  doc["beats_markov_everywhere"] = r.beats_markov_everywhere;
+  Report(
+      doc, csv, args.json,
+      [&] {
+        std::cout << fmt::format(
+            "statistic --sweep: adversarial error vs n, |x| = {}, L = {}, tau = {}, seed {} "
+            "({})\n",
+            o.x_length, o.lipschitz, o.locality, o.seed, kAttackLabel);
+        std::cout << fmt::format("{:<10} {:<10} {:>26}  {}\n", "method", "input",
+                                 "rate b in err ~ n^b [CI]", "median error per n");
+        for (const AttackSeries& s : r.series) {
+          std::string errs;
+          for (const SeriesPoint& p : s.points)
+            errs += fmt::format("{}:{} ", Show(p.value), Show(SampleSpread(p).median));
+          std::cout << fmt::format(
+              "{:<10} {:<10} {:>26}  {}\n", s.method, s.input,
+              s.rate.ci ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.rate.exponent,
+                                      s.rate.ci->first, s.rate.ci->second)
+                        : "no CI",
+              errs);
+        }
+        std::cout << "markov: " << r.markov_rate_verdict << "\n";
+        std::string beats;
+        for (const std::string& m : r.beats_markov_everywhere) beats += m + " ";
+        std::cout << "schemes faster than markov on every input family tried: "
+                  << (beats.empty() ? "none" : beats) << "\n";
+      },
+      args.out, "statistic", "");
+}
+
 void RunStatistic(const StatisticArgs& args) {
   Validate(args);
+  if (args.sweep) return RunSweep(args);
+  if (args.adversarial) return RunAdversarial(args);
   const auto x = OpenSource(args.string);
   std::unique_ptr<Transformer> model;
   std::unique_ptr<TestFunction> p;
@@ -121,8 +290,8 @@ void AddStatisticCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "statistic",
       "Lemma 5.3: average a test function over the positions of x and of z, and compare.");
-  cmd->add_option("STRING", args->string, "x: text, .u8, .u16 or iid:length=N,alphabet=S,seed=K")
-      ->required();
+  cmd->add_option("STRING", args->string,
+                  "x: text, .u8, .u16 or iid:length=N,alphabet=S,seed=K (not with --sweep)");
   AddMethodOptions(cmd, args->options);
   cmd->get_option("--method")->default_val("markov");
   args->lipschitz_flag = cmd->add_option(
@@ -134,6 +303,26 @@ void AddStatisticCommand(CLI::App& app) {
       "--alphabet", args->alphabet, "S of the random test function (default: largest token + 1)");
   cmd->add_option("--model", args->model, "test function: the first-layer outputs of this model");
   cmd->add_flag("--json", args->json, "print every number as JSON");
+  cmd->add_flag("--adversarial", args->adversarial,
+                "search bounded L-Lipschitz test functions s_w·clamp(<b_w, mu> - theta_w) for the "
+                "largest error at n (with --lipschitz; --model then only supplies the models of a "
+                "model-aware method), against --random-functions random ones (docs/lemma53.md)");
+  args->iterations_flag = cmd->add_option("--iterations", args->attack.iterations,
+                  "hill-climb proposals per window (default 150; --sweep 60)");
+  args->restarts_flag =
+      cmd->add_option("--restarts", args->attack.restarts, "climbs per window (default 2; --sweep 1)");
+  cmd->add_option("--random-functions", args->attack.random_functions,
+                  "random cos functions of the baseline (default 16)");
+  cmd->add_flag("--sweep", args->sweep,
+                "the adversarial error over --lengths per --methods and --inputs, with the fitted "
+                "rate b (error ~ n^b), CIs and censoring; no STRING");
+  cmd->add_option("--methods", args->methods, "--sweep: schemes (default markov,blocks,uniform,truncate)");
+  cmd->add_option("--lengths", args->lengths, "--sweep: n grid, ≥ 3 (default 16,160,1600,16000)");
+  cmd->add_option("--inputs", args->inputs, "--sweep: input families (default uniform,markov,periodic)");
+  cmd->add_option("--x-length", args->sweep_options.x_length, "--sweep: |x| (default 320000)");
+  cmd->add_option("--seeds", args->sweep_options.seeds, "--sweep: z seeds per point (default 2)");
+  cmd->add_option("--threads", args->sweep_options.threads, "--sweep: oneTBB threads (0 = all)");
+  cmd->add_option("--out", args->out, "--sweep: write statistic.json and statistic.csv here");
   cmd->callback([args] { RunStatistic(*args); });
 }
 

@@ -25,6 +25,9 @@ void AddExperimentCommand(CLI::App& app);
 /// `search`: hill climbing for counterexamples, shrinking, `--replay` (ltsim/search/search.h);
 /// a replay that does not reproduce sets `exit_code` to 1.
 void AddSearchCommand(CLI::App& app, int& exit_code);
+/// `tightness`: lower side, upper side and paper exponent per parameter with verdicts, and
+/// `--replay` of a point witness (ltsim/study/tightness.h); a replay that differs sets 1.
+void AddTightnessCommand(CLI::App& app, int& exit_code);
 /// `fuzz` and `replay` set `exit_code` (refutations found / still refuted: 1).
 void AddFuzzCommand(CLI::App& app, int& exit_code);
 

@@ -72,7 +72,7 @@ void Report(const Json& json, const std::string& csv, bool print_json,
   print_json ? PrintJson(json) : print_table();
   if (out.empty()) return;
   WriteJsonAndCsv(out, stem, json, csv);
-  if (!print_json) RunPlotScript(script, out, stem + ".png");
+  if (!print_json && !script.empty()) RunPlotScript(script, out, stem + ".png");
 }
 
 std::string Show(double value) {

@@ -32,7 +32,8 @@ std::string Show(const Vector& v);
 /// `print_json`, else print_table(); then, if `out` is not empty, out/<stem>.json and
 /// out/<stem>.csv (creating the directory; InputError naming --out) and, unless `print_json`,
 /// out/<stem>.png from `script` (Debian's /usr/bin/python3 with matplotlib; a missing Python
-/// or matplotlib is a one-line note, not an error: the scripts exit with 3 without it).
+/// or matplotlib is a one-line note, not an error: the scripts exit with 3 without it); an
+/// empty `script` draws nothing.
 void Report(const Json& json, const std::string& csv, bool print_json,
             const std::function<void()>& print_table, const std::string& out,
             const std::string& stem, const std::string& script);

@@ -1,0 +1,81 @@
+// Lemma 5.3 under attack: test functions searched for the largest statistic error at a given n,
+// and the error's rate over n per subsequence scheme (docs/lemma53.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ltsim/gen/input_generator.h"
+#include "ltsim/model/transformer.h"
+#include "ltsim/strings/source.h"
+#include "ltsim/study/fit.h"
+
+namespace ltsim {
+
+/// One attack: x fixed, z built by `method` at target n, the test function searched.
+struct AttackOptions {
+  std::string method = "markov";  ///< a model-free simulator (markov, blocks, uniform, truncate)
+  std::uint64_t length = 100;     ///< n
+  std::uint64_t block_length = 0; ///< ℓ of markov/blocks (0 = ⌈n^(1/3)⌉)
+  int alphabet = 2;
+  int locality = 0;               ///< τ of the test functions
+  double lipschitz = 1.0;         ///< L (ℓ1 in μ); every function has G = 1
+  int iterations = 150;           ///< hill-climb proposals per window and restart
+  int restarts = 2;
+  int random_functions = 16;      ///< random cos functions for the baseline
+  std::uint64_t seed = 0;         ///< z's seed and the search's (StreamSeed(seed, "attack"))
+  /// Models for model-aware simulators (frequency, test-drop-suffix); z is built in their
+  /// joint view. Empty: period 1 and the test functions' τ.
+  std::vector<const Transformer*> models;
+};
+
+struct AttackResult {
+  double adversarial = 0.0;   ///< the largest |avg_x p − avg_z p| found (G = 1, Lipschitz L)
+  double rechecked = 0.0;     ///< the same function through AverageOverPositions
+  double random_best = 0.0;   ///< max over the random cos functions (the statistic's default)
+  double reference_rate = 0.0;  ///< (G + L)(τ + 1)/n^(1/3)
+  std::uint64_t x_length = 0, z_length = 0;
+  int windows = 0;            ///< windows of the test function that occur in x or z
+  std::string function;       ///< the best function's parameters, for reports
+};
+
+/// The adversarial family: p(w, μ) = s_w·clamp(⟨b_w, μ⟩ − θ_w, −1, 1) with |s_w| ≤ 1 and
+/// ‖b_w‖_∞ ≤ L, so |p| ≤ 1 = G and |p(w, μ) − p(w, μ')| ≤ L‖μ − μ'‖₁. The error is
+/// Σ_w s_w·D_w(b_w, θ_w), so s_w = sign(D_w) and each window's |D_w| is climbed on its own.
+/// `method` may be any name MakeSimulator knows; model-aware ones need `models`.
+AttackResult AttackStatistic(const Source& x, const AttackOptions& options);
+
+/// A sweep over n per scheme and input family (docs/lemma53.md §2).
+struct AttackSweepOptions {
+  std::vector<std::string> methods = {"markov", "blocks", "uniform", "truncate"};
+  std::vector<std::uint64_t> lengths = {16, 160, 1600, 16000};
+  std::vector<InputKind> inputs = {InputKind::kUniform, InputKind::kMarkov, InputKind::kPeriodic};
+  std::uint64_t x_length = 320000;
+  int alphabet = 2, locality = 0;
+  double lipschitz = 1.0;
+  int seeds = 2;  ///< z seeds per (method, n, input)
+  int iterations = 60, restarts = 1, random_functions = 4;
+  int threads = 0;
+  std::uint64_t seed = 0;
+};
+
+struct AttackSeries {
+  std::string method;
+  std::string input;  ///< an input family, or "worst" (the max over families per n)
+  std::vector<SeriesPoint> points;  ///< per n: one sample per z seed (the error)
+  ExponentEstimate rate;            ///< log-log slope of the error in n
+};
+
+struct AttackSweepResult {
+  AttackSweepOptions options;
+  std::vector<AttackSeries> series;  ///< per method: "worst" first, then each family
+  /// Whether markov's worst-case interval contains −1/3, and the schemes whose interval lies
+  /// below markov's on every family (docs/lemma53.md §3).
+  std::string markov_rate_verdict;
+  std::vector<std::string> beats_markov_everywhere;
+};
+
+AttackSweepResult RunAttackSweep(const AttackSweepOptions& options);
+
+}  // namespace ltsim

@@ -1,0 +1,103 @@
+// `ltsim tightness`: per parameter of a theorem, the lower side (certified first disagreement T*
+// of pairs), the upper side (the construction's certified length), the paper's exponent and a
+// verdict (docs/tightness.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ltsim/core/types.h"
+#include "ltsim/study/fit.h"
+#include "ltsim/study/verdict.h"
+
+namespace ltsim {
+
+struct TightnessOptions {
+  std::string theorem = "4.1";          ///< 4.1 (5.2 and 5.3: docs/tightness.md §5)
+  std::vector<std::string> parameters;  ///< empty: every parameter of the theorem
+  std::uint64_t seed = 1;               ///< master seed of the family members and inputs
+  int threads = 0;                      ///< oneTBB arena; 0 = all; never changes results
+  int seeds = 3;                        ///< family members (seeded) per point
+  int points = 5;                       ///< grid points per parameter
+  bool points_given = false;  ///< false: the period row keeps 4 points (D* = 10 is slow)
+  /// Per exact threshold: the largest N whose statistics fit this budget is searched; a pair
+  /// that agrees up to N is a censored point (T* > N).
+  std::uint64_t statistics_budget = 1'000'000;
+  int precision_bits = 4;             ///< p of the margin row's finite attention
+  bool validate = true;               ///< run the frequency simulator on found x per point
+  std::uint64_t max_x_length = 200'000;  ///< cap on |x| of the simulator check
+  std::string out;                    ///< witness directory ("" writes none)
+};
+
+/// One sample: a family member's number at a point and the file that replays it.
+struct TightnessSample {
+  Sample sample;           ///< value and censoring
+  std::uint64_t seed = 0;  ///< the member's seed
+  double lipschitz = 0.0;  ///< L of the pair
+  std::uint64_t checked_up_to = 0;  ///< lower side: the N searched
+  std::string witness;     ///< the point witness file ("" without --out)
+  std::vector<Run> string; ///< lower side: the string at T* (run-length)
+};
+
+/// The frequency simulator on the worst x found for a point (neither bound).
+struct SimulatorCheck {
+  std::uint64_t needed = 0;       ///< smallest grid n meeting ε (|x| if none)
+  std::uint64_t x_length = 0;
+  bool reached = false;           ///< some n < |x| met ε
+  double certified = 0.0;         ///< the upper side at this point
+  bool within_certificate = true; ///< needed ≤ certified
+  std::string x_kind;             ///< which candidate attained it
+  bool hardmax_regime = true;     ///< |x| ≥ T_hard with margin (4×)
+};
+
+struct TightnessPoint {
+  double value = 0.0;      ///< the parameter
+  double regressor = 0.0;  ///< what the fit uses (1/ε, L, Δ, S, τ, 1/γ)
+  std::vector<TightnessSample> lower, upper;
+  SimulatorCheck simulator;
+};
+
+/// An empirical constant (T*·ε/(Δ·L) and the like) and the sample attaining its largest value.
+struct EmpiricalConstant {
+  std::string name;
+  double value = 0.0;
+  int point = -1, sample = -1;
+  std::string witness;
+};
+
+struct TightnessRow {
+  std::string theorem, parameter;
+  std::string regressor;   ///< "1/eps", "L", "Delta", "S", "tau", "1/gamma"
+  std::string fit;         ///< "log-log" or "log-linear (ln N = a + b/gamma)"
+  std::string class_text;  ///< the class the row is measured in
+  std::string family;      ///< the lower side's family
+  std::string semantics;   ///< the assumptions its T* relies on
+  std::string upper_source;  ///< what the upper side is
+  std::vector<TightnessPoint> points;
+  ExponentEstimate lower, upper;
+  double paper = 0.0;
+  std::string paper_source;
+  VerdictResult verdict;
+  EmpiricalConstant constant;
+  std::vector<std::string> warnings;
+};
+
+struct TightnessResult {
+  TightnessOptions options;
+  std::vector<TightnessRow> rows;
+};
+
+/// The parameters of a theorem, in order (4.1: eps, scale, period, alphabet, locality, margin).
+std::vector<std::string> TightnessParameters(const std::string& theorem);
+
+/// The largest N ≤ cap whose one-layer statistics Σ_{T ≤ N} #statistics(T) fit `budget`.
+std::uint64_t ExactLengthWithin(int alphabet, int period, int locality, std::uint64_t budget,
+                                std::uint64_t cap);
+
+/// Runs every row. Pure in the options (witness files aside); points and members run in
+/// parallel, stored by index. InputError for an unknown theorem or parameter, seeds < 1,
+/// points < 3 or a budget of 0.
+TightnessResult RunTightness(const TightnessOptions& options);
+
+}  // namespace ltsim

@@ -1,0 +1,324 @@
+// Adversarial test functions for Lemma 5.3's statistic, and their rate over n (docs/lemma53.md).
+#include "ltsim/study/statistic_attack.h"
+
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <algorithm>
+#include <boost/random/mersenne_twister.hpp>
+#include <boost/random/normal_distribution.hpp>
+#include <boost/random/uniform_real_distribution.hpp>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "ltsim/check/lemma53.h"
+#include "ltsim/core/error.h"
+#include "ltsim/core/seed.h"
+#include "ltsim/eval/type_counts.h"
+#include "ltsim/sim/simulator.h"
+#include "ltsim/strings/sources.h"
+
+namespace ltsim {
+namespace {
+
+constexpr int kMaxWindows = 4096;
+
+struct Params {
+  double s = 1, theta = 0;
+  std::vector<double> b;
+};
+
+// The window index of x_{t−τ..t} (shorter at the start): Σ_{l < len} S^l + base-S value.
+class WindowCoder {
+ public:
+  WindowCoder(int alphabet, int locality) : s_(alphabet), capacity_(locality + 1) {
+    std::uint64_t count = 0, power = 1;
+    for (int l = 1; l <= capacity_; ++l) {
+      offset_.push_back(count);
+      power *= static_cast<std::uint64_t>(s_);
+      count += power;
+      if (count > kMaxWindows)
+        throw InputError("--locality/--alphabet: more than 4096 windows S^(τ+1)");
+    }
+    windows_ = static_cast<int>(count);
+  }
+  int windows() const { return windows_; }
+  int Push(Token t) {
+    window_.push_back(t);
+    if (static_cast<int>(window_.size()) > capacity_) window_.erase(window_.begin());
+    std::uint64_t code = 0;
+    for (Token u : window_) code = code * static_cast<std::uint64_t>(s_) + u;
+    return static_cast<int>(offset_[window_.size() - 1] + code);
+  }
+
+ private:
+  int s_, capacity_, windows_ = 0;
+  std::vector<std::uint64_t> offset_;
+  std::vector<Token> window_;
+};
+
+// Per window: the running histograms μ_t at the positions where that window ends, flattened.
+struct Trajectory {
+  std::vector<std::vector<double>> mu;  // [window] → S·k values
+  std::uint64_t length = 0;
+};
+
+Trajectory Trace(const Source& s, int alphabet, int locality) {
+  WindowCoder coder(alphabet, locality);
+  Trajectory t;
+  t.mu.resize(static_cast<std::size_t>(coder.windows()));
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(alphabet), 0);
+  auto reader = s.Open();
+  Chunk chunk;
+  while (reader->Next(chunk)) {
+    for (std::uint64_t j = 0; j < chunk.length(); ++j) {
+      const Token token = chunk.at(static_cast<std::size_t>(j));
+      if (token >= alphabet) throw InputError(fmt::format("token {} outside the alphabet", token));
+      ++counts[token];
+      ++t.length;
+      std::vector<double>& m = t.mu[static_cast<std::size_t>(coder.Push(token))];
+      for (int k = 0; k < alphabet; ++k)
+        m.push_back(static_cast<double>(counts[k]) / static_cast<double>(t.length));
+    }
+  }
+  return t;
+}
+
+double Clamp(double v) { return std::max(-1.0, std::min(1.0, v)); }
+
+// D_w(b, θ) = (1/T) Σ_{t ∈ x, w_t = w} c(⟨b, μ_t⟩ − θ) − (1/n) Σ_{t ∈ z, w_t = w} c(…).
+double Contribution(const std::vector<double>& mx, std::uint64_t tx, const std::vector<double>& mz,
+                    std::uint64_t tz, const Params& p) {
+  const std::size_t s = p.b.size();
+  const auto side = [&](const std::vector<double>& m) {
+    double sum = 0;
+    for (std::size_t i = 0; i < m.size(); i += s) {
+      double dot = -p.theta;
+      for (std::size_t k = 0; k < s; ++k) dot += p.b[k] * m[i + k];
+      sum += Clamp(dot);
+    }
+    return sum;
+  };
+  return side(mx) / static_cast<double>(tx) - side(mz) / static_cast<double>(tz);
+}
+
+// The searched function as a TestFunction, so the error is rechecked by AverageOverPositions.
+class ClampedLinearFunction : public TestFunction {
+ public:
+  ClampedLinearFunction(std::vector<Params> params, int alphabet, int locality, double lipschitz)
+      : params_(std::move(params)), alphabet_(alphabet), locality_(locality), l_(lipschitz) {}
+  std::string name() const override { return "adversarial clamp(<b_w, mu> - theta_w)"; }
+  int alphabet() const override { return alphabet_; }
+  int locality() const override { return locality_; }
+  int dimension() const override { return 1; }
+  double size_bound() const override { return 1.0; }
+  double lipschitz() const override { return l_; }
+  std::unique_ptr<TestFunctionPass> Begin() const override {
+    return std::make_unique<Pass>(*this);
+  }
+
+ private:
+  class Pass : public TestFunctionPass {
+   public:
+    explicit Pass(const ClampedLinearFunction& f)
+        : f_(f), coder_(f.alphabet_, f.locality_), counts_(f.alphabet_, 0), value_(1) {}
+    const Vector& Push(Token token) override {
+      ++counts_[token];
+      ++t_;
+      const Params& p = f_.params_[static_cast<std::size_t>(coder_.Push(token))];
+      double dot = -p.theta;
+      for (int k = 0; k < f_.alphabet_; ++k)
+        dot += p.b[k] * static_cast<double>(counts_[k]) / static_cast<double>(t_);
+      value_[0] = p.s * Clamp(dot);
+      return value_;
+    }
+
+   private:
+    const ClampedLinearFunction& f_;
+    WindowCoder coder_;
+    std::vector<std::uint64_t> counts_;
+    std::uint64_t t_ = 0;
+    Vector value_;
+  };
+  std::vector<Params> params_;
+  int alphabet_, locality_;
+  double l_;
+};
+
+}  // namespace
+
+AttackResult AttackStatistic(const Source& x, const AttackOptions& o) {
+  if (o.alphabet < 1 || o.locality < 0) throw InputError("--alphabet/--locality out of range");
+  if (!(o.lipschitz >= 0) || !std::isfinite(o.lipschitz))
+    throw InputError("--lipschitz must be finite and ≥ 0");
+  if (o.length < 1) throw InputError("--length must be at least 1");
+  JointView view{o.alphabet, 1, o.locality};
+  if (!o.models.empty()) view = JointViewOf(o.models);
+  const TypeCounts counts = CountTypes(x, view.alphabet, view.period, view.locality);
+  const auto simulator = MakeSimulator(o.method);
+  const Simulation sim =
+      simulator->Simulate({x, counts, o.models, o.length, o.seed, o.block_length});
+  const auto z = MakeRunSource(sim.z, "z");
+  const Trajectory tx = Trace(x, o.alphabet, o.locality), tz = Trace(*z, o.alphabet, o.locality);
+  AttackResult r;
+  r.x_length = tx.length;
+  r.z_length = tz.length;
+  boost::random::mt19937_64 engine(StreamSeed(o.seed, "attack"));
+  boost::random::uniform_real_distribution<double> unit(-1, 1);
+  boost::random::normal_distribution<double> normal(0, 1);
+  const std::size_t windows = tx.mu.size();
+  std::vector<Params> best(windows);
+  for (std::size_t w = 0; w < windows; ++w) {
+    best[w].b.assign(static_cast<std::size_t>(o.alphabet), 0.0);
+    if (tx.mu[w].empty() && tz.mu[w].empty()) continue;
+    ++r.windows;
+    double best_value = -1;
+    for (int restart = 0; restart < o.restarts; ++restart) {
+      Params p;
+      for (int k = 0; k < o.alphabet; ++k) p.b.push_back(o.lipschitz * unit(engine));
+      p.theta = (o.lipschitz + 1) * unit(engine);
+      double value = std::abs(Contribution(tx.mu[w], tx.length, tz.mu[w], tz.length, p));
+      for (int it = 0; it < o.iterations; ++it) {
+        Params q = p;
+        const double step = 0.3 * std::exp(-2.0 * it / std::max(1, o.iterations));
+        for (double& b : q.b) b = std::clamp(b + step * o.lipschitz * normal(engine),
+                                              -o.lipschitz, o.lipschitz);
+        q.theta += step * (o.lipschitz + 1) * normal(engine);
+        const double v = std::abs(Contribution(tx.mu[w], tx.length, tz.mu[w], tz.length, q));
+        if (v >= value) p = std::move(q), value = v;
+      }
+      if (value > best_value) best_value = value, best[w] = p;
+    }
+    best[w].s = Contribution(tx.mu[w], tx.length, tz.mu[w], tz.length, best[w]) >= 0 ? 1 : -1;
+    r.adversarial += best_value;
+  }
+  const ClampedLinearFunction adversary(best, o.alphabet, o.locality, o.lipschitz);
+  r.rechecked = std::abs(AverageOverPositions(x, adversary)[0] - AverageOverPositions(*z, adversary)[0]);
+  for (int k = 0; k < o.random_functions; ++k) {
+    const RandomLipschitzFunction p(StreamSeed(o.seed, "attack-random", k), o.alphabet,
+                                    o.locality, o.lipschitz);
+    r.random_best = std::max(
+        r.random_best, std::abs(AverageOverPositions(x, p)[0] - AverageOverPositions(*z, p)[0]));
+  }
+  r.reference_rate = (1 + o.lipschitz) * (o.locality + 1) / std::cbrt(static_cast<double>(o.length));
+  for (std::size_t w = 0; w < windows && w < 4; ++w)
+    r.function += fmt::format("{}w{}: s {} b [{:.3g}{}] θ {:.3g}", w ? "; " : "", w, best[w].s,
+                              best[w].b[0], best[w].b.size() > 1 ? ", …" : "", best[w].theta);
+  return r;
+}
+
+AttackSweepResult RunAttackSweep(const AttackSweepOptions& o) {
+  if (o.lengths.size() < 3) throw InputError("--lengths: a rate needs at least 3 lengths");
+  for (std::uint64_t n : o.lengths)
+    if (n < 2 || n >= o.x_length) throw InputError("--lengths: each n must be in [2, |x|)");
+  if (o.seeds < 1) throw InputError("--seeds must be at least 1");
+  AttackSweepResult result;
+  result.options = o;
+  const std::size_t M = o.methods.size(), N = o.lengths.size(), I = o.inputs.size(),
+                    K = static_cast<std::size_t>(o.seeds);
+  std::vector<double> error(M * N * I * K);
+  std::vector<std::unique_ptr<Source>> xs;
+  for (std::size_t i = 0; i < I; ++i) {
+    InputSpec spec;
+    spec.kind = o.inputs[i];
+    spec.length = o.x_length;
+    spec.alphabet = o.alphabet;
+    spec.seed = StreamSeed(o.seed, "attack-x", i);
+    xs.push_back(MakeInput(spec));
+  }
+  const int threads = o.threads > 0 ? o.threads : oneapi::tbb::this_task_arena::max_concurrency();
+  oneapi::tbb::task_arena arena(threads);
+  arena.execute([&] {
+    oneapi::tbb::parallel_for(std::size_t{0}, error.size(), [&](std::size_t t) {
+      const std::size_t i = (t / K) % I, n = (t / K / I) % N, m = t / K / I / N;
+      AttackOptions a;
+      a.method = o.methods[m];
+      a.length = o.lengths[n];
+      a.alphabet = o.alphabet;
+      a.locality = o.locality;
+      a.lipschitz = o.lipschitz;
+      a.iterations = o.iterations;
+      a.restarts = o.restarts;
+      a.random_functions = o.random_functions;
+      a.seed = StreamSeed(o.seed, "attack-z", t);
+      error[t] = AttackStatistic(*xs[i], a).adversarial;
+    });
+  });
+  FitOptions fit;
+  fit.seed = StreamSeed(o.seed, "attack-fit");
+  const auto censor = [](double e) {
+    // An error at the floor of double sums (z reproduces x's statistic) is only ≤ that value.
+    return e <= 1e-12 ? Censoring::kBelow : Censoring::kNone;
+  };
+  std::vector<ExponentEstimate> worst_rate(M);
+  std::vector<std::vector<ExponentEstimate>> family_rate(M, std::vector<ExponentEstimate>(I));
+  for (std::size_t m = 0; m < M; ++m) {
+    AttackSeries worst{o.methods[m], "worst", {}, {}};
+    std::vector<AttackSeries> families;
+    for (std::size_t i = 0; i < I; ++i)
+      families.push_back({o.methods[m], InputKindName(o.inputs[i]), {}, {}});
+    for (std::size_t n = 0; n < N; ++n) {
+      SeriesPoint w;
+      w.value = w.regressor = static_cast<double>(o.lengths[n]);
+      for (std::size_t k = 0; k < K; ++k) {
+        double e = 0;
+        for (std::size_t i = 0; i < I; ++i) e = std::max(e, error[((m * N + n) * I + i) * K + k]);
+        w.samples.push_back({std::max(e, 1e-300), censor(e)});
+      }
+      worst.points.push_back(w);
+      for (std::size_t i = 0; i < I; ++i) {
+        SeriesPoint p;
+        p.value = p.regressor = w.value;
+        for (std::size_t k = 0; k < K; ++k) {
+          const double e = error[((m * N + n) * I + i) * K + k];
+          p.samples.push_back({std::max(e, 1e-300), censor(e)});
+        }
+        families[i].points.push_back(p);
+      }
+    }
+    worst.rate = FitSeries(worst.points, fit);
+    worst_rate[m] = worst.rate;
+    result.series.push_back(worst);
+    for (std::size_t i = 0; i < I; ++i) {
+      families[i].rate = FitSeries(families[i].points, fit);
+      family_rate[m][i] = families[i].rate;
+      result.series.push_back(families[i]);
+    }
+  }
+  const auto markov = std::find(o.methods.begin(), o.methods.end(), "markov");
+  if (markov == o.methods.end()) {
+    result.markov_rate_verdict = "markov not in --methods";
+    return result;
+  }
+  const std::size_t mk = static_cast<std::size_t>(markov - o.methods.begin());
+  const ExponentEstimate& e = worst_rate[mk];
+  if (!e.ci) {
+    result.markov_rate_verdict = "inconclusive: " + e.reason;
+  } else if (e.ci->first <= -1.0 / 3 && -1.0 / 3 <= e.ci->second) {
+    result.markov_rate_verdict = fmt::format(
+        "consistent with n^(-1/3): worst-case slope {:.3f} [{:.3f}, {:.3f}] contains -1/3",
+        e.exponent, e.ci->first, e.ci->second);
+  } else if (e.ci->first > -1.0 / 3) {
+    result.markov_rate_verdict = fmt::format(
+        "slower than n^(-1/3) on the worst inputs found: slope {:.3f} [{:.3f}, {:.3f}]",
+        e.exponent, e.ci->first, e.ci->second);
+  } else {
+    result.markov_rate_verdict = fmt::format(
+        "faster than n^(-1/3) on the worst inputs found: slope {:.3f} [{:.3f}, {:.3f}] (the "
+        "lemma's rate is an upper bound; no input tried attains it)",
+        e.exponent, e.ci->first, e.ci->second);
+  }
+  for (std::size_t m = 0; m < M; ++m) {
+    if (m == mk) continue;
+    bool everywhere = true;
+    for (std::size_t i = 0; i < I; ++i) {
+      const ExponentEstimate& a = family_rate[m][i];
+      const ExponentEstimate& b = family_rate[mk][i];
+      everywhere = everywhere && a.ci && b.ci && a.ci->second < b.ci->first;
+    }
+    if (everywhere) result.beats_markov_everywhere.push_back(o.methods[m]);
+  }
+  return result;
+}
+
+}  // namespace ltsim

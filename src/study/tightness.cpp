@@ -1,0 +1,393 @@
+// `ltsim tightness` for Theorem 4.1: lower side from exact thresholds of closed-form families,
+// upper side from the frequency construction's certificate, verdicts (docs/tightness.md).
+#include "ltsim/study/tightness.h"
+
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <algorithm>
+#include <boost/random/mersenne_twister.hpp>
+#include <boost/random/uniform_real_distribution.hpp>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+#include <fmt/format.h>
+
+#include "ltsim/bounds/registry.h"
+#include "ltsim/check/needed_length.h"
+#include "ltsim/study/sweep.h"
+#include "ltsim/check/threshold.h"
+#include "ltsim/core/error.h"
+#include "ltsim/core/seed.h"
+#include "ltsim/strings/sources.h"
+#include "ltsim/study/point_witness.h"
+#include "ltsim/study/tightness_families.h"
+
+namespace ltsim {
+namespace {
+
+constexpr std::uint64_t kMaxExactLength = 1'000'000;
+constexpr double kResolution = 0.01;  // relative resolution of exponent comparisons
+constexpr double kFirstInverseMargin = 1.5;  // 1/γ of the margin row's first point
+
+// The grid and fixed settings of one Theorem 4.1 row (docs/tightness.md §3).
+struct RowPlan {
+  std::string parameter;
+  std::vector<double> values;
+  double eps = 0.1, slope = 4;
+  int alphabet = 2, period = 1, locality = 0;
+};
+
+RowPlan PlanRow(const std::string& parameter, int points, bool large) {
+  RowPlan p;
+  p.parameter = parameter;
+  for (int i = 0; i < points; ++i) {
+    if (parameter == "eps") p.values.push_back(0.1 / std::exp2(i));
+    if (parameter == "scale") p.values.push_back(2 * std::exp2(i));
+    if (parameter == "period") p.values.push_back(1 + i);
+    if (parameter == "alphabet") p.values.push_back(2 + i);
+    if (parameter == "locality") p.values.push_back(1 + i);  // τ = 0 has no logarithm
+    if (parameter == "margin") p.values.push_back(1 / (kFirstInverseMargin + 0.25 * i));  // γ
+  }
+  if (parameter == "scale") p.eps = 0.02;
+  // ε below the gap 1/2 of docs/tightness.md §2 and large enough that the construction's own
+  // length Δ·D(D+τ)(L/ε)² stays below T_hard = 2^(p/γ) on the grid.
+  if (parameter == "margin") p.eps = 0.45;
+  // Δ = 5 (D* = 10) already costs ~10 µs a statistic: larger grids are an option (--points).
+  if (parameter == "period" && points > 4 && !large) p.values.resize(4);
+  return p;
+}
+
+double Uniform(std::uint64_t seed) {
+  boost::random::mt19937_64 engine(seed);
+  return boost::random::uniform_real_distribution<double>(0, 1)(engine);
+}
+
+// The member k of point i: its pair and ε.
+FamilyPair Member(const RowPlan& plan, int i, std::uint64_t member_seed, int bits, double* eps) {
+  const double v = plan.values[i], u = Uniform(member_seed);
+  *eps = plan.eps;
+  if (plan.parameter == "margin") {
+    // η = κγ: ln T* = p ln 2·(1/γ − κ + O(κ²γ)), so the slope in 1/γ stays p ln 2 and only
+    // the intercept moves; κ ≥ 2/(T_hard·p·ln 2) at the smallest T_hard keeps ≥ 2 integers in
+    // [T_hard(g), T_hard(f)) (docs/tightness.md §2).
+    const double t_min = std::exp2(bits * kFirstInverseMargin);
+    const double kappa = (1 + 0.5 * u) * 2 / (t_min * bits * std::log(2.0));
+    return MakeMarginPair(v, bits, std::min(0.1, kappa * v));
+  }
+  if (plan.parameter == "eps") *eps = v;
+  const double slope = plan.parameter == "scale" ? v : plan.slope;
+  const int S = plan.parameter == "alphabet" ? static_cast<int>(v) : plan.alphabet;
+  const int D = plan.parameter == "period" ? static_cast<int>(v) : plan.period;
+  const int tau = plan.parameter == "locality" ? static_cast<int>(v) : plan.locality;
+  return MakeBumpPair(S, D, tau, slope, *eps, u);
+}
+
+double Regressor(const std::string& parameter, double value, double lipschitz) {
+  if (parameter == "eps") return 1 / value;
+  if (parameter == "scale") return lipschitz;
+  if (parameter == "margin") return 1 / value;
+  return value;
+}
+
+// The construction's certified length for the pair (docs/tightness.md §3): the registry's
+// frequency-length; for finite attention also T_hard, below which the certificate does not apply.
+double Certified(const ConstantMap& c) {
+  double n = FindBound("frequency-length").value(c);
+  if (c.at("p") > 0) n = std::max(n, FindBound("thm4.1-hardmax").value(c));
+  return n;
+}
+
+std::string Stem(const TightnessOptions& o, const std::string& parameter, int i, int k) {
+  return (std::filesystem::path(o.out) / parameter / fmt::format("p{}_m{}", i, k)).string();
+}
+
+struct Cell {
+  TightnessSample lower, upper;
+  std::vector<Run> witness;
+  FamilyPair pair;
+  double eps = 0;
+};
+
+Cell RunCell(const TightnessOptions& o, const RowPlan& plan, int i, int k) {
+  Cell cell;
+  // Margin members keep their κ over the grid (one intercept shift a member, docs/tightness.md
+  // §2), the bump members draw a new offset per point.
+  const std::uint64_t index =
+      plan.parameter == "margin" ? k : static_cast<std::uint64_t>(i) * 1000 + k;
+  const std::uint64_t seed = StreamSeed(o.seed, "tightness/" + plan.parameter, index);
+  cell.pair = Member(plan, i, seed, o.precision_bits, &cell.eps);
+  const FamilyPair& p = cell.pair;
+  ConstantMap c = PairConstants(ModelConstants(p.f), ModelConstants(p.g));
+  c["eps"] = cell.eps;
+  ThresholdOptions t;
+  t.epsilon = cell.eps;
+  t.max_length = ExactLengthWithin(p.f.alphabet, std::lcm(p.f.period, p.g.period),
+                                   std::max(p.f.locality, p.g.locality), o.statistics_budget,
+                                   kMaxExactLength);
+  const ThresholdResult r = FindThreshold(p.f, p.g, t);
+  LTSIM_CHECK(r.exhaustive);
+  cell.lower.seed = cell.upper.seed = seed;
+  cell.lower.lipschitz = cell.upper.lipschitz = c["L"];
+  cell.lower.checked_up_to = r.checked_up_to;
+  if (r.first_disagreement) {
+    cell.lower.sample = {static_cast<double>(*r.first_disagreement), Censoring::kNone};
+    cell.lower.string = r.witness;
+  } else {
+    cell.lower.sample = {static_cast<double>(r.checked_up_to), Censoring::kAbove};
+  }
+  cell.upper.sample = {Certified(c), Censoring::kNone};
+  if (!o.out.empty()) {
+    PointWitness w;
+    w.kind = "first-disagreement";
+    w.study = "tightness";
+    w.label = "lower side: certified first disagreement T* (exact threshold)";
+    w.context = fmt::format(
+        R"({{"theorem": "{}", "parameter": "{}", "value": {}, "point": {}, "member": {}, "seed": {}, "family": "{}", "upper_side_certified": {}}})",
+        o.theorem, plan.parameter, plan.values[i], i, k, seed, p.family, cell.upper.sample.value);
+    w.f = p.f;
+    w.g = p.g;
+    w.eps = cell.eps;
+    w.max_length = r.checked_up_to;
+    w.x = r.witness;
+    w.value = static_cast<std::uint64_t>(cell.lower.sample.value);
+    w.censored = !r.first_disagreement;
+    RecheckPoint(w);
+    cell.lower.witness = cell.upper.witness = WritePointWitness(w, Stem(o, plan.parameter, i, k));
+  }
+  return cell;
+}
+
+// The frequency simulator on the worst of a few x for the point's first member (neither bound).
+SimulatorCheck CheckSimulator(const TightnessOptions& o, const Cell& cell, const RowPlan& plan,
+                              int i) {
+  SimulatorCheck s;
+  s.certified = cell.upper.sample.value;
+  const FamilyPair& p = cell.pair;
+  const ConstantMap c = PairConstants(ModelConstants(p.f), ModelConstants(p.g));
+  const double t_hard = c.at("p") > 0 ? std::exp2(c.at("p") / c.at("gamma")) : 1;
+  const std::uint64_t length = std::min<std::uint64_t>(
+      o.max_x_length, std::max<std::uint64_t>(10000, static_cast<std::uint64_t>(4 * t_hard)));
+  s.hardmax_regime = static_cast<double>(length) >= 4 * t_hard;
+  std::vector<std::pair<std::string, std::unique_ptr<Source>>> xs;
+  if (!cell.lower.string.empty()) {
+    // The string at T* with every run scaled up: the same shares, |x| ≈ length.
+    std::uint64_t total = 0;
+    for (const Run& r : cell.lower.string) total += r.count;
+    const std::uint64_t factor = std::max<std::uint64_t>(1, length / total);
+    std::vector<Run> runs;
+    for (const Run& r : cell.lower.string) AppendRun(runs, r.token, r.count * factor);
+    xs.emplace_back("witness at T* scaled x" + std::to_string(factor),
+                    MakeRunSource(runs, "scaled witness"));
+  }
+  xs.emplace_back("iid uniform",
+                  MakeIidSource(length, p.f.alphabet,
+                                StreamSeed(o.seed, "tightness-x/" + plan.parameter, i), {}));
+  for (auto& [kind, x] : xs) {
+    bool reached = false;
+    const std::uint64_t needed = NeededLength(p.f, p.g, *x, cell.eps, &reached);
+    if (needed >= s.needed) {
+      s.needed = needed;
+      s.reached = reached;
+      s.x_length = x->length();
+      s.x_kind = kind;
+    }
+  }
+  s.within_certificate = static_cast<double>(s.needed) <= s.certified;
+  return s;
+}
+
+TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vector<Cell> cells,
+                       std::vector<SimulatorCheck> checks) {
+  TightnessRow row;
+  row.theorem = o.theorem;
+  row.parameter = plan.parameter;
+  const bool margin = plan.parameter == "margin";
+  row.regressor = plan.parameter == "eps"    ? "1/eps"
+                  : plan.parameter == "scale" ? "L"
+                  : margin                    ? "1/gamma"
+                  : plan.parameter == "period" ? "Delta"
+                  : plan.parameter == "alphabet" ? "S"
+                                                 : "tau";
+  row.fit = margin ? "log-linear (ln N = a + b/gamma)" : "log-log (ln N = a + b ln x)";
+  const FamilyPair& first = cells.front().pair;
+  row.family = first.family;
+  row.semantics = first.semantics;
+  row.class_text =
+      margin ? fmt::format("one layer, S = 2, 1 head, finite p = {} bits, no MLP, Delta = 1, "
+                           "tau = 0, eps = {}",
+                           o.precision_bits, plan.eps)
+             : fmt::format("one layer, hardmax, 1 head, MLP width 3 (g) / none (f), S = {}, "
+                           "Delta = {}, tau = {}, eps = {}{}",
+                           plan.parameter == "alphabet" ? "varied" : std::to_string(plan.alphabet),
+                           plan.parameter == "period" ? "varied" : std::to_string(plan.period),
+                           plan.parameter == "locality" ? "varied" : std::to_string(plan.locality),
+                           plan.parameter == "eps" ? "varied" : fmt::format("{}", plan.eps),
+                           plan.parameter == "scale" ? ", MLP slope varied" : "");
+  row.upper_source = margin ? "max(frequency-length, 2^(p/gamma)) [ours: the construction's "
+                              "certificate holds from T_hard on]"
+                            : "frequency-length [ours]: the construction's certified |z|";
+  row.paper = PaperExponent(plan.parameter, o.precision_bits);
+  if (plan.parameter == "eps") row.paper = -row.paper;  // in 1/ε
+  row.paper_source = margin ? "thm4.1-hardmax 2^(p/gamma): b = p ln 2"
+                            : "thm4.1-length L^2 Delta^7 S^6 tau^2 / eps^2";
+  const int k = o.seeds;
+  std::vector<SeriesPoint> lower, upper;
+  row.constant.name = margin ? "T*/2^(p/gamma)" : "T*·eps/(Delta·L)";
+  row.constant.value = -1;
+  for (std::size_t i = 0; i < plan.values.size(); ++i) {
+    TightnessPoint point;
+    point.value = plan.values[i];
+    SeriesPoint l, u;
+    for (int m = 0; m < k; ++m) {
+      const Cell& cell = cells[i * k + m];
+      point.lower.push_back(cell.lower);
+      point.upper.push_back(cell.upper);
+      l.samples.push_back(cell.lower.sample);
+      u.samples.push_back(cell.upper.sample);
+      if (cell.lower.sample.censoring == Censoring::kNone) {
+        const ConstantMap c =
+            PairConstants(ModelConstants(cell.pair.f), ModelConstants(cell.pair.g));
+        const double value = margin ? cell.lower.sample.value / std::exp2(c.at("p") / c.at("gamma"))
+                                    : cell.lower.sample.value * cell.eps /
+                                          (c.at("Delta") * c.at("L"));
+        if (value > row.constant.value) {
+          row.constant.value = value;
+          row.constant.point = static_cast<int>(i);
+          row.constant.sample = m;
+          row.constant.witness = cell.lower.witness;
+        }
+      }
+    }
+    // The regressor: the value, or the largest L of the point's members for scale.
+    double largest_l = 0;
+    for (const auto& s : point.lower) largest_l = std::max(largest_l, s.lipschitz);
+    point.regressor = Regressor(plan.parameter, point.value, largest_l);
+    l.value = u.value = point.value;
+    l.regressor = u.regressor = point.regressor;
+    if (!checks.empty()) {
+      point.simulator = checks[i];
+      if (!checks[i].within_certificate)
+        row.warnings.push_back(fmt::format(
+            "{} = {}: the simulator needed {} > the certified {} on {}", plan.parameter,
+            point.value, checks[i].needed, checks[i].certified, checks[i].x_kind));
+      if (!checks[i].hardmax_regime)
+        row.warnings.push_back(fmt::format(
+            "{} = {}: |x| = {} is below 4·T_hard: the simulator check is outside the hardmax "
+            "regime", plan.parameter, point.value, checks[i].x_length));
+    }
+    lower.push_back(l);
+    upper.push_back(u);
+    row.points.push_back(std::move(point));
+  }
+  FitOptions fit;
+  fit.scale = margin ? FitScale::kLogLinear : FitScale::kLogLog;
+  fit.seed = StreamSeed(o.seed, "tightness-fit/" + plan.parameter);
+  row.lower = FitSeries(lower, fit);
+  row.upper = FitSeries(upper, fit);
+  // Exponents closer than 1% of the paper's are not told apart (docs/statistics.md §4).
+  row.verdict = DecideVerdict(row.lower, row.upper, row.paper, kResolution * std::max(1.0, std::abs(row.paper)));
+  if (row.verdict.verdict == Verdict::kContradicts)
+    row.verdict.reason += "; witness family " + row.family + ", relying on: " + row.semantics;
+  return row;
+}
+
+void Validate(const TightnessOptions& o) {
+  if (o.theorem != "4.1")
+    throw InputError("--theorem: '" + o.theorem + "' is not available here (known: 4.1)");
+  const std::vector<std::string> known = TightnessParameters(o.theorem);
+  for (const std::string& p : o.parameters)
+    if (std::find(known.begin(), known.end(), p) == known.end())
+      throw InputError("--parameters: unknown '" + p +
+                       "' (known: eps, scale, period, alphabet, locality, margin)");
+  if (o.seeds < 1) throw InputError("--seeds must be at least 1");
+  if (o.points < 3 || o.points > 12) throw InputError("--points must be in [3, 12]");
+  if (o.statistics_budget < 1) throw InputError("--budget must be at least 1");
+  if (o.threads < 0) throw InputError("--threads must be at least 0");
+  if (o.precision_bits < 1 || o.precision_bits > 12)
+    throw InputError("--precision must be in [1, 12] (T_hard = 2^(p/gamma) is searched exactly)");
+  if (o.max_x_length < 100) throw InputError("--max-x-length must be at least 100");
+}
+
+}  // namespace
+
+std::vector<std::string> TightnessParameters(const std::string& theorem) {
+  if (theorem == "4.1") return {"eps", "scale", "period", "alphabet", "locality", "margin"};
+  return {};
+}
+
+std::uint64_t ExactLengthWithin(int alphabet, int period, int locality, std::uint64_t budget,
+                                std::uint64_t cap) {
+  std::uint64_t sum = 0, n = 0;
+  while (n < cap) {
+    const std::uint64_t c = CountStatistics(alphabet, period, locality, n + 1);
+    if (sum + c > budget || sum + c < sum) break;
+    sum += c;
+    ++n;
+  }
+  return std::max<std::uint64_t>(n, 1);
+}
+
+TightnessResult RunTightness(const TightnessOptions& options) {
+  Validate(options);
+  TightnessResult result;
+  result.options = options;
+  if (result.options.parameters.empty())
+    result.options.parameters = TightnessParameters(options.theorem);
+  const TightnessOptions& o = result.options;
+  std::vector<RowPlan> plans;
+  for (const std::string& p : o.parameters) plans.push_back(PlanRow(p, o.points, o.points_given));
+  if (!o.out.empty()) {
+    std::error_code error;
+    for (const RowPlan& p : plans)
+      std::filesystem::create_directories(std::filesystem::path(o.out) / p.parameter, error);
+    if (error) throw InputError("--out " + o.out + ": " + error.message());
+  }
+  // Every (row, point, member) and every (row, point) check is independent: computed in
+  // parallel, stored by index, reduced in order (identical for any thread count).
+  struct Task {
+    std::size_t row;
+    int point, member;
+  };
+  std::vector<Task> tasks;
+  for (std::size_t r = 0; r < plans.size(); ++r)
+    for (int i = 0; i < static_cast<int>(plans[r].values.size()); ++i)
+      for (int m = 0; m < o.seeds; ++m) tasks.push_back({r, i, m});
+  std::vector<Cell> cells(tasks.size());
+  const int threads =
+      o.threads > 0 ? o.threads : oneapi::tbb::this_task_arena::max_concurrency();
+  oneapi::tbb::task_arena arena(threads);
+  arena.execute([&] {
+    oneapi::tbb::parallel_for(std::size_t{0}, tasks.size(), [&](std::size_t t) {
+      cells[t] = RunCell(o, plans[tasks[t].row], tasks[t].point, tasks[t].member);
+    });
+  });
+  std::vector<SimulatorCheck> checks;
+  std::vector<std::size_t> check_cells;
+  if (o.validate) {
+    for (std::size_t t = 0; t < tasks.size(); ++t)
+      if (tasks[t].member == 0) check_cells.push_back(t);
+    checks.resize(check_cells.size());
+    arena.execute([&] {
+      oneapi::tbb::parallel_for(std::size_t{0}, check_cells.size(), [&](std::size_t c) {
+        const Task& t = tasks[check_cells[c]];
+        checks[c] = CheckSimulator(o, cells[check_cells[c]], plans[t.row], t.point);
+      });
+    });
+  }
+  std::size_t next = 0, next_check = 0;
+  for (const RowPlan& plan : plans) {
+    const std::size_t n = plan.values.size() * static_cast<std::size_t>(o.seeds);
+    std::vector<Cell> row_cells(cells.begin() + next, cells.begin() + next + n);
+    std::vector<SimulatorCheck> row_checks;
+    if (o.validate)
+      row_checks.assign(checks.begin() + next_check,
+                        checks.begin() + next_check + plan.values.size());
+    next += n;
+    next_check += plan.values.size();
+    result.rows.push_back(Summarise(o, plan, std::move(row_cells), std::move(row_checks)));
+  }
+  return result;
+}
+
+}  // namespace ltsim

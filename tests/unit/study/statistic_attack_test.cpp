@@ -1,0 +1,59 @@
+// Lemma 5.3 under attack: the searched test functions beat random ones where z is wrong, the
+// reported error is rechecked through AverageOverPositions, and the sweep fits a rate.
+#include "ltsim/study/statistic_attack.h"
+
+#include <gtest/gtest.h>
+
+#include "ltsim/model/model_file.h"
+#include "ltsim/strings/sources.h"
+
+namespace ltsim {
+namespace {
+
+TEST(AttackStatistic, FindsALargerErrorThanRandomFunctionsOnAPlantedBadSimulator) {
+  // test-drop-suffix: frequency matching that loses x's suffix (src/sim/test_drop_suffix.cpp);
+  // its z keeps counts but not the order of x, so the running histograms differ.
+  const Transformer f = ReadModel(std::string(LTSIM_SOURCE_DIR) + "/corpus/models/pair/f.json");
+  const auto x = MakeIidSource(20000, f.alphabet, 3, {});
+  AttackOptions o;
+  o.method = "test-drop-suffix";
+  o.length = 400;
+  o.alphabet = f.alphabet;
+  o.locality = 1;
+  o.models = {&f};
+  o.random_functions = 16;
+  o.seed = 9;
+  const AttackResult r = AttackStatistic(*x, o);
+  EXPECT_GT(r.adversarial, r.random_best) << r.function;
+  // The same function through the library's own average: equal up to summation order
+  // (20,400 terms of size ≤ 1 in double: 1e-9 is ~10^4 ulps of the sums).
+  EXPECT_NEAR(r.rechecked, r.adversarial, 1e-9);
+  // G = 1 bounds each average, so no error can exceed 2.
+  EXPECT_LE(r.adversarial, 2.0);
+}
+
+TEST(AttackSweep, FitsARatePerSchemeAndNamesTheVerdict) {
+  AttackSweepOptions o;
+  o.methods = {"markov", "truncate"};
+  o.lengths = {20, 200, 2000};
+  o.inputs = {InputKind::kUniform, InputKind::kPeriodic};
+  o.x_length = 40000;
+  o.seeds = 2;
+  o.iterations = 20;
+  o.threads = 2;
+  const AttackSweepResult r = RunAttackSweep(o);
+  ASSERT_EQ(r.series.size(), 6u);  // per method: worst + 2 families
+  EXPECT_EQ(r.series[0].input, "worst");
+  ASSERT_EQ(r.series[0].points.size(), 3u);
+  // The worst over families is at least each family's error, seed by seed.
+  for (std::size_t n = 0; n < 3; ++n)
+    for (std::size_t k = 0; k < 2; ++k)
+      EXPECT_GE(r.series[0].points[n].samples[k].value, r.series[1].points[n].samples[k].value);
+  EXPECT_FALSE(r.markov_rate_verdict.empty());
+  o.threads = 1;
+  const AttackSweepResult again = RunAttackSweep(o);
+  EXPECT_EQ(again.series[0].rate.exponent, r.series[0].rate.exponent);
+}
+
+}  // namespace
+}  // namespace ltsim

@@ -1,0 +1,117 @@
+// The tightness families against their closed-form T*, censoring of capped members, point
+// witnesses that replay, and thread-independence (docs/tightness.md).
+#include "ltsim/study/tightness.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "ltsim/check/threshold.h"
+#include "ltsim/study/point_witness.h"
+#include "ltsim/study/tightness_families.h"
+
+namespace ltsim {
+namespace {
+
+std::uint64_t FirstDisagreement(const FamilyPair& p, double eps, std::uint64_t n) {
+  ThresholdOptions o;
+  o.epsilon = eps;
+  o.max_length = n;
+  const ThresholdResult r = FindThreshold(p.f, p.g, o);
+  EXPECT_TRUE(r.exhaustive);
+  return r.first_disagreement.value_or(0);
+}
+
+TEST(TightnessFamilies, BumpPairHasItsClosedFormThreshold) {
+  for (double eps : {0.1, 0.03})
+    for (double offset : {0.0, 0.37, 0.9}) {
+      const FamilyPair p = MakeBumpPair(2, 1, 0, 4, eps, offset);
+      EXPECT_EQ(FirstDisagreement(p, eps, 2000), p.predicted) << eps << " " << offset;
+    }
+  for (int period : {2, 3}) {
+    const FamilyPair p = MakeBumpPair(2, period, 0, 4, 0.1, 0.45);
+    EXPECT_EQ(FirstDisagreement(p, 0.1, 100), p.predicted) << period;
+  }
+  const FamilyPair s3 = MakeBumpPair(3, 1, 1, 4, 0.1, 0.2);
+  EXPECT_EQ(FirstDisagreement(s3, 0.1, 60), s3.predicted);
+}
+
+TEST(TightnessFamilies, MarginPairDisagreesFirstAtTheHardmaxLengthOfG) {
+  for (double inverse : {1.5, 2.0}) {
+    const FamilyPair p = MakeMarginPair(1 / inverse, 4, 0.02 / inverse);
+    EXPECT_EQ(FirstDisagreement(p, 0.45, 400), p.predicted) << inverse;
+  }
+}
+
+TightnessOptions Small() {
+  TightnessOptions o;
+  o.parameters = {"eps", "alphabet"};
+  o.points = 4;
+  o.seeds = 3;
+  o.validate = false;
+  o.seed = 5;
+  return o;
+}
+
+TEST(Tightness, RowsCarryBothSidesAndAreThreadIndependent) {
+  TightnessOptions o = Small();
+  o.threads = 1;
+  const TightnessResult one = RunTightness(o);
+  o.threads = 2;
+  const TightnessResult two = RunTightness(o);
+  ASSERT_EQ(one.rows.size(), 2u);
+  for (std::size_t r = 0; r < 2; ++r) {
+    EXPECT_EQ(one.rows[r].lower.exponent, two.rows[r].lower.exponent);
+    EXPECT_EQ(one.rows[r].lower.ci, two.rows[r].lower.ci);
+  }
+  const TightnessRow& eps = one.rows[0];
+  EXPECT_EQ(eps.parameter, "eps");
+  EXPECT_NEAR(eps.upper.exponent, 2.0, 1e-9);  // (L/ε)² of the certificate
+  EXPECT_NEAR(eps.lower.exponent, 1.0, 0.2);   // T* ∝ h/ε
+  ASSERT_TRUE(eps.lower.ci.has_value());
+  EXPECT_LT(eps.lower.ci->first, 1.0);
+  EXPECT_GT(eps.lower.ci->second, 1.0);
+  EXPECT_EQ(eps.paper, 2.0);
+  // Four points with three members: the interval excludes 2, so the construction's (L/ε)²
+  // is above this family.
+  EXPECT_EQ(eps.verdict.verdict, Verdict::kGap) << eps.verdict.reason;
+  // T* does not depend on S in the bump family: no growth shown.
+  EXPECT_EQ(one.rows[1].verdict.verdict, Verdict::kInconclusive) << one.rows[1].verdict.reason;
+}
+
+TEST(Tightness, ACappedMemberCensorsItsPointAndStaysOutOfTheFit) {
+  TightnessOptions o = Small();
+  o.parameters = {"eps"};
+  o.points = 4;
+  // 0.1/8 needs T* ≈ 80 at S = 2: a budget of 3000 statistics stops near N = 54.
+  o.statistics_budget = 3000;
+  const TightnessResult r = RunTightness(o);
+  const TightnessRow& row = r.rows[0];
+  ASSERT_EQ(row.points.size(), 4u);
+  EXPECT_EQ(row.points[3].lower[0].sample.censoring, Censoring::kAbove);
+  EXPECT_EQ(row.lower.points_censored, 1);
+  EXPECT_EQ(row.lower.used, (std::vector<int>{0, 1, 2}));
+}
+
+TEST(Tightness, PointWitnessesReplay) {
+  TightnessOptions o = Small();
+  o.parameters = {"eps"};
+  o.out = (std::filesystem::temp_directory_path() / "ltsim_tightness_test").string();
+  std::filesystem::remove_all(o.out);
+  const TightnessResult r = RunTightness(o);
+  const std::string path = r.rows[0].points[1].lower[0].witness;
+  ASSERT_FALSE(path.empty());
+  PointWitness w = ReadPointWitness(path);
+  EXPECT_EQ(w.kind, "first-disagreement");
+  EXPECT_TRUE(w.recheck_exceeds);
+  EXPECT_EQ(static_cast<double>(w.value), r.rows[0].points[1].lower[0].sample.value);
+  EXPECT_TRUE(ReplayPoint(w).reproduced);
+  // A tampered number does not replay.
+  w.value += 1;
+  EXPECT_FALSE(ReplayPoint(w).reproduced);
+  EXPECT_TRUE(std::filesystem::exists(path.substr(0, path.size() - 11) + ".f.json"));
+  std::filesystem::remove_all(o.out);
+}
+
+}  // namespace
+}  // namespace ltsim

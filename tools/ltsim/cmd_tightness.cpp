@@ -1,0 +1,305 @@
+// `ltsim tightness`: lower side, upper side and paper exponent per parameter with a verdict;
+// `--replay FILE` re-runs one point witness (docs/tightness.md).
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "ltsim/core/error.h"
+#include "ltsim/study/point_witness.h"
+#include "ltsim/study/tightness.h"
+#include "output.h"
+
+namespace ltsim::cli {
+namespace {
+
+constexpr const char* kLowerLabel =
+    "lower side: certified first disagreement T* of a pair (exact threshold): a lower bound on "
+    "the true training length N of its class";
+constexpr const char* kUpperLabel =
+    "upper side: the construction's certified length (every x of the class is simulated within "
+    "eps by some z no longer than it)";
+constexpr const char* kSimulatorLabel =
+    "simulator on found x: the length the frequency simulator needed on particular inputs "
+    "(neither bound)";
+constexpr const char* kPaperLabel = "paper: the exponent of the registry's bound";
+
+struct TightnessArgs {
+  TightnessOptions options;
+  std::string parameters, replay;
+  bool json = false, no_validate = false;
+};
+
+Json Interval(const std::optional<std::pair<double, double>>& ci) {
+  if (!ci) return nullptr;
+  return Json::array({Number(ci->first), Number(ci->second)});
+}
+
+Json SideJson(const ExponentEstimate& e, const std::vector<TightnessPoint>& points, bool lower,
+              const std::string& label, const std::string& source) {
+  Json j;
+  j["label"] = label;
+  j["source"] = source;
+  j["exponent"] = Number(e.exponent);
+  j["ci"] = Interval(e.ci);
+  j["t_interval"] = Interval(e.t_interval);
+  j["bootstrap_interval"] = Interval(e.bootstrap_interval);
+  j["level"] = 0.95;
+  j["points_used"] = e.points_used;
+  j["points_censored"] = e.points_censored;
+  j["reason"] = e.reason;
+  j["points"] = Json::array();
+  for (const TightnessPoint& p : points) {
+    const std::vector<TightnessSample>& samples = lower ? p.lower : p.upper;
+    SeriesPoint s;
+    Json members = Json::array();
+    for (const TightnessSample& m : samples) {
+      s.samples.push_back(m.sample);
+      Json member = {{"length", Number(m.sample.value)},
+                     {"censored", m.sample.censoring != Censoring::kNone},
+                     {"censoring", CensoringName(m.sample.censoring)},
+                     {"seed", m.seed},
+                     {"L", Number(m.lipschitz)}};
+      if (lower) member["checked_up_to"] = m.checked_up_to;
+      if (!m.witness.empty()) member["witness"] = m.witness;
+      members.push_back(member);
+    }
+    const Spread spread = SampleSpread(s);
+    const Censoring c = PointCensoring(s);
+    Json point = {{"value", p.value},
+                  {"regressor", Number(p.regressor)},
+                  {"length", Number(spread.median)},
+                  {"min", Number(spread.min)},
+                  {"median", Number(spread.median)},
+                  {"max", Number(spread.max)},
+                  {"censored", c != Censoring::kNone},
+                  {"censoring", CensoringName(c)}};
+    if (!samples.empty() && !samples.front().witness.empty())
+      point["witness"] = samples.front().witness;
+    point["members"] = members;
+    j["points"].push_back(point);
+  }
+  return j;
+}
+
+Json RowJson(const TightnessRow& r) {
+  Json j;
+  j["theorem"] = r.theorem;
+  j["parameter"] = r.parameter;
+  j["regressor"] = r.regressor;
+  j["fit"] = r.fit;
+  j["class"] = r.class_text;
+  j["family"] = r.family;
+  j["semantics"] = r.semantics;
+  j["lower"] = SideJson(r.lower, r.points, true, kLowerLabel,
+                        "exact threshold (ltsim threshold) of the " + r.family + " family");
+  j["upper"] = SideJson(r.upper, r.points, false, kUpperLabel, r.upper_source);
+  Json sim = Json::array();
+  for (const TightnessPoint& p : r.points)
+    sim.push_back({{"value", p.value},
+                   {"needed", p.simulator.needed},
+                   {"x_length", p.simulator.x_length},
+                   {"reached", p.simulator.reached},
+                   {"censored", !p.simulator.reached},
+                   {"certified", Number(p.simulator.certified)},
+                   {"within_certificate", p.simulator.within_certificate},
+                   {"hardmax_regime", p.simulator.hardmax_regime},
+                   {"x", p.simulator.x_kind}});
+  j["simulator"] = {{"label", kSimulatorLabel}, {"points", sim}};
+  j["paper"] = Number(r.paper);
+  j["paper_label"] = kPaperLabel;
+  j["paper_source"] = r.paper_source;
+  j["verdict"] = VerdictName(r.verdict.verdict);
+  j["reason"] = r.verdict.reason;
+  j["gap"] = Number(r.verdict.gap);
+  j["least_gap"] = Number(r.verdict.least_gap);
+  j["empirical_constant"] = {{"name", r.constant.name},
+                             {"value", r.constant.point >= 0 ? Number(r.constant.value) : nullptr},
+                             {"point", r.constant.point},
+                             {"member", r.constant.sample},
+                             {"witness", r.constant.witness}};
+  j["warnings"] = r.warnings;
+  return j;
+}
+
+Json TightnessJson(const TightnessResult& result) {
+  const TightnessOptions& o = result.options;
+  Json doc;
+  doc["context"] = Context("tightness", o.seed);
+  doc["options"] = {{"theorem", o.theorem},       {"parameters", o.parameters},
+                    {"seeds", o.seeds},           {"points", o.points},
+                    {"budget", o.statistics_budget}, {"precision_bits", o.precision_bits},
+                    {"validate", o.validate},     {"max_x_length", o.max_x_length},
+                    {"threads", o.threads},       {"out", o.out}};
+  doc["labels"] = {{"lower", kLowerLabel},
+                   {"upper", kUpperLabel},
+                   {"simulator", kSimulatorLabel},
+                   {"paper", kPaperLabel}};
+  doc["rows"] = Json::array();
+  for (const TightnessRow& r : result.rows) doc["rows"].push_back(RowJson(r));
+  return doc;
+}
+
+std::string Csv(const TightnessResult& result) {
+  std::string csv =
+      "theorem,parameter,side,value,regressor,length,min,median,max,censored,witness,exponent,"
+      "ci_low,ci_high,paper,verdict\n";
+  for (const TightnessRow& r : result.rows) {
+    for (int side = 0; side < 2; ++side) {
+      const ExponentEstimate& e = side == 0 ? r.lower : r.upper;
+      for (const TightnessPoint& p : r.points) {
+        const std::vector<TightnessSample>& samples = side == 0 ? p.lower : p.upper;
+        SeriesPoint s;
+        for (const TightnessSample& m : samples) s.samples.push_back(m.sample);
+        const Spread spread = SampleSpread(s);
+        csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.theorem,
+                           r.parameter, side == 0 ? "lower" : "upper", p.value, p.regressor,
+                           spread.median, spread.min, spread.median, spread.max,
+                           PointCensoring(s) != Censoring::kNone ? 1 : 0,
+                           samples.front().witness, e.exponent, e.ci ? e.ci->first : NAN,
+                           e.ci ? e.ci->second : NAN, r.paper, VerdictName(r.verdict.verdict));
+      }
+    }
+  }
+  return csv;
+}
+
+std::string Fixed(double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : "n/a"; }
+
+std::string ShowInterval(const std::optional<std::pair<double, double>>& ci) {
+  return ci ? fmt::format("[{:.3g}, {:.3g}]", ci->first, ci->second) : "no CI";
+}
+
+void PrintTable(const TightnessResult& result) {
+  const TightnessOptions& o = result.options;
+  std::cout << fmt::format(
+      "tightness, Theorem {} — seed {}, {} members a point, exact thresholds within {} "
+      "statistics\n",
+      o.theorem, o.seed, o.seeds, o.statistics_budget);
+  std::cout << "  lower = certified T* of a family (lower bound on N); upper = the construction's "
+               "certified length; paper = registry bound's exponent\n";
+  std::cout << fmt::format("{:<9} {:>8} {:>23} {:>23} {:>7}  {:<13} {}\n", "parameter", "in",
+                           "lower exponent [95% CI]", "upper exponent [95% CI]", "paper", "verdict",
+                           "empirical constant");
+  for (const TightnessRow& r : result.rows) {
+    std::cout << fmt::format(
+        "{:<9} {:>8} {:>6} {:>16} {:>6} {:>16} {:>7.3g}  {:<13} {} = {}\n", r.parameter,
+        r.regressor, Fixed(r.lower.exponent), ShowInterval(r.lower.ci), Fixed(r.upper.exponent),
+        ShowInterval(r.upper.ci), r.paper, VerdictName(r.verdict.verdict), r.constant.name,
+        r.constant.point >= 0 ? Show(r.constant.value) : "n/a");
+  }
+  for (const TightnessRow& r : result.rows) {
+    std::cout << fmt::format("\n{} ({}): {}\n  class: {}\n", r.parameter, r.fit,
+                             r.verdict.reason, r.class_text);
+    std::cout << fmt::format("  {:>10} {:>10} {:>24} {:>12} {:>22}\n", r.parameter, r.regressor,
+                             "lower T* (min/med/max)", "upper", "simulator on found x");
+    for (const TightnessPoint& p : r.points) {
+      SeriesPoint s;
+      for (const TightnessSample& m : p.lower) s.samples.push_back(m.sample);
+      const Spread spread = SampleSpread(s);
+      const bool censored = PointCensoring(s) != Censoring::kNone;
+      std::cout << fmt::format("  {:>10} {:>10} {:>24} {:>12} {:>22}\n", Show(p.value),
+                               Show(p.regressor),
+                               fmt::format("{}/{}/{}{}", Show(spread.min), Show(spread.median),
+                                           Show(spread.max), censored ? " (capped)" : ""),
+                               Show(p.upper.front().sample.value),
+                               fmt::format("{}{} of |x| {}", p.simulator.needed,
+                                           p.simulator.reached ? "" : "+", p.simulator.x_length));
+    }
+    for (const std::string& w : r.warnings) std::cout << "  warning: " << w << "\n";
+  }
+  std::cout << "\n(capped: some member agreed up to the searched N, so its T* is only > N: the "
+               "point is a bound and is not fitted)\n";
+}
+
+int Replay(const std::string& path, bool json) {
+  const PointWitness w = ReadPointWitness(path);
+  const PointReplay r = ReplayPoint(w);
+  if (json) {
+    Json doc;
+    doc["context"] = Context("tightness --replay", 0);
+    doc["file"] = path;
+    doc["kind"] = w.kind;
+    doc["label"] = w.label;
+    doc["recorded"] = {{"value", w.value}, {"censored", w.censored}};
+    doc["replayed"] = {{"value", r.value}, {"censored", r.censored}};
+    doc["reproduced"] = r.reproduced;
+    doc["detail"] = r.detail;
+    PrintJson(doc);
+  } else {
+    std::cout << fmt::format("{}: {} ({})\n  recorded {}{}, replayed {}{}: {}\n", path, w.kind,
+                             w.label, w.value, w.censored ? " (censored)" : "", r.value,
+                             r.censored ? " (censored)" : "",
+                             r.reproduced ? "reproduced" : "DIFFERS");
+    if (!r.detail.empty()) std::cout << "  " << r.detail << "\n";
+  }
+  return r.reproduced ? 0 : 1;
+}
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  std::string item;
+  for (char c : text + ",") {
+    if (c == ',') {
+      if (item.empty()) throw InputError("--parameters: empty item in '" + text + "'");
+      out.push_back(item);
+      item.clear();
+    } else if (c != ' ') {
+      item += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void AddTightnessCommand(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<TightnessArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "tightness",
+      "Per parameter of Theorem 4.1: the lower side (certified first disagreement T* of built-in "
+      "families, exact thresholds), the upper side (the frequency construction's certified "
+      "length), the paper's exponent, and a verdict tight / gap / contradicts / inconclusive "
+      "(docs/tightness.md). Example: ltsim tightness --parameters eps,margin --out runs/t");
+  cmd->add_option("--theorem", args->options.theorem, "4.1 (default)");
+  cmd->add_option("--parameters", args->parameters,
+                  "comma list of eps, scale, period, alphabet, locality, margin (default all)");
+  cmd->add_option("--seed", args->options.seed, "master seed (default 1)");
+  cmd->add_option("--threads", args->options.threads,
+                  "oneTBB threads, 0 = all (never changes the result)");
+  cmd->add_option("--seeds", args->options.seeds, "family members per point (default 3)");
+  auto* points = cmd->add_option("--points", args->options.points,
+                                 "grid points per parameter (default 5; period 4 unless given)");
+  cmd->add_option("--budget", args->options.statistics_budget,
+                  "statistics per exact threshold (default 1e6); a member that agrees up to "
+                  "the N this allows is a censored point");
+  cmd->add_option("--precision", args->options.precision_bits,
+                  "p bits of the margin row (default 4)");
+  cmd->add_option("--max-x-length", args->options.max_x_length,
+                  "cap on |x| of the simulator check (default 200000)");
+  cmd->add_flag("--no-validate", args->no_validate, "skip the simulator check on found x");
+  cmd->add_option("--out", args->options.out,
+                  "write tightness.json, tightness.csv, one figure per parameter "
+                  "(tightness_<parameter>.png/.svg) and a point witness per member");
+  cmd->add_option("--replay", args->replay,
+                  "re-run one point witness (*.point.json): exit 0 if reproduced, 1 if not");
+  cmd->add_flag("--json", args->json, "print the JSON document instead of the table");
+  cmd->callback([args, points, &exit_code] {
+    if (!args->replay.empty()) {
+      exit_code = Replay(args->replay, args->json);
+      return;
+    }
+    TightnessOptions o = args->options;
+    if (!args->parameters.empty()) o.parameters = SplitList(args->parameters);
+    o.points_given = points->count() > 0;
+    o.validate = !args->no_validate;
+    const TightnessResult r = RunTightness(o);
+    Report(
+        TightnessJson(r), Csv(r), args->json, [&] { PrintTable(r); }, o.out, "tightness",
+        LTSIM_PLOT_TIGHTNESS_SCRIPT);
+  });
+}
+
+}  // namespace ltsim::cli

@@ -1,0 +1,151 @@
+#!/usr/bin/python3
+"""Draws one figure per row of DIR/tightness.json (`ltsim tightness --out DIR`), with Debian's
+matplotlib: DIR/tightness_<parameter>.png and .svg, and DIR/tightness.png (every row, small).
+
+Each figure: the lower side (certified T* of the family members) and the upper side (the
+construction's certified length) as bands from the smallest to the largest member with error
+bars and the median as a marker; censored points (T* > N: the exact search stopped at N) as
+upward arrows at the cap, never joined to the band; each side's fitted line; the frequency
+simulator's needed length on found x as crosses (neither bound); and the paper's slope.
+Anchor (the same in every figure, docs/tightness.md §6): the paper's line passes through the
+lower side's first uncensored median; when the lower side has none, through the upper side's
+first point. Log-log, except margin: log-linear in 1/gamma (ln N = a + b/gamma).
+Exit 3 when matplotlib is missing (the caller prints how to install it).
+"""
+import json
+import math
+import os
+import sys
+
+try:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, LogLocator, NullFormatter, NullLocator
+except ImportError:
+    sys.exit(3)
+
+LOWER, UPPER, SIM, PAPER = "tab:blue", "tab:orange", "tab:gray", "tab:red"
+
+
+def interval(ci):
+    return "no CI" if ci is None else "[%.2f, %.2f]" % (ci[0], ci[1])
+
+
+def side(ax, points, color, label, exponent, intercept_from, loglinear):
+    xs = [p["regressor"] for p in points]
+    open_pts = [p for p in points if not p["censored"]]
+    capped = [p for p in points if p["censored"]]
+    if open_pts:
+        ox = [p["regressor"] for p in open_pts]
+        med = [p["median"] for p in open_pts]
+        lo = [p["min"] for p in open_pts]
+        hi = [p["max"] for p in open_pts]
+        ax.fill_between(ox, lo, hi, color=color, alpha=0.25, linewidth=0)
+        ax.errorbar(ox, med, yerr=[[m - l for m, l in zip(med, lo)], [h - m for m, h in zip(med, hi)]],
+                    fmt="o", color=color, capsize=3, label=label)
+    for p in capped:
+        # A censored point: the quantity is at least the cap (drawn as an arrow up from it).
+        ax.annotate("", xy=(p["regressor"], p["max"] * 2.0), xytext=(p["regressor"], p["max"]),
+                    arrowprops=dict(arrowstyle="->", color=color, lw=1.5))
+        ax.plot([p["regressor"]], [p["max"]], "_", color=color, markersize=14, mew=2)
+    if capped:
+        ax.plot([], [], "^", color=color, label="%s: censored (≥ cap, not fitted)" % label.split(":")[0])
+    if exponent is not None and open_pts:
+        # The fitted line through the geometric mean of the fitted medians.
+        ox = [p["regressor"] for p in open_pts]
+        ox = [x for x in ox if loglinear or x > 0]
+        lx = [x if loglinear else math.log(x) for x in ox]
+        ly = [math.log(p["median"]) for p in open_pts]
+        a = sum(ly) / len(ly) - exponent * sum(lx) / len(lx)
+        grid = sorted(xs)
+        fit = [math.exp(a + exponent * (x if loglinear else math.log(x))) for x in grid]
+        ax.plot(grid, fit, "-", color=color, lw=1, alpha=0.8)
+
+
+def figure(row, path_stem, ax=None):
+    own = ax is None
+    if own:
+        fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    loglinear = row["parameter"] == "margin"
+    lower, upper = row["lower"], row["upper"]
+    side(ax, lower["points"], LOWER,
+         "lower side: T* (exact), slope %s %s" % (fmt(lower["exponent"]), interval(lower["ci"])),
+         lower["exponent"], None, loglinear)
+    side(ax, upper["points"], UPPER,
+         "upper side: certified length, slope %s %s" % (fmt(upper["exponent"]), interval(upper["ci"])),
+         upper["exponent"], None, loglinear)
+    sim = [(p, q) for p, q in zip(row["simulator"]["points"], lower["points"]) if p["needed"] > 0]
+    if sim:
+        ax.plot([q["regressor"] for _, q in sim], [p["needed"] for p, _ in sim], "x", color=SIM,
+                label="simulator on found x (neither bound)")
+    anchor = next((p for p in lower["points"] if not p["censored"]), None) or upper["points"][0]
+    b = row["paper"]
+    if b is not None:
+        xs = sorted(p["regressor"] for p in lower["points"])
+        x0, y0 = anchor["regressor"], anchor["median"]
+        ys = [y0 * (math.exp(b * (x - x0)) if loglinear else (x / x0) ** b) for x in xs]
+        ax.plot(xs, ys, "--", color=PAPER, lw=1,
+                label="paper slope %.3g (through the lower side's first point)" % b)
+    ax.set_yscale("log")
+    if not loglinear:
+        ax.set_xscale("log")
+    # One labelled tick per grid value, no minor labels: log ticks never overlap.
+    xs = sorted({p["regressor"] for p in lower["points"]})
+    ax.xaxis.set_major_locator(FixedLocator(xs))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticklabels(["%.3g" % x for x in xs])
+    ax.yaxis.set_major_locator(LogLocator(base=10, numticks=8))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel(row["regressor"] + (" (log-linear: ln N = a + b/gamma)" if loglinear else ""))
+    ax.set_ylabel("length")
+    ax.set_title("Theorem %s, parameter %s: %s\n%s" % (row["theorem"], row["parameter"],
+                                                      row["verdict"], wrap(row["class"], 70)),
+                 fontsize=9)
+    ax.legend(fontsize=7, loc="upper left")
+    ax.grid(True, which="major", alpha=0.3)
+    if own:
+        fig.tight_layout()
+        fig.savefig(path_stem + ".png", dpi=130)
+        fig.savefig(path_stem + ".svg")
+        plt.close(fig)
+
+
+def fmt(value):
+    return "n/a" if value is None else "%.2f" % value
+
+
+def wrap(text, width):
+    words, lines, line = text.split(), [], ""
+    for w in words:
+        if len(line) + len(w) + 1 > width:
+            lines.append(line)
+            line = w
+        else:
+            line = (line + " " + w).strip()
+    lines.append(line)
+    return "\n".join(lines)
+
+
+def main(directory):
+    with open(os.path.join(directory, "tightness.json")) as f:
+        doc = json.load(f)
+    rows = doc["rows"]
+    for row in rows:
+        figure(row, os.path.join(directory, "tightness_%s" % row["parameter"]))
+    columns = min(3, len(rows))
+    lines = (len(rows) + columns - 1) // columns
+    fig, axes = plt.subplots(lines, columns, figsize=(6.4 * columns, 4.8 * lines), squeeze=False)
+    for k, row in enumerate(rows):
+        figure(row, None, axes[k // columns][k % columns])
+    for k in range(len(rows), lines * columns):
+        axes[k // columns][k % columns].axis("off")
+    fig.suptitle("ltsim tightness (seed %d)" % doc["context"]["seed"])
+    fig.tight_layout()
+    fig.savefig(os.path.join(directory, "tightness.png"), dpi=100)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
