@@ -29,6 +29,22 @@ std::unique_ptr<Source> Input(const ExperimentOptions& o, int alphabet, int inde
   return MakeInput(spec);
 }
 
+// Above: no n < |x| met ε; below: the grid's first n already met it (docs/statistics.md §1).
+Censoring Censor(const Transformer& f, const ExperimentOptions& o, std::uint64_t needed,
+                 bool reached) {
+  if (!reached) return Censoring::kAbove;
+  const auto tau = static_cast<std::uint64_t>(f.locality);
+  return needed <= NeededLengthGrid(tau + 2, o.x_length).front() ? Censoring::kBelow
+                                                                : Censoring::kNone;
+}
+
+void Summarise(ExperimentRow& row) {
+  SeriesPoint s;
+  s.samples = row.samples;
+  row.censoring = PointCensoring(s);
+  row.spread = SampleSpread(s);
+}
+
 // A one-layer task: frequency simulator, NeededLength of the pair (f, f), max over the x seeds.
 ExperimentRow OneLayerRow(const ExperimentOptions& o, const Transformer& f, const char* task,
                           const char* parameter, double value) {
@@ -37,6 +53,7 @@ ExperimentRow OneLayerRow(const ExperimentOptions& o, const Transformer& f, cons
     const auto x = Input(o, f.alphabet, i);
     bool reached = false;
     const std::uint64_t needed = NeededLength(f, f, *x, o.eps, &reached);
+    row.samples.push_back({static_cast<double>(needed), Censor(f, o, needed, reached)});
     if (i == 0 || needed > row.needed) {
       row.needed = needed;
       row.reached = reached;
@@ -58,6 +75,7 @@ ExperimentRow KGramRow(const ExperimentOptions& o, int alphabet, int k, const ch
   const auto x = Input(o, alphabet, 0);
   row.needed =
       SeededNeededLength(f, *x, o.kgram_eps, o.kgram_method, o.kgram_seeds, o.seed, &row.reached);
+  row.samples.push_back({static_cast<double>(row.needed), Censor(f, o, row.needed, row.reached)});
   const Vector on_x = Evaluate(f, *x);
   for (int i = 0; i < o.kgram_seeds; ++i) {
     const double sim = SimAt(f, on_x, *x, o.kgram_method, std::min(o.fixed_n, o.x_length),
@@ -67,22 +85,33 @@ ExperimentRow KGramRow(const ExperimentOptions& o, int alphabet, int k, const ch
   return row;
 }
 
-ExperimentTrend Trend(const std::vector<ExperimentRow>& rows, const std::string& task,
-                      const std::string& parameter) {
+ExperimentTrend MakeTrend(const std::vector<ExperimentRow>& rows, const std::string& task,
+                          const std::string& parameter, std::uint64_t seed) {
   ExperimentTrend t;
   t.task = task;
   t.parameter = parameter;
-  std::vector<double> ys;
+  std::vector<SeriesPoint> series;
   for (const ExperimentRow& r : rows) {
     if (r.task != task || r.parameter != parameter) continue;
     t.values.push_back(r.value);
     t.needed.push_back(r.needed);
-    ys.push_back(static_cast<double>(r.needed));
+    SeriesPoint p;
+    p.value = p.regressor = r.value;
+    p.samples = r.samples;
+    series.push_back(p);
   }
-  t.fit.slope = t.fit.intercept = t.fit.lower = t.fit.upper = t.fit.standard_error = kNaN;
-  if (t.values.size() >= 2) t.fit = FitExponent(t.values, ys);
-  t.rises = t.needed.size() >= 2 && t.needed.back() > t.needed.front();
-  t.monotone = std::is_sorted(t.needed.begin(), t.needed.end());
+  FitOptions fit;
+  fit.seed = StreamSeed(seed, "experiment-fit/" + task + "/" + parameter);
+  t.estimate = FitSeries(series, fit);
+  t.trend = DecideTrend(series, t.estimate);
+  t.fit.slope = t.estimate.exponent;
+  t.fit.intercept = t.estimate.intercept;
+  t.fit.lower = t.estimate.ci ? t.estimate.ci->first : kNaN;
+  t.fit.upper = t.estimate.ci ? t.estimate.ci->second : kNaN;
+  t.fit.standard_error = kNaN;
+  t.fit.points = t.estimate.points_used;
+  t.rises = t.trend.trend == Trend::kRises;
+  t.monotone = t.trend.monotone;
   return t;
 }
 
@@ -120,10 +149,11 @@ ExperimentResult RunExperiment(const ExperimentOptions& options) {
     r.rows.push_back(OneLayerRow(o, MakeModPTask(p, 1 % p), "modp-task", "p", p));
   for (int s : o.alphabets) r.rows.push_back(KGramRow(o, s, o.kgram_fixed_k, "S", s));
   for (int k : o.ks) r.rows.push_back(KGramRow(o, o.kgram_fixed_alphabet, k, "k", k));
+  for (ExperimentRow& row : r.rows) Summarise(row);
   const std::pair<const char*, const char*> series[] = {
       {"simple-task", "omega"}, {"modp-task", "p"}, {"kgram", "S"}, {"kgram", "k"}};
   for (const auto& [task, parameter] : series) {
-    ExperimentTrend t = Trend(r.rows, task, parameter);
+    ExperimentTrend t = MakeTrend(r.rows, task, parameter, o.seed);
     if (!t.values.empty()) r.trends.push_back(std::move(t));
   }
   return r;

@@ -52,8 +52,21 @@ std::string NeededList(const ExperimentTrend& t) {
 }
 
 std::string Verdict(const ExperimentTrend& t) {
-  if (!t.rises) return "no";
-  return t.monotone ? "yes" : "yes (not monotone)";
+  return std::string(TrendName(t.trend.trend)) + " (" + t.trend.reason + ")";
+}
+
+Json Interval(const std::optional<std::pair<double, double>>& ci) {
+  if (!ci) return nullptr;
+  return Json::array({Number(ci->first), Number(ci->second)});
+}
+
+Json SamplesJson(const std::vector<Sample>& samples) {
+  Json out = Json::array();
+  for (const Sample& s : samples)
+    out.push_back({{"needed_length", s.value},
+                   {"censored", s.censoring != Censoring::kNone},
+                   {"censoring", CensoringName(s.censoring)}});
+  return out;
 }
 
 Json ExperimentJson(const ExperimentResult& r) {
@@ -88,7 +101,14 @@ Json ExperimentJson(const ExperimentResult& r) {
                            {"eps", row.eps},
                            {"needed_length", row.needed},
                            {"reached", row.reached},
-                           {"sim_at_fixed", Number(row.sim_at_fixed)}});
+                           {"sim_at_fixed", Number(row.sim_at_fixed)},
+                           {"label", "simulator on found x (neither bound)"},
+                           {"samples", SamplesJson(row.samples)},
+                           {"min", Number(row.spread.min)},
+                           {"median", Number(row.spread.median)},
+                           {"max", Number(row.spread.max)},
+                           {"censored", row.censoring != Censoring::kNone},
+                           {"censoring", CensoringName(row.censoring)}});
   doc["trends"] = Json::array();
   for (const ExperimentTrend& t : r.trends)
     doc["trends"].push_back({{"task", t.task},
@@ -100,15 +120,25 @@ Json ExperimentJson(const ExperimentResult& r) {
                              {"upper", Number(t.fit.upper)},
                              {"intercept", Number(t.fit.intercept)},
                              {"rises", t.rises},
-                             {"monotone", t.monotone}});
+                             {"monotone", t.monotone},
+                             {"trend", TrendName(t.trend.trend)},
+                             {"trend_reason", t.trend.reason},
+                             {"ci", Interval(t.estimate.ci)},
+                             {"points_used", t.estimate.points_used},
+                             {"points_censored", t.estimate.points_censored},
+                             {"label", "simulator on found x: fitted exponent (neither bound)"}});
   return doc;
 }
 
 std::string Csv(const ExperimentResult& r) {
-  std::string csv = "task,parameter,value,method,eps,needed_length,reached,sim_at_fixed\n";
+  std::string csv =
+      "task,parameter,value,method,eps,needed_length,reached,sim_at_fixed,min,median,max,"
+      "censored\n";
   for (const ExperimentRow& row : r.rows)
-    csv += fmt::format("{},{},{},{},{},{},{},{}\n", row.task, row.parameter, row.value, row.method,
-                       row.eps, row.needed, row.reached ? 1 : 0, row.sim_at_fixed);
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", row.task, row.parameter, row.value,
+                       row.method, row.eps, row.needed, row.reached ? 1 : 0, row.sim_at_fixed,
+                       row.spread.min, row.spread.median, row.spread.max,
+                       row.censoring != Censoring::kNone ? 1 : 0);
   return csv;
 }
 
@@ -119,21 +149,30 @@ void PrintTable(const ExperimentResult& r) {
       "x; kgram: {}, ε = {}, all of {} z seeds\n",
       o.x_length, InputKindName(o.input), o.seed, o.eps, o.seeds, o.kgram_method, o.kgram_eps,
       o.kgram_seeds);
-  std::cout << fmt::format("{:<12} {:>6} {:>7} {:>10} {:>10} {:>14}\n", "task", "param", "value",
-                           "method", "needed n", "sim@n=" + std::to_string(o.fixed_n));
+  std::cout << "every n is the simulator on found x (neither a lower nor an upper bound)\n";
+  std::cout << fmt::format("{:<12} {:>6} {:>7} {:>10} {:>10} {:>18} {:>14}\n", "task", "param",
+                           "value", "method", "worst n", "min/median/max", "sim@n=" +
+                           std::to_string(o.fixed_n));
   for (const ExperimentRow& row : r.rows)
-    std::cout << fmt::format("{:<12} {:>6} {:>7} {:>10} {:>9}{} {:>14}\n", row.task,
+    std::cout << fmt::format("{:<12} {:>6} {:>7} {:>10} {:>9}{} {:>18} {:>14}\n", row.task,
                              Symbol(row.parameter), Show(row.value), row.method, row.needed,
-                             row.reached ? " " : "+", Show(row.sim_at_fixed));
+                             row.censoring == Censoring::kAbove   ? "+"
+                             : row.censoring == Censoring::kBelow ? "-"
+                                                                  : " ",
+                             fmt::format("{}/{}/{}", Show(row.spread.min), Show(row.spread.median),
+                                         Show(row.spread.max)),
+                             Show(row.sim_at_fixed));
   for (const ExperimentTrend& t : r.trends) {
     std::cout << fmt::format(
-        "{} {}: log-log slope {} (95% CI [{}, {}]); rises with {}: {} "
+        "{} {}: log-log slope {} (95% CI [{}, {}], censored points left out); with {}: {} "
         "(needed lengths {})\n",
         t.task, Symbol(t.parameter), Show(t.fit.slope), Show(t.fit.lower), Show(t.fit.upper),
         Symbol(t.parameter), Verdict(t), NeededList(t));
   }
-  std::cout << "(+ = no n < |x| met ε: the needed length is at least |x|; docs/theory.md §6 "
-               "expects it to rise with ω, Δ = p, S and k)\n";
+  std::cout << "(+ = no n < |x| met ε: at least |x|; - = the grid's first n already met ε: at "
+               "most that; both are bounds and never fitted. 'rises' needs an interval above 0 "
+               "and a series monotone within its spread; docs/theory.md §6 expects it to rise "
+               "with ω, Δ = p, S and k)\n";
 }
 
 }  // namespace

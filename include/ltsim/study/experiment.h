@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ltsim/study/fit.h"
 #include "ltsim/study/sweep.h"
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/model/transformer.h"
@@ -43,6 +44,11 @@ struct ExperimentRow {
   std::uint64_t needed = 0;   ///< the needed length (|x| when not reached)
   bool reached = false;       ///< whether some n < |x| met ε
   double sim_at_fixed = 0.0;  ///< max over seeds of |f(x) − f(z)|_∞ at n = fixed_n
+  /// One sample per x seed (one-layer tasks) or one for all simulator seeds (k-gram), each
+  /// censored above (no n < |x| met ε) or below (the grid's first n already did).
+  std::vector<Sample> samples = {};
+  Censoring censoring = Censoring::kNone;  ///< the point's (any censored sample censors it)
+  Spread spread = {};                      ///< min / median / max of the samples
 };
 
 /// One series: its fit and the trend check of docs/theory.md §6.
@@ -50,9 +56,12 @@ struct ExperimentTrend {
   std::string task, parameter;
   std::vector<double> values;
   std::vector<std::uint64_t> needed;
-  ExponentFit fit;        ///< log needed vs log value (NaN slope when < 2 values)
-  bool rises = false;     ///< needed(last value) > needed(first value)
-  bool monotone = false;  ///< needed is non-decreasing along the values
+  ExponentFit fit;        ///< filled from `estimate` (uncensored points only)
+  ExponentEstimate estimate;  ///< docs/statistics.md §2
+  TrendVerdict trend;         ///< docs/statistics.md §3
+  /// trend == rises: the interval excludes 0 and the series is monotone within its spread.
+  bool rises = false;
+  bool monotone = false;  ///< non-decreasing within the spread (uncensored points)
 };
 
 /// Everything `ltsim experiment paper` reports.
