@@ -2,6 +2,8 @@
 // (docs/theory.md §4.3).
 #include "ltsim/eval/first_layer.h"
 
+#include "eval/first_layer_impl.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -91,7 +93,7 @@ auto ChooseSoftmaxKernel(int types) -> decltype(&SoftmaxPosition<0>) {
 // (computed exactly as the reference computes a far key's logit), and for softmax the
 // row-wise shifted weights exp(logit − present_max[q]) of every type κ, refreshed lazily
 // when a new far type raises a row's maximum.
-struct FirstLayerStream::HeadTables {
+struct FirstLayerStream::Impl::HeadTables {
   RowMatrix logits;  // D × D, row = query type
   std::vector<double> present_max;
   RowMatrix shifted;           // softmax only: exp(logits − present_max), per row
@@ -101,7 +103,7 @@ struct FirstLayerStream::HeadTables {
   Eigen::ArrayXd bias;         // the head's local bias b_0 … b_τ
 };
 
-FirstLayerStream::FirstLayerStream(const Transformer& model)
+FirstLayerStream::Impl::Impl(const Transformer& model)
     : model_(model), layer_(model.layers.at(0)), types_(model.types()) {
   if (types_ > kTwoLayerMaxTypes)
     throw InputError("streaming the first layer needs S·Δ ≤ " + std::to_string(kTwoLayerMaxTypes) +
@@ -153,9 +155,9 @@ FirstLayerStream::FirstLayerStream(const Transformer& model)
   }
 }
 
-FirstLayerStream::~FirstLayerStream() = default;
+FirstLayerStream::Impl::~Impl() = default;
 
-void FirstLayerStream::AddFarType(int type) {
+void FirstLayerStream::Impl::AddFarType(int type) {
   if (far_[type]++ > 0) return;
   present_.push_back(type);
   for (HeadTables& t : heads_) {
@@ -170,7 +172,7 @@ void FirstLayerStream::AddFarType(int type) {
   }
 }
 
-void FirstLayerStream::RefreshRow(HeadTables& t, int q) {
+void FirstLayerStream::Impl::RefreshRow(HeadTables& t, int q) {
   double excess = -std::numeric_limits<double>::infinity();
   for (int k = 0; k < types_; ++k) {
     const double a = t.logits(q, k) - t.present_max[q];
@@ -186,7 +188,7 @@ void FirstLayerStream::RefreshRow(HeadTables& t, int q) {
 // entries): count × per-key weight for each far type plus the weight of each suffix key
 // added to its type, normalised. One product with the stacked values O·y⁰ of every head
 // then gives Σ_h Σ_j α_ij O_h y_j.
-void FirstLayerStream::SetHeadWeights(int h, int q, double log_i, double* weights) {
+void FirstLayerStream::Impl::SetHeadWeights(int h, int q, double log_i, double* weights) {
   HeadTables& t = heads_[h];
   const Head& head = layer_.heads[h];
   const double position = static_cast<double>(position_);
@@ -222,7 +224,7 @@ void FirstLayerStream::SetHeadWeights(int h, int q, double log_i, double* weight
   for (int k = 0; k < types_; ++k) weights[k] *= inverse;
 }
 
-int FirstLayerStream::AdvanceState(Token token) {
+int FirstLayerStream::Impl::AdvanceState(Token token) {
   LTSIM_CHECK(token < model_.alphabet);
   ++position_;
   if (++residue_ == model_.period) residue_ = 0;
@@ -238,7 +240,7 @@ int FirstLayerStream::AdvanceState(Token token) {
   return q;
 }
 
-int FirstLayerStream::Advance(Token token) {
+int FirstLayerStream::Impl::Advance(Token token) {
   const int q = AdvanceState(token);
   const double log_i = std::log(static_cast<double>(position_));
   for (std::size_t h = 0; h < heads_.size(); ++h)
@@ -250,7 +252,7 @@ int FirstLayerStream::Advance(Token token) {
 // SuffixPowerSeries without an exp per position, or e^(b_{h,t}) without log scaling), and per
 // head the largest exponent b_{h,t}·log i over the block (attained at its first or last
 // position).
-void FirstLayerStream::SuffixPowers(int n) {
+void FirstLayerStream::Impl::SuffixPowers(int n) {
   const int window = static_cast<int>(newest_.size());
   const double first = static_cast<double>(position_ + 1);
   const double last = static_cast<double>(position_ + n);
@@ -268,7 +270,7 @@ void FirstLayerStream::SuffixPowers(int n) {
     block_powers_.rowwise() = suffix_bias_.exp().transpose();
 }
 
-void FirstLayerStream::PushBlock(const Token* tokens, int n, FirstLayerBlock& block) {
+void FirstLayerStream::Impl::PushBlock(const Token* tokens, int n, FirstLayerBlock& block) {
   const int heads = static_cast<int>(heads_.size());
   block.compact = false;  // until PushCompactBlock has filled it, even if a token throws
   block.first = position_ + 1;
@@ -333,7 +335,7 @@ void FirstLayerStream::PushBlock(const Token* tokens, int n, FirstLayerBlock& bl
 // of Z_{i,h}, Σ_κ F_i[κ]·E_h[q, κ], is kept for every q at once as a D-vector, computed from the
 // counts at the block's start and then raised by the column E_h[·, κ] when a κ leaves the
 // window — a sum of at most D + n positive terms, so within (D + n)·2^−53 relative.
-bool FirstLayerStream::PushCompactBlock(const Token* tokens, int n, FirstLayerBlock& block) {
+bool FirstLayerStream::Impl::PushCompactBlock(const Token* tokens, int n, FirstLayerBlock& block) {
   const int window = static_cast<int>(newest_.size());
   if (n == 0 || window_size_ < window) return false;
   std::vector<int>& types = block.types;
@@ -375,7 +377,7 @@ bool FirstLayerStream::PushCompactBlock(const Token* tokens, int n, FirstLayerBl
   return true;
 }
 
-compact::View FirstLayerStream::View(const FirstLayerBlock& block) const {
+compact::View FirstLayerStream::Impl::View(const FirstLayerBlock& block) const {
   compact::View v;
   v.n = block.size;
   v.d = types_;
@@ -391,11 +393,11 @@ compact::View FirstLayerStream::View(const FirstLayerBlock& block) const {
 }
 
 // A compact block reads the stream's tables, which may change once the stream advances.
-void FirstLayerStream::CheckCurrent(const FirstLayerBlock& block) const {
+void FirstLayerStream::Impl::CheckCurrent(const FirstLayerBlock& block) const {
   LTSIM_CHECK(block.first + static_cast<std::uint64_t>(block.size) == position_ + 1);
 }
 
-void FirstLayerStream::BlockAttention(const FirstLayerBlock& block, Matrix& alpha) const {
+void FirstLayerStream::Impl::BlockAttention(const FirstLayerBlock& block, Matrix& alpha) const {
   const int n = block.size;
   if (!block.compact) {
     alpha = block.attention.leftCols(n);
@@ -423,7 +425,7 @@ void FirstLayerStream::BlockAttention(const FirstLayerBlock& block, Matrix& alph
 // Σ_κ F_i[κ]·E_h[q, κ]·u_(g,h)[κ], is kept for every q as a D-vector like PushCompactBlock's
 // totals (raised by u_(g,h)[κ]·E_h[·, κ] when κ leaves the window), so a position costs
 // O(H·G·(D + τ)) and no horizontal sum over D.
-void FirstLayerStream::BlockLogits(const FirstLayerBlock& block, const Matrix& u_query,
+void FirstLayerStream::Impl::BlockLogits(const FirstLayerBlock& block, const Matrix& u_query,
                                    const Matrix& u_attention, Matrix& logits) {
   const int n = block.size;
   const int g_count = static_cast<int>(u_query.cols());
@@ -441,7 +443,7 @@ void FirstLayerStream::BlockLogits(const FirstLayerBlock& block, const Matrix& u
 // On a compact block, Σ_i c_i·F_i ⊙ E_h[q_i] (c_i = w_i / Z_{i,h}) is Σ_q E_h[q] ⊙ A_q with
 // A_q = Σ_{i: q_i = q} c_i·F_i: one D-vector update per position and head pair, and the
 // products with E_h once per block.
-void FirstLayerStream::BlockAccumulate(const FirstLayerBlock& block, const Matrix& weights,
+void FirstLayerStream::Impl::BlockAccumulate(const FirstLayerBlock& block, const Matrix& weights,
                                        Matrix& sums) {
   const int n = block.size;
   const int g_count = static_cast<int>(weights.cols());
@@ -456,7 +458,7 @@ void FirstLayerStream::BlockAccumulate(const FirstLayerBlock& block, const Matri
                       weights.outerStride(), g_count, sums.data(), sums.outerStride(), *scratch_);
 }
 
-void FirstLayerStream::BlockOutputs(const FirstLayerBlock& block, Matrix& y) {
+void FirstLayerStream::Impl::BlockOutputs(const FirstLayerBlock& block, Matrix& y) {
   const int n = block.size;
   y.resize(model_.width, n);
   if (block.compact) {
@@ -474,7 +476,7 @@ void FirstLayerStream::BlockOutputs(const FirstLayerBlock& block, Matrix& y) {
   y.noalias() += mlp.out * block_hidden_;
 }
 
-const Vector& FirstLayerStream::Push(Token token) {
+const Vector& FirstLayerStream::Impl::Push(Token token) {
   const int q = Advance(token);
   attended_ = inputs_[q];
   attended_.noalias() += values_ * weights_;
@@ -487,11 +489,36 @@ const Vector& FirstLayerStream::Push(Token token) {
   return output_;
 }
 
-Matrix FirstLayerStream::FeatureMatrix() const {
+Matrix FirstLayerStream::Impl::FeatureMatrix() const {
   Matrix f(model_.width, types_ + values_.cols());
   for (int k = 0; k < types_; ++k) f.col(k) = inputs_[k];
   f.rightCols(values_.cols()) = values_;
   return f;
 }
+
+FirstLayerStream::FirstLayerStream(const Transformer& model)
+    : impl_(std::make_unique<Impl>(model)) {}
+FirstLayerStream::~FirstLayerStream() = default;
+const Vector& FirstLayerStream::Push(Token token) { return impl_->Push(token); }
+void FirstLayerStream::PushBlock(const Token* tokens, int n, FirstLayerBlock& block) {
+  impl_->PushBlock(tokens, n, block);
+}
+void FirstLayerStream::BlockAttention(const FirstLayerBlock& block, Matrix& alpha) const {
+  impl_->BlockAttention(block, alpha);
+}
+void FirstLayerStream::BlockLogits(const FirstLayerBlock& block, const Matrix& u_query,
+                                   const Matrix& u_attention, Matrix& logits) {
+  impl_->BlockLogits(block, u_query, u_attention, logits);
+}
+void FirstLayerStream::BlockAccumulate(const FirstLayerBlock& block, const Matrix& weights,
+                                       Matrix& sums) {
+  impl_->BlockAccumulate(block, weights, sums);
+}
+void FirstLayerStream::BlockOutputs(const FirstLayerBlock& block, Matrix& y) {
+  impl_->BlockOutputs(block, y);
+}
+Matrix FirstLayerStream::FeatureMatrix() const { return impl_->FeatureMatrix(); }
+bool FirstLayerStream::linear() const { return impl_->linear(); }
+std::uint64_t FirstLayerStream::position() const { return impl_->position(); }
 
 }  // namespace ltsim

@@ -173,67 +173,43 @@ std::uint64_t CompleteCases(const fs::path& file) {
   return static_cast<std::uint64_t>(std::count(text.begin(), text.begin() + keep, '\n'));
 }
 
-struct PropertyTally {
-  std::uint64_t checked = 0, refutations = 0, confirmed = 0, unconfirmed = 0, skipped = 0;
-  double worst = -INFINITY;
-  std::uint64_t worst_case = 0;
-};
-
-Json Summarize(const CampaignOptions& options, const fs::path& file, bool interrupted) {
-  std::map<std::string, PropertyTally> tallies;
-  for (int k = 0; k < kPropertyCount; ++k) tallies[PropertyName(static_cast<Property>(k))];
-  std::uint64_t cases = 0, errors = 0, dirichlet = 0;
+CampaignSummary Summarize(const fs::path& file, bool interrupted) {
+  CampaignSummary s;
+  s.interrupted = interrupted;
+  s.properties.resize(kPropertyCount);
+  for (int k = 0; k < kPropertyCount; ++k) s.properties[k].property = static_cast<Property>(k);
   double dirichlet_gap = 0.0, dirichlet_sim = 0.0;
   std::ifstream in(file);
   for (std::string text; std::getline(in, text);) {
     const nlohmann::json line = nlohmann::json::parse(text);
-    ++cases;
-    errors += line.contains("error");
+    ++s.cases;
+    s.cases_with_input_errors += line.contains("error");
     for (const auto& [name, o] : line["properties"].items()) {
-      PropertyTally& t = tallies[name];
-      ++t.checked;
+      PropertySummary& t = s.properties[static_cast<int>(ParseProperty(name))];
+      ++t.cases;
       t.refutations += !o["holds"].get<bool>();
       if (o.contains("recheck")) {
         const std::string recheck = o["recheck"];
         t.confirmed += recheck == "confirmed";
         t.unconfirmed += recheck == "unconfirmed";
-        t.skipped += recheck.starts_with("skipped");
+        t.recheck_skipped += recheck.starts_with("skipped");
       }
       const double ratio = o["ratio"].is_number() ? o["ratio"].get<double>() : INFINITY;
-      if (ratio > t.worst) {
-        t.worst = ratio;
-        t.worst_case = line["case"];
+      if (!t.worst_ratio || ratio > *t.worst_ratio) {
+        t.worst_ratio = ratio;
+        t.worst_case = line["case"].get<std::uint64_t>();
       }
     }
     if (line["cell"]["input"] == "dirichlet" && line["gap_x"].is_number()) {
-      ++dirichlet;
+      ++s.dirichlet_cases;
       dirichlet_gap += line["gap_x"].get<double>();
       dirichlet_sim += line["sim_f"].get<double>();
     }
   }
-  Json s;
-  s["context"] = {{"version", "0.1.0"},
-                  {"seed", options.seed},
-                  {"threads", options.threads},
-                  {"options", CampaignOptionsToJson(options)}};
-  s["cases"] = cases;
-  s["interrupted"] = interrupted;
-  s["cases_with_input_errors"] = errors;
-  Json props = Json::object();
-  for (const auto& [name, t] : tallies) {
-    props[name] = {{"cases", t.checked},
-                   {"refutations", t.refutations},
-                   {"confirmed", t.confirmed},
-                   {"unconfirmed", t.unconfirmed},
-                   {"recheck_skipped", t.skipped},
-                   {"worst_ratio", t.checked ? Ratio(t.worst) : Json(nullptr)},
-                   {"worst_case", t.checked ? Json(t.worst_case) : Json(nullptr)}};
+  if (s.dirichlet_cases > 0) {
+    s.dirichlet_mean_gap_x = dirichlet_gap / s.dirichlet_cases;
+    s.dirichlet_mean_sim_f = dirichlet_sim / s.dirichlet_cases;
   }
-  s["properties"] = props;
-  s["dirichlet_average"] = {
-      {"cases", dirichlet},
-      {"mean_gap_x", dirichlet ? Number(dirichlet_gap / dirichlet) : Json(nullptr)},
-      {"mean_sim_f", dirichlet ? Number(dirichlet_sim / dirichlet) : Json(nullptr)}};
   return s;
 }
 
@@ -244,6 +220,87 @@ void WriteText(const fs::path& path, const std::string& text) {
 }
 
 }  // namespace
+
+std::uint64_t CampaignSummary::TheoremRefutations() const {
+  std::uint64_t n = 0;
+  for (const PropertySummary& p : properties) n += IsTheoremProperty(p.property) ? p.refutations : 0;
+  return n;
+}
+
+std::uint64_t CampaignSummary::AllRefutations() const {
+  std::uint64_t n = 0;
+  for (const PropertySummary& p : properties) n += p.refutations;
+  return n;
+}
+
+Json CampaignSummaryToJson(const CampaignOptions& options, const CampaignSummary& summary,
+                           int threads) {
+  Json s;
+  s["context"] = {{"version", "0.1.0"},
+                  {"seed", options.seed},
+                  {"threads", threads},
+                  {"options", CampaignOptionsToJson(options)}};
+  s["cases"] = summary.cases;
+  s["interrupted"] = summary.interrupted;
+  s["cases_with_input_errors"] = summary.cases_with_input_errors;
+  // By name, as before (the JSON object's keys are sorted by name).
+  std::map<std::string, const PropertySummary*> by_name;
+  for (const PropertySummary& p : summary.properties) by_name[PropertyName(p.property)] = &p;
+  Json props = Json::object();
+  for (const auto& [name, p] : by_name) {
+    props[name] = {{"cases", p->cases},
+                   {"refutations", p->refutations},
+                   {"confirmed", p->confirmed},
+                   {"unconfirmed", p->unconfirmed},
+                   {"recheck_skipped", p->recheck_skipped},
+                   {"worst_ratio", p->worst_ratio ? Ratio(*p->worst_ratio) : Json(nullptr)},
+                   {"worst_case", p->worst_case ? Json(*p->worst_case) : Json(nullptr)},
+                   {"kind", IsTheoremProperty(p->property) ? "theorem" : "sanity check"}};
+  }
+  s["properties"] = props;
+  const bool any = summary.dirichlet_cases > 0;
+  s["dirichlet_average"] = {
+      {"cases", summary.dirichlet_cases},
+      {"mean_gap_x", any ? Number(summary.dirichlet_mean_gap_x) : Json(nullptr)},
+      {"mean_sim_f", any ? Number(summary.dirichlet_mean_sim_f) : Json(nullptr)}};
+  return s;
+}
+
+void ValidateCampaignOptions(const CampaignOptions& o) {
+  auto fail = [](const std::string& key, const std::string& rule) {
+    throw OptionError(key, rule);
+  };
+  if (o.layers.empty()) fail("layers", "must not be empty");
+  for (int l : o.layers)
+    if (l != 1 && l != 2) fail("layers", "1 or 2, not " + std::to_string(l));
+  if (o.modes.empty()) fail("modes", "must not be empty");
+  if (o.pairs.empty()) fail("pairs", "must not be empty");
+  if (o.inputs.empty()) fail("inputs", "must not be empty");
+  if (o.methods.empty()) fail("methods", "must not be empty");
+  for (const std::string& m : o.methods) {
+    try {
+      MakeSimulator(m);
+    } catch (const OptionError& e) {
+      fail("methods", e.rule());
+    }
+  }
+  if (o.min_length < 1 || o.min_length > o.max_length)
+    fail("min_length", "must be at least 1 and at most max_length");
+  if (o.min_target < 1 || o.min_target > o.max_target)
+    fail("min_target", "must be at least 1 and at most max_target");
+  for (const auto& [key, value] : {std::pair<const char*, int>{"max_alphabet", o.max_alphabet},
+                                   {"max_width", o.max_width},
+                                   {"max_period", o.max_period},
+                                   {"max_heads", o.max_heads}})
+    if (value < 1) fail(key, "must be at least 1");
+  if (o.max_locality < 0) fail("max_locality", "must be at least 0");
+  if (!(std::isfinite(o.epsilon) && o.epsilon > 0)) fail("epsilon", "must be finite and > 0");
+  if (!(std::isfinite(o.lemma_constant) && o.lemma_constant > 0))
+    fail("lemma_constant", "must be finite and > 0");
+  if (!(o.delta >= 0 && o.delta <= 1)) fail("delta", "must be in [0, 1]");
+  if (!(o.time_budget >= 0) || !std::isfinite(o.time_budget))
+    fail("time_budget", "must be finite and >= 0");
+}
 
 Json CampaignOptionsToJson(const CampaignOptions& o) {
   Json modes = Json::array(), pairs = Json::array(), inputs = Json::array();
@@ -339,12 +396,18 @@ CampaignOptions ReadCampaignOptions(const std::string& dir) {
   }
   CampaignOptions o = CampaignOptionsFromJson(j, path.string());
   o.out = dir;
+  try {
+    ValidateCampaignOptions(o);
+  } catch (const InputError& e) {
+    throw InputError(path.string() + ": " + e.what());
+  }
   return o;
 }
 
 CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
                            const std::atomic<bool>& stop, const ProgressFn& progress,
                            ItemDealer& dealer) {
+  ValidateCampaignOptions(options);
   const int threads =
       options.threads > 0 ? options.threads : oneapi::tbb::this_task_arena::max_concurrency();
   oneapi::tbb::task_arena arena(threads);
@@ -377,7 +440,7 @@ CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
   const fs::path dir(options.out);
   const fs::path lines = dir / "cases.jsonl";
   if (!resume && fs::exists(dir / "campaign.json"))
-    throw InputError("--out: " + dir.string() +
+    throw OptionError("out", dir.string() +
                      " already holds a campaign (continue it with --resume, or choose another "
                      "directory)");
   fs::create_directories(dir / "witnesses");
@@ -409,8 +472,9 @@ CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
   out.close();
   report.interrupted = done < options.cases;
   report.cases_done = done;
-  report.summary = Summarize(options, lines, report.interrupted);
-  WriteText(dir / "summary.json", report.summary.dump(2) + "\n");
+  report.summary = Summarize(lines, report.interrupted);
+  WriteText(dir / "summary.json",
+            CampaignSummaryToJson(options, report.summary, options.threads).dump(2) + "\n");
   return report;
 }
 

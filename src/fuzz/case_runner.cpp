@@ -94,6 +94,8 @@ Property ParseProperty(const std::string& name) {
                    "' (known: sandwich, transfer, frequency-rate, finite-hardmax, lemma53)");
 }
 
+bool IsTheoremProperty(Property property) { return property != Property::kSandwich; }
+
 bool CaseResult::refuted() const {
   return std::any_of(std::begin(outcomes), std::end(outcomes),
                      [](const Outcome& o) { return o.checked && !o.holds; });

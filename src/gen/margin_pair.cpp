@@ -43,7 +43,7 @@ std::pair<Transformer, Transformer> GenerateMarginPair(const ModelSpec& spec, co
     if (SetLogitMargin(models.first, margin) && SetLogitMargin(models.second, margin))
       return models;
   }
-  throw InputError("--values: no pair with a logit gap in 16 draws (margin " +
+  throw OptionError("values", "no pair with a logit gap in 16 draws (margin " +
                    std::to_string(margin) + "); use more heads or a finer grid");
 }
 

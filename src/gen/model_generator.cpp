@@ -107,22 +107,7 @@ void ForEachEntry(Vector& v, Visit& visit) {
 // the MLP's in, in_bias, out; then the readout W, c. Draws and perturbations follow it.
 template <class Visit>
 void ForEachWeight(Transformer& model, Visit visit) {
-  ForEachEntry(model.embedding, visit);
-  ForEachEntry(model.positional, visit);
-  for (Layer& layer : model.layers) {
-    for (Head& head : layer.heads) {
-      ForEachEntry(head.qk, visit);
-      ForEachEntry(head.ov, visit);
-      ForEachEntry(head.bias, visit);
-    }
-    if (layer.mlp) {
-      ForEachEntry(layer.mlp->in, visit);
-      ForEachEntry(layer.mlp->in_bias, visit);
-      ForEachEntry(layer.mlp->out, visit);
-    }
-  }
-  ForEachEntry(model.readout_weight, visit);
-  ForEachEntry(model.readout_bias, visit);
+  ForEachWeightArray(model, [&visit](auto& array) { ForEachEntry(array, visit); });
 }
 
 // Layer `index` of the spec with zero weights. The MLP's hidden width is 2d.

@@ -85,10 +85,6 @@ double SimObjective(const std::string& objective, const Transformer& f, const Tr
   return worst;
 }
 
-double Evaluate(const SearchOptions& o, const SearchCandidate& c) {
-  return EvaluateCandidate(o, c);
-}
-
 // An improvement counts when it beats the best by more than rounding: 1e-12 relative.
 bool Improves(double proposal, double best) {
   if (!std::isfinite(best)) return proposal > best;
@@ -254,7 +250,7 @@ SearchRestart HillClimbFrom(const SearchOptions& o, SearchCandidate start, std::
     ++r.proposed_by_kind[static_cast<int>(kind)];
     SearchCandidate proposal = r.best;
     if (ApplyProposal(kind, o, proposal, engine) && KeepMargin(o, kind, proposal)) {
-      proposal.objective = Evaluate(o, proposal);
+      proposal.objective = EvaluateCandidate(o, proposal);
       // Sideways moves (not worse) are kept too, so a climb can cross plateaus such as sim = 0;
       // only a gain beyond rounding counts as accepted.
       if (Improves(proposal.objective, r.best.objective)) {

@@ -44,14 +44,7 @@ void DropCoordinate(Transformer& m, Eigen::Index k) {
 }
 
 void Scale(Transformer& m, double factor) {
-  m.embedding *= factor;
-  m.positional *= factor;
-  for (Layer& layer : m.layers) {
-    for (Head& h : layer.heads) h.qk *= factor, h.ov *= factor, h.bias *= factor;
-    if (layer.mlp) layer.mlp->in *= factor, layer.mlp->out *= factor, layer.mlp->in_bias *= factor;
-  }
-  m.readout_weight *= factor;
-  m.readout_bias *= factor;
+  ForEachWeightArray(m, [factor](auto& array) { array *= factor; });
 }
 
 std::uint64_t Length(const std::vector<Run>& runs) {

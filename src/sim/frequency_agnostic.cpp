@@ -26,8 +26,8 @@ std::vector<std::uint64_t> Apportion(const TypeCounts& counts,
       quotas.push_back(static_cast<double>(counts.far[k]));
     }
     if (present.size() > residue_sizes[r])
-      throw InputError(fmt::format(
-          "--length: frequency-agnostic needs at least {} positions to keep every present type",
+      throw OptionError("length", fmt::format(
+          "frequency-agnostic needs at least {} positions to keep every present type",
           present.size() * counts.period + counts.suffix.size()));
     // One copy of every present type, the rest by largest remainder of the counts.
     const std::vector<std::uint64_t> rest =

@@ -27,7 +27,7 @@ struct Group {
 
 std::vector<Group> HeadGroups(const TypeCounts& joint, const Transformer& model) {
   if (model.layers.size() != 1)
-    throw InputError("--method frequency: needs one-layer models ('" + model.name + "' has " +
+    throw OptionError("method", "frequency needs one-layer models ('" + model.name + "' has " +
                      std::to_string(model.layers.size()) + " layers)");
   const TypeCounts own = Coarsen(joint, model.period, model.locality);
   const std::vector<HeadAttention> heads = OneLayerAttention(model, own);
@@ -146,8 +146,8 @@ double LargestTheta(const TypeCounts& counts, const Coupling& c,
       for (int s = 0; s < counts.alphabet; ++s) types += c.type_root[counts.TypeIndex(s, r)] >= 0;
       widest = std::max(widest, types);
     }
-    throw InputError(fmt::format(
-        "--length: frequency needs at least {} positions to keep every maximal type of x",
+    throw OptionError("length", fmt::format(
+        "frequency needs at least {} positions to keep every maximal type of x",
         widest * counts.period + counts.suffix.size()));
   }
   for (int iteration = 0; iteration < 100; ++iteration) {

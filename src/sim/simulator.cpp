@@ -65,7 +65,7 @@ std::unique_ptr<Simulator> MakeSimulator(const std::string& name) {
     if (name == entry.name) return entry.make();
     if (entry.listed) known += (known.empty() ? "" : ", ") + std::string(entry.name);
   }
-  throw InputError("--method: unknown method '" + name + "' (known: " + known + ")");
+  throw OptionError("method", "unknown method '" + name + "' (known: " + known + ")");
 }
 
 FarRegion PlanFarRegion(const TypeCounts& counts, std::uint64_t target, const char* method) {
@@ -74,7 +74,7 @@ FarRegion PlanFarRegion(const TypeCounts& counts, std::uint64_t target, const ch
   const std::uint64_t length =
       target - ((target % period + period - counts.length % period) % period);
   if (target < suffix + period || length < suffix)
-    throw InputError(std::string("--length: ") + method + " needs at least " +
+    throw OptionError("length", std::string(method) + " needs at least " +
                      std::to_string(suffix + period) + " positions (suffix τ+1 plus a period)");
   FarRegion region;
   region.length = length - suffix;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -78,24 +79,23 @@ ProgressFn MakeProgress() {
 }
 
 void PrintSummary(const CampaignReport& report, const std::string& dir) {
-  const auto& s = report.summary;
+  const CampaignSummary& s = report.summary;
   std::cout << fmt::format(
       "\n{} cases{}; {} of them could not run their method (see error in "
       "cases.jsonl)\n\n",
-      s["cases"].get<std::uint64_t>(),
-      report.interrupted ? " (interrupted: continue with --resume " + dir + ")" : "",
-      s["cases_with_input_errors"].get<std::uint64_t>());
-  std::cout << fmt::format("  {:<16} {:>8} {:>12} {:>12} {:>14} {:>10}\n", "property", "cases",
-                           "refutations", "unconfirmed", "worst ratio", "at case");
-  for (const auto& [name, p] : s["properties"].items()) {
+      s.cases, report.interrupted ? " (interrupted: continue with --resume " + dir + ")" : "",
+      s.cases_with_input_errors);
+  std::cout << fmt::format("  {:<16} {:>8} {:>12} {:>12} {:>14} {:>10}  {}\n", "property", "cases",
+                           "refutations", "unconfirmed", "worst ratio", "at case", "kind");
+  for (const PropertySummary& p : s.properties) {
+    const std::string worst = !p.worst_ratio                 ? std::string("-")
+                              : std::isinf(*p.worst_ratio) ? std::string("∞")
+                                                           : Show(*p.worst_ratio);
     std::cout << fmt::format(
-        "  {:<16} {:>8} {:>12} {:>12} {:>14} {:>10}\n", name, p["cases"].get<std::uint64_t>(),
-        p["refutations"].get<std::uint64_t>(), p["unconfirmed"].get<std::uint64_t>(),
-        p["worst_ratio"].is_number()   ? Show(p["worst_ratio"].get<double>())
-        : p["worst_ratio"].is_string() ? std::string("∞")
-                                       : std::string("-"),
-        p["worst_case"].is_number() ? std::to_string(p["worst_case"].get<std::uint64_t>())
-                                    : std::string("-"));
+        "  {:<16} {:>8} {:>12} {:>12} {:>14} {:>10}  {}\n", PropertyName(p.property), p.cases,
+        p.refutations, p.unconfirmed, worst,
+        p.worst_case ? std::to_string(*p.worst_case) : std::string("-"),
+        IsTheoremProperty(p.property) ? "theorem" : "sanity check (triangle inequality)");
   }
   std::cout << fmt::format(
       "\nratio = observed/bound (≤ 1 holds) in double precision; every refutation is re-computed "
@@ -139,9 +139,6 @@ int RunFuzz(FuzzArgs& args) {
       o.inputs.clear();
       for (const auto& k : args.inputs) o.inputs.push_back(ParseInputKind(k));
     }
-    for (const auto& m : o.methods) MakeSimulator(m);  // unknown names fail here, exit 2
-    for (int l : o.layers)
-      if (l != 1 && l != 2) throw InputError("--layers: 1 or 2, not " + std::to_string(l));
   }
   std::cout << fmt::format("ltsim fuzz: seed {}, {} cases, {} threads{}, out {}{}\n", o.seed,
                            o.cases, o.threads > 0 ? std::to_string(o.threads) : "all",
@@ -160,9 +157,7 @@ int RunFuzz(FuzzArgs& args) {
     return report.interrupted ? 130 : 0;
   }
   PrintSummary(report, o.out);
-  std::uint64_t refutations = 0;
-  for (const auto& [name, p] : report.summary["properties"].items())
-    refutations += p["refutations"].get<std::uint64_t>();
+  const std::uint64_t refutations = report.summary.AllRefutations();
   // 1: a property was refuted; 130: stopped by a signal (resume with --resume); else 0.
   return refutations > 0 ? 1 : g_stop.load() ? 130 : 0;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
 
 namespace ltsim::cli {
 
@@ -30,5 +31,14 @@ void AddSearchCommand(CLI::App& app, int& exit_code);
 void AddTightnessCommand(CLI::App& app, int& exit_code);
 /// `fuzz` and `replay` set `exit_code` (refutations found / still refuted: 1).
 void AddFuzzCommand(CLI::App& app, int& exit_code);
+
+/// The flag that sets a library option (OptionError::option()): `--` and the field name with
+/// `_` as `-` (min_length → --min-length), which is how every command names its flags.
+inline std::string FlagForOption(const std::string& option) {
+  std::string flag = "--" + option;
+  for (char& c : flag)
+    if (c == '_') c = '-';
+  return flag;
+}
 
 }  // namespace ltsim::cli

@@ -68,6 +68,10 @@ int RunCommandLine(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     Error() << e.what() << " (see ltsim --help)\n";
     return 2;
+  } catch (const ltsim::OptionError& e) {
+    // The library names the option by its field; on the command line it is a flag.
+    std::cerr << "ltsim: " << ltsim::cli::FlagForOption(e.option()) << ": " << e.rule() << "\n";
+    return 2;
   } catch (const ltsim::InputError& e) {
     Error() << e.what() << "\n";
     return 2;

@@ -13,6 +13,20 @@ class InputError : public std::runtime_error {
   explicit InputError(const std::string& message) : std::runtime_error(message) {}
 };
 
+/// Bad input that is one option of a library call (an options struct's field, e.g. `length`
+/// or `methods`). The library names the option by its field name, never by a command-line
+/// flag; the command line maps the option to its flag (`--length`) when it prints the error.
+class OptionError : public InputError {
+ public:
+  OptionError(const std::string& option, const std::string& rule)
+      : InputError(option + ": " + rule), option_(option), rule_(rule) {}
+  const std::string& option() const { return option_; }
+  const std::string& rule() const { return rule_; }
+
+ private:
+  std::string option_, rule_;
+};
+
 /// Aborts with file:line when an invariant of ours is broken (never for bad input).
 [[noreturn]] void CheckFailed(const char* file, int line, const char* condition);
 

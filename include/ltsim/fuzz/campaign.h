@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -38,6 +39,12 @@ struct CampaignOptions {
   double delta = 0.01;          ///< δ of perturbed pairs
 };
 
+/// InputError naming the option (by its campaign.json key) when the options cannot run: an
+/// empty mix (layers, modes, pairs, inputs, methods), an unknown method, layers other than 1
+/// and 2, min above max, non-positive limits, ε or the Lemma 5.3 constant not finite and
+/// positive, δ outside [0, 1]. RunCampaign calls it, fresh or resumed.
+void ValidateCampaignOptions(const CampaignOptions& options);
+
 /// Options ↔ JSON (the campaign file a resumed run reads back).
 nlohmann::ordered_json CampaignOptionsToJson(const CampaignOptions& options);
 CampaignOptions CampaignOptionsFromJson(const nlohmann::json& json, const std::string& where);
@@ -48,12 +55,43 @@ CaseSpec DrawCase(const CampaignOptions& options, std::uint64_t index);
 /// Progress as the campaign goes: cases done, total, refutations, elapsed seconds.
 using ProgressFn = std::function<void(std::uint64_t, std::uint64_t, std::uint64_t, double)>;
 
+/// One property over a campaign's cases (summary.json's "properties" entry).
+struct PropertySummary {
+  Property property = Property::kSandwich;
+  std::uint64_t cases = 0;        ///< cases where it applied
+  std::uint64_t refutations = 0;  ///< refuted after the recheck (confirmed or skipped)
+  std::uint64_t confirmed = 0, unconfirmed = 0, recheck_skipped = 0;
+  /// The worst observed/bound ratio (+∞ when a bound was 0 and observed > 0) and its case;
+  /// absent when the property never applied.
+  std::optional<double> worst_ratio;
+  std::optional<std::uint64_t> worst_case;
+};
+
+/// What summary.json says, as a value: computed from cases.jsonl, so a resumed campaign has
+/// the same summary as an uninterrupted one.
+struct CampaignSummary {
+  std::uint64_t cases = 0;
+  std::uint64_t cases_with_input_errors = 0;
+  bool interrupted = false;
+  std::vector<PropertySummary> properties;  ///< in Property order
+  std::uint64_t dirichlet_cases = 0;        ///< cases with Dirichlet inputs and a gap
+  double dirichlet_mean_gap_x = 0, dirichlet_mean_sim_f = 0;
+  /// Refutations of the properties that state theorems (IsTheoremProperty).
+  std::uint64_t TheoremRefutations() const;
+  /// Refutations of every property, the sanity check included.
+  std::uint64_t AllRefutations() const;
+};
+
+/// summary.json's document: a context block (version, seed, options) and the summary.
+nlohmann::ordered_json CampaignSummaryToJson(const CampaignOptions& options,
+                                             const CampaignSummary& summary, int threads);
+
 /// How a campaign ended.
 struct CampaignReport {
   std::uint64_t cases_done = 0;
   std::uint64_t refutations = 0;
   bool interrupted = false;  ///< stopped by `stop` or the time budget before `cases`
-  nlohmann::ordered_json summary;
+  CampaignSummary summary;
 };
 
 /// Runs cases [done, cases) in batches on oneTBB (InputError when not resuming and DIR

@@ -31,7 +31,8 @@ struct CaseSpec {
 
 /// The properties a case can check (docs/theory.md §1, §2.4, §4.4; docs/model.md §4.3).
 enum class Property {
-  kSandwich,       ///< gap_x ≤ sim_f + gap_z + sim_g (the triangle inequality, numerically)
+  kSandwich,       ///< gap_x ≤ sim_f + gap_z + sim_g: the triangle inequality on the same
+                   ///< vectors, a sanity check of the arithmetic, not a statement of a theorem
   kTransfer,       ///< gap_z ≤ ε ⇒ gap_x ≤ ε + sim_f + sim_g
   kFrequencyRate,  ///< the method's η: sim_f ≤ L(f)·η and sim_g ≤ L(g)·η
   kFiniteHardmax,  ///< a `finite` one-layer model equals its hardmax twin once T ≥ T_hard
@@ -43,6 +44,10 @@ inline constexpr int kPropertyCount = 5;
 const char* PropertyName(Property property);
 /// Inverse of PropertyName; InputError listing the names.
 Property ParseProperty(const std::string& name);
+/// Whether a property states content of the theorems (transfer, frequency-rate,
+/// finite-hardmax, lemma53), or is only a sanity check that cannot fail but by a bug in the
+/// arithmetic (sandwich: the triangle inequality on the numbers the case computed).
+bool IsTheoremProperty(Property property);
 
 /// What re-computing a refutation in high precision (50 digits, eval/precise.h) found
 /// (docs/design.md §5). kNone: the double verdict held, nothing to recheck.

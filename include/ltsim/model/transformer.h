@@ -67,4 +67,27 @@ const char* BiasScalingName(BiasScaling scaling);
 /// naming `source` and the key.
 void ValidateTransformer(const Transformer& model, const std::string& source);
 
+/// Calls visit(array) on every weight array of `model` (Matrix or Vector, by reference) in one
+/// fixed order: E, P; per layer each head's qk, ov, bias, then the MLP's in, in_bias, out; then
+/// the readout W, c. Seeded draws that walk the weights follow this order.
+template <class Model, class Visit>
+void ForEachWeightArray(Model& model, Visit&& visit) {
+  visit(model.embedding);
+  visit(model.positional);
+  for (auto& layer : model.layers) {
+    for (auto& head : layer.heads) {
+      visit(head.qk);
+      visit(head.ov);
+      visit(head.bias);
+    }
+    if (layer.mlp) {
+      visit(layer.mlp->in);
+      visit(layer.mlp->in_bias);
+      visit(layer.mlp->out);
+    }
+  }
+  visit(model.readout_weight);
+  visit(model.readout_bias);
+}
+
 }  // namespace ltsim
