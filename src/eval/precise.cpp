@@ -433,6 +433,12 @@ PreciseVector EvaluatePrecise(const Transformer& model, const Source& x) {
   return Readout(m, SecondLayer(m, StreamFirstLayer(m, x)));
 }
 
+std::vector<double> ToDouble(const PreciseVector& v) {
+  std::vector<double> out;
+  for (const Real& r : v) out.push_back(r.convert_to<double>());
+  return out;
+}
+
 PreciseReal PreciseSupDistance(const PreciseVector& a, const PreciseVector& b) {
   LTSIM_CHECK(a.size() == b.size());
   Real d = 0;

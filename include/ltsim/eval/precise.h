@@ -61,6 +61,9 @@ PreciseVector EvaluatePrecise(const Transformer& model, const Source& x);
 /// Whether EvaluatePrecise accepts (model, T); otherwise `reason` says why.
 bool PreciseEvaluable(const Transformer& model, std::uint64_t length, std::string* reason);
 
+/// Each entry rounded to the nearest double.
+std::vector<double> ToDouble(const PreciseVector& v);
+
 /// ‖a − b‖_∞ in PreciseReal.
 PreciseReal PreciseSupDistance(const PreciseVector& a, const PreciseVector& b);
 
