@@ -4,7 +4,7 @@
 Fails (exit 1, one line per problem) when a source, test, script or README
   - names a document that is not in the repository (the team's spec or house style, a
     `../shared` path), or a docs page without its `docs/` prefix, or
-  - cites `docs/<page>.md §N` (or `[page.md](page.md) §N` inside docs/) where the page or
+  - cites `docs/<page>.md §N` (or a relative link to a sibling page with a section inside docs/) where the page or
     its section N does not exist.
 Usage: tools/check_docs.py [REPOSITORY_ROOT]   (default: the parent of tools/)
 """
