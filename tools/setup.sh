@@ -9,7 +9,9 @@ packages=(cmake g++ make pkg-config libeigen3-dev libtbb-dev libboost-dev nlohma
           # differential test (tests/python).
           libmuparser-dev python3-matplotlib python3-torch python3-numpy
           # Open MPI: `mpirun -n K ltsim …` (docs/distributed.md); the MPI tests run mpirun.
-          libopenmpi-dev openmpi-bin)
+          libopenmpi-dev openmpi-bin
+          # clang-14 and libclang-rt-14-dev: the libFuzzer harnesses of tests/fuzz/ (tools/fuzz.sh).
+          clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

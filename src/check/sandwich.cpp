@@ -41,12 +41,17 @@ ModelSide Side(const Transformer& model, const TypeCounts& x_counts, const Sourc
   return side;
 }
 
+void CheckTargetLength(const SandwichOptions& options) {
+  if (options.length == 0) throw InputError("the target length n must be at least 1");
+}
+
 }  // namespace
 
 bool LessOrClose(double a, double b) { return a <= b + 1e-12 * (1.0 + std::abs(a) + std::abs(b)); }
 
 Simulation RunSimulation(const std::vector<const Transformer*>& models, const Source& x,
                          const SandwichOptions& options) {
+  CheckTargetLength(options);
   const JointView view = JointViewOf(models);
   const TypeCounts counts = CountTypes(x, view.alphabet, view.period, view.locality);
   const auto simulator = MakeSimulator(options.method);
@@ -54,8 +59,24 @@ Simulation RunSimulation(const std::vector<const Transformer*>& models, const So
       {x, counts, models, options.length, options.seed, options.block_length});
 }
 
+void CheckPair(const Transformer& f, const Transformer& g, const std::string& f_name,
+               const std::string& g_name) {
+  if (f.alphabet != g.alphabet) {
+    throw InputError(f_name + " has alphabet " + std::to_string(f.alphabet) + " and " + g_name +
+                     " has alphabet " + std::to_string(g.alphabet) +
+                     ": a pair must read the same tokens");
+  }
+  if (f.outputs() != g.outputs()) {
+    throw InputError(f_name + " has " + std::to_string(f.outputs()) + " outputs and " + g_name +
+                     " has " + std::to_string(g.outputs()) +
+                     ": a pair is compared output by output, so the counts must match");
+  }
+}
+
 SandwichResult RunSandwich(const Transformer& f, const Transformer& g, const Source& x,
                            const SandwichOptions& options) {
+  CheckPair(f, g);
+  CheckTargetLength(options);
   const std::vector<const Transformer*> models = {&f, &g};
   const JointView view = JointViewOf(models);
   const auto simulator = MakeSimulator(options.method);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ltsim/core/error.h"
+#include "ltsim/model/limits.h"
 
 namespace ltsim {
 namespace {
@@ -34,7 +35,19 @@ Transformer Skeleton(int alphabet, int width, int period, Attention attention) {
 // values = (c₀ − c₁)/T, 2 = MLP output. The MLP is g(u) − g(−1) as a sum of ReLU(u − u_j)
 // with slope changes at the knots u_j; the readout adds g(−1) = sin(−ω) as its bias.
 Transformer MakeSimpleTask(double omega, double accuracy) {
-  LTSIM_CHECK(omega > 0.0 && accuracy > 0.0);
+  if (!(std::isfinite(omega) && omega > 0.0 && std::isfinite(accuracy) && accuracy > 0.0)) {
+    throw InputError("simple task: omega and accuracy must be finite and positive");
+  }
+  // The MLP's size is known before it is built: refused over the model limits (an ω of 10^6
+  // asked for 5 GB before).
+  const double needed_knots = std::ceil(2.0 * omega / std::sqrt(8.0 * accuracy));
+  if (!(needed_knots <= kMaxMlpWidth)) {
+    std::ostringstream why;
+    why << "simple task: omega = " << omega << " at accuracy " << accuracy << " needs "
+        << needed_knots << " MLP knots, over the limit of " << kMaxMlpWidth
+        << " (docs/formats.md §6.1)";
+    throw InputError(why.str());
+  }
   Transformer model = Skeleton(2, 3, 1, Attention::kHardmax);
   std::ostringstream name;
   name << "simple-task omega=" << omega;

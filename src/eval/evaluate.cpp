@@ -1,6 +1,8 @@
 // Picks the fastest exact evaluator for a model and a source.
 #include "ltsim/eval/evaluate.h"
 
+#include "ltsim/core/error.h"
+
 #include "ltsim/eval/one_layer.h"
 #include "ltsim/eval/reference.h"
 #include "ltsim/eval/two_layer.h"
@@ -16,6 +18,9 @@ Vector Evaluate(const Transformer& model, const Source& x) {
   return EvaluateReference(model, ReadAll(x, kReferenceLimit));
 }
 
-double SupDistance(const Vector& a, const Vector& b) { return (a - b).cwiseAbs().maxCoeff(); }
+double SupDistance(const Vector& a, const Vector& b) {
+  LTSIM_CHECK(a.size() == b.size());  // callers compare pairs checked by CheckPair
+  return a.size() == 0 ? 0.0 : (a - b).cwiseAbs().maxCoeff();
+}
 
 }  // namespace ltsim

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -19,6 +20,9 @@
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/fuzz/witness.h"
+#include "ltsim/io/json.h"
+#include "ltsim/io/output_file.h"
+#include "ltsim/sim/simulator.h"
 
 namespace ltsim {
 namespace {
@@ -43,12 +47,6 @@ int Between(int lo, int hi, FuzzEngine& engine) {
 
 std::uint64_t Between64(std::uint64_t lo, std::uint64_t hi, FuzzEngine& engine) {
   return boost::random::uniform_int_distribution<std::uint64_t>(lo, std::max(lo, hi))(engine);
-}
-
-Attention ParseAttention(const std::string& name) {
-  for (Attention a : {Attention::kSoftmax, Attention::kHardmax, Attention::kFinite})
-    if (name == AttentionName(a)) return a;
-  throw InputError("unknown attention mode '" + name + "' (known: softmax, hardmax, finite)");
 }
 
 ModelSpec DrawModelSpec(const CampaignOptions& o, PairKind pair, FuzzEngine& engine) {
@@ -163,14 +161,24 @@ std::string CaseBytes(const CaseSpec& spec, const CaseResult& result, std::uint6
 }
 
 // Cases already complete in cases.jsonl; a torn last line (a hard kill mid-write) is cut.
+// Every complete line must be the case record of its index (ReadCaseLine), else the file is
+// bad input naming its line.
 std::uint64_t CompleteCases(const fs::path& file) {
   if (!fs::exists(file)) return 0;
-  std::ifstream in(file, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::size_t end = text.rfind('\n');
-  const std::size_t keep = end == std::string::npos ? 0 : end + 1;
-  if (keep != text.size()) fs::resize_file(file, keep);
-  return static_cast<std::uint64_t>(std::count(text.begin(), text.begin() + keep, '\n'));
+  std::uint64_t lines = 0, keep = 0;
+  bool torn = false;
+  io::ForEachLine(file.string(), "cases file", kMaxCaseLineBytes,
+                  [&](std::string_view text, std::uint64_t number, bool terminated) {
+                    if (!terminated) {
+                      torn = true;
+                      return;
+                    }
+                    ReadCaseLine(text, file.string(), number);
+                    keep += text.size() + 1;
+                    ++lines;
+                  });
+  if (torn) fs::resize_file(file, keep);
+  return lines;
 }
 
 CampaignSummary Summarize(const fs::path& file, bool interrupted) {
@@ -179,33 +187,29 @@ CampaignSummary Summarize(const fs::path& file, bool interrupted) {
   s.properties.resize(kPropertyCount);
   for (int k = 0; k < kPropertyCount; ++k) s.properties[k].property = static_cast<Property>(k);
   double dirichlet_gap = 0.0, dirichlet_sim = 0.0;
-  std::ifstream in(file);
-  for (std::string text; std::getline(in, text);) {
-    const nlohmann::json line = nlohmann::json::parse(text);
+  io::ForEachLine(file.string(), "cases file", kMaxCaseLineBytes,
+                  [&](std::string_view text, std::uint64_t number, bool) {
+    const CaseRecord line = ReadCaseLine(text, file.string(), number);
     ++s.cases;
-    s.cases_with_input_errors += line.contains("error");
-    for (const auto& [name, o] : line["properties"].items()) {
-      PropertySummary& t = s.properties[static_cast<int>(ParseProperty(name))];
+    s.cases_with_input_errors += line.error;
+    for (const CaseRecord::Check& o : line.checks) {
+      PropertySummary& t = s.properties[static_cast<int>(o.property)];
       ++t.cases;
-      t.refutations += !o["holds"].get<bool>();
-      if (o.contains("recheck")) {
-        const std::string recheck = o["recheck"];
-        t.confirmed += recheck == "confirmed";
-        t.unconfirmed += recheck == "unconfirmed";
-        t.recheck_skipped += recheck.starts_with("skipped");
-      }
-      const double ratio = o["ratio"].is_number() ? o["ratio"].get<double>() : INFINITY;
-      if (!t.worst_ratio || ratio > *t.worst_ratio) {
-        t.worst_ratio = ratio;
-        t.worst_case = line["case"].get<std::uint64_t>();
+      t.refutations += !o.holds;
+      t.confirmed += o.recheck == "confirmed";
+      t.unconfirmed += o.recheck == "unconfirmed";
+      t.recheck_skipped += o.recheck.starts_with("skipped");
+      if (!t.worst_ratio || o.ratio > *t.worst_ratio) {
+        t.worst_ratio = o.ratio;
+        t.worst_case = line.index;
       }
     }
-    if (line["cell"]["input"] == "dirichlet" && line["gap_x"].is_number()) {
+    if (line.dirichlet && std::isfinite(line.gap_x) && std::isfinite(line.sim_f)) {
       ++s.dirichlet_cases;
-      dirichlet_gap += line["gap_x"].get<double>();
-      dirichlet_sim += line["sim_f"].get<double>();
+      dirichlet_gap += line.gap_x;
+      dirichlet_sim += line.sim_f;
     }
-  }
+  });
   if (s.dirichlet_cases > 0) {
     s.dirichlet_mean_gap_x = dirichlet_gap / s.dirichlet_cases;
     s.dirichlet_mean_sim_f = dirichlet_sim / s.dirichlet_cases;
@@ -214,9 +218,7 @@ CampaignSummary Summarize(const fs::path& file, bool interrupted) {
 }
 
 void WriteText(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  if (!out) throw InputError(path.string() + ": cannot write");
+  io::WriteFileAtomically(path.string(), text);
 }
 
 }  // namespace
@@ -233,12 +235,11 @@ std::uint64_t CampaignSummary::AllRefutations() const {
   return n;
 }
 
-Json CampaignSummaryToJson(const CampaignOptions& options, const CampaignSummary& summary,
-                           int threads) {
+Json CampaignSummaryToJson(const CampaignOptions& options, const CampaignSummary& summary) {
   Json s;
+  // No thread count here: the files are byte-identical for any --threads (README).
   s["context"] = {{"version", "0.1.0"},
                   {"seed", options.seed},
-                  {"threads", threads},
                   {"options", CampaignOptionsToJson(options)}};
   s["cases"] = summary.cases;
   s["interrupted"] = summary.interrupted;
@@ -266,40 +267,72 @@ Json CampaignSummaryToJson(const CampaignOptions& options, const CampaignSummary
   return s;
 }
 
-void ValidateCampaignOptions(const CampaignOptions& o) {
-  auto fail = [](const std::string& key, const std::string& rule) {
-    throw OptionError(key, rule);
-  };
-  if (o.layers.empty()) fail("layers", "must not be empty");
-  for (int l : o.layers)
-    if (l != 1 && l != 2) fail("layers", "1 or 2, not " + std::to_string(l));
-  if (o.modes.empty()) fail("modes", "must not be empty");
-  if (o.pairs.empty()) fail("pairs", "must not be empty");
-  if (o.inputs.empty()) fail("inputs", "must not be empty");
-  if (o.methods.empty()) fail("methods", "must not be empty");
-  for (const std::string& m : o.methods) {
-    try {
-      MakeSimulator(m);
-    } catch (const OptionError& e) {
-      fail("methods", e.rule());
-    }
+CaseRecord ReadCaseLine(std::string_view text, const std::string& file, std::uint64_t number) {
+  const std::string where = file + ":" + std::to_string(number + 1);
+  const io::Json json = io::ParseJson(text, file, {kMaxCaseLineBytes, io::kMaxJsonDepth}, number + 1);
+  const io::JsonReader line(json, where);
+  line.Keys({"case", "cell", "method", "n", "x_length", "z_length", "f_x", "g_x", "sim_f",
+             "sim_g", "gap_x", "gap_z", "eta", "statistic", "properties", "witnesses", "error"},
+            {"case", "cell", "method", "n", "x_length", "z_length", "f_x", "g_x", "sim_f",
+             "sim_g", "gap_x", "gap_z", "eta", "statistic", "properties", "witnesses"});
+  CaseRecord record;
+  record.index = line.At("case").UInt();
+  if (record.index != number) {
+    line.At("case").Fail("is " + std::to_string(record.index) + " on line " +
+                         std::to_string(number + 1) + ", expected case " + std::to_string(number) +
+                         " (cases are written in order)");
   }
-  if (o.min_length < 1 || o.min_length > o.max_length)
-    fail("min_length", "must be at least 1 and at most max_length");
-  if (o.min_target < 1 || o.min_target > o.max_target)
-    fail("min_target", "must be at least 1 and at most max_target");
-  for (const auto& [key, value] : {std::pair<const char*, int>{"max_alphabet", o.max_alphabet},
-                                   {"max_width", o.max_width},
-                                   {"max_period", o.max_period},
-                                   {"max_heads", o.max_heads}})
-    if (value < 1) fail(key, "must be at least 1");
-  if (o.max_locality < 0) fail("max_locality", "must be at least 0");
-  if (!(std::isfinite(o.epsilon) && o.epsilon > 0)) fail("epsilon", "must be finite and > 0");
-  if (!(std::isfinite(o.lemma_constant) && o.lemma_constant > 0))
-    fail("lemma_constant", "must be finite and > 0");
-  if (!(o.delta >= 0 && o.delta <= 1)) fail("delta", "must be in [0, 1]");
-  if (!(o.time_budget >= 0) || !std::isfinite(o.time_budget))
-    fail("time_budget", "must be finite and >= 0");
+  const io::JsonReader cell = line.At("cell");
+  cell.Keys({"layers", "attention", "alphabet", "width", "period", "locality", "heads", "input",
+             "pair"},
+            {"layers", "attention", "alphabet", "width", "period", "locality", "heads", "input",
+             "pair"});
+  for (const char* key : {"layers", "alphabet", "width", "period", "locality", "heads"})
+    cell.At(key).UInt();
+  cell.At("attention").Enum(kAttentionNames);
+  cell.At("pair").Enum(kPairKindNames);
+  record.dirichlet = cell.At("input").Enum(kInputKindNames) == InputKind::kDirichlet;
+  line.At("method").String();
+  for (const char* key : {"n", "x_length", "z_length"}) line.At(key).UInt();
+  // Numbers that may be "not applicable" (null).
+  const auto optional_number = [](const io::JsonReader& value) {
+    return value.json().is_null() ? std::numeric_limits<double>::quiet_NaN() : value.Number();
+  };
+  for (const char* key : {"f_x", "g_x"})
+    for (const io::JsonReader& v : line.At(key).Array()) optional_number(v);
+  record.sim_f = optional_number(line.At("sim_f"));
+  record.gap_x = optional_number(line.At("gap_x"));
+  for (const char* key : {"sim_g", "gap_z", "eta", "statistic"}) optional_number(line.At(key));
+  const io::JsonReader properties = line.At("properties");
+  if (!properties.json().is_object()) properties.Fail("expected an object, got " + io::Describe(properties.json()));
+  for (const auto& item : properties.json().items()) {
+    const io::JsonReader p(item.value(), where, io::Child("properties", item.key()));
+    CaseRecord::Check check;
+    const std::optional<Property> property = kPropertyNames.Find(item.key());
+    if (!property) p.Fail("unknown property (known: " + kPropertyNames.Known() + ")");
+    check.property = *property;
+    p.Keys({"holds", "observed", "bound", "ratio", "recheck"}, {"holds", "observed", "bound", "ratio"});
+    check.holds = p.At("holds").Bool();
+    optional_number(p.At("observed"));
+    optional_number(p.At("bound"));
+    const io::JsonReader ratio = p.At("ratio");
+    // As the summary has always read it: "inf" and null (NaN) rank as +∞.
+    if (ratio.json().is_string()) {
+      if (ratio.String() != "inf") ratio.Fail("expected a number, null or \"inf\"");
+      check.ratio = INFINITY;
+    } else {
+      const double value = optional_number(ratio);
+      check.ratio = std::isnan(value) ? INFINITY : value;
+    }
+    if (p.Has("recheck")) check.recheck = p.At("recheck").String();
+    record.checks.push_back(check);
+  }
+  for (const io::JsonReader& w : line.At("witnesses").Array()) w.String();
+  if (line.Has("error")) {
+    line.At("error").String();
+    record.error = true;
+  }
+  return record;
 }
 
 Json CampaignOptionsToJson(const CampaignOptions& o) {
@@ -328,35 +361,103 @@ Json CampaignOptionsToJson(const CampaignOptions& o) {
           {"delta", o.delta}};
 }
 
-CampaignOptions CampaignOptionsFromJson(const nlohmann::json& j, const std::string& where) {
+CampaignOptions CampaignOptionsFromJson(const io::Json& json, const std::string& source) {
+  const io::JsonReader j(json, source);
+  j.Keys({"seed", "cases", "layers", "modes", "pairs", "inputs", "methods", "min_length",
+          "max_length", "min_target", "max_target", "max_alphabet", "max_width", "max_period",
+          "max_locality", "max_heads", "epsilon", "lemma_constant", "delta"},
+         {"seed", "cases", "layers", "modes", "pairs", "inputs", "methods", "min_length",
+          "max_length", "min_target", "max_target", "max_alphabet", "max_width", "max_period",
+          "max_locality", "max_heads", "epsilon", "lemma_constant", "delta"});
   CampaignOptions o;
+  o.seed = j.At("seed").UInt();
+  o.cases = j.At("cases").UInt();
+  o.layers.clear();
+  for (const io::JsonReader& l : j.At("layers").Array()) o.layers.push_back(static_cast<int>(l.Int(1, 2)));
+  o.modes.clear();
+  for (const io::JsonReader& m : j.At("modes").Array()) o.modes.push_back(m.Enum(kAttentionNames));
+  o.pairs.clear();
+  for (const io::JsonReader& p : j.At("pairs").Array()) o.pairs.push_back(p.Enum(kPairKindNames));
+  o.inputs.clear();
+  for (const io::JsonReader& k : j.At("inputs").Array()) o.inputs.push_back(k.Enum(kInputKindNames));
+  o.methods.clear();
+  for (const io::JsonReader& m : j.At("methods").Array()) o.methods.push_back(m.String());
+  const auto narrow = [](const io::JsonReader& value) {
+    return static_cast<int>(value.Int(std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+  };
+  o.min_length = j.At("min_length").UInt();
+  o.max_length = j.At("max_length").UInt();
+  o.min_target = j.At("min_target").UInt();
+  o.max_target = j.At("max_target").UInt();
+  o.max_alphabet = narrow(j.At("max_alphabet"));
+  o.max_width = narrow(j.At("max_width"));
+  o.max_period = narrow(j.At("max_period"));
+  o.max_locality = narrow(j.At("max_locality"));
+  o.max_heads = narrow(j.At("max_heads"));
+  o.epsilon = j.At("epsilon").Number();
+  o.lemma_constant = j.At("lemma_constant").Number();
+  o.delta = j.At("delta").Number();
   try {
-    o.seed = j.at("seed");
-    o.cases = j.at("cases");
-    o.layers = j.at("layers").get<std::vector<int>>();
-    o.modes.clear();
-    for (const auto& m : j.at("modes")) o.modes.push_back(ParseAttention(m));
-    o.pairs.clear();
-    for (const auto& p : j.at("pairs")) o.pairs.push_back(ParsePairKind(p));
-    o.inputs.clear();
-    for (const auto& k : j.at("inputs")) o.inputs.push_back(ParseInputKind(k));
-    o.methods = j.at("methods").get<std::vector<std::string>>();
-    o.min_length = j.at("min_length");
-    o.max_length = j.at("max_length");
-    o.min_target = j.at("min_target");
-    o.max_target = j.at("max_target");
-    o.max_alphabet = j.at("max_alphabet");
-    o.max_width = j.at("max_width");
-    o.max_period = j.at("max_period");
-    o.max_locality = j.at("max_locality");
-    o.max_heads = j.at("max_heads");
-    o.epsilon = j.at("epsilon");
-    o.lemma_constant = j.at("lemma_constant");
-    o.delta = j.at("delta");
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(where + ": " + e.what());
+    ValidateCampaignOptions(o);
+  } catch (const OptionError& e) {
+    throw InputError(source + ": " + e.option() + ": " + e.rule());
   }
   return o;
+}
+
+void ValidateCampaignOptions(const CampaignOptions& o) {
+  const auto fail = [&](const std::string& key, const std::string& rule) {
+    throw OptionError(key, rule);
+  };
+  const auto range = [&](const std::string& key, long double value, long double lo,
+                         long double hi) {
+    if (!(value >= lo && value <= hi)) {
+      std::ostringstream text;
+      text << "must be between " << static_cast<double>(lo) << " and "
+           << static_cast<double>(hi) << ", got " << static_cast<double>(value);
+      fail(key, text.str());
+    }
+  };
+  range("cases", static_cast<long double>(o.cases), 1, kMaxCampaignCases);
+  if (!(std::isfinite(o.time_budget) && o.time_budget >= 0))
+    fail("time_budget", "must be a finite number of seconds ≥ 0 (0: none)");
+  range("threads", o.threads, 0, kMaxCampaignThreads);
+  if (o.layers.empty()) fail("layers", "must name at least one depth (1, 2)");
+  for (int l : o.layers)
+    if (l != 1 && l != 2) fail("layers", "1 or 2, not " + std::to_string(l));
+  if (o.modes.empty()) fail("modes", "must name at least one mode (" + kAttentionNames.Known() + ")");
+  if (o.pairs.empty()) fail("pairs", "must name at least one pair kind (" + kPairKindNames.Known() + ")");
+  if (o.inputs.empty()) fail("inputs", "must name at least one input kind (" + kInputKindNames.Known() + ")");
+  if (o.methods.empty()) fail("methods", "must name at least one method");
+  for (const std::string& m : o.methods) {
+    try {
+      MakeSimulator(m);  // every registered simulator, listed or test-only
+    } catch (const OptionError& error) {
+      fail("methods", error.rule());
+    }
+  }
+  range("min_length", static_cast<long double>(o.min_length), 1, kMaxCampaignLength);
+  range("max_length", static_cast<long double>(o.max_length), 1, kMaxCampaignLength);
+  if (o.min_length > o.max_length) fail("min_length", "must be at most max_length");
+  range("min_target", static_cast<long double>(o.min_target), 1, kMaxCampaignLength);
+  range("max_target", static_cast<long double>(o.max_target), 1, kMaxCampaignLength);
+  if (o.min_target > o.max_target) fail("min_target", "must be at most max_target");
+  range("max_alphabet", o.max_alphabet, 2, kMaxCampaignAlphabet);
+  range("max_width", o.max_width, 2, kMaxCampaignWidth);
+  range("max_period", o.max_period, 1, kMaxCampaignPeriod);
+  range("max_locality", o.max_locality, 0, kMaxCampaignLocality);
+  const bool pruned = std::find(o.pairs.begin(), o.pairs.end(), PairKind::kPrunedHead) != o.pairs.end();
+  range("max_heads", o.max_heads, pruned ? 2 : 1, kMaxCampaignHeads);
+  const auto positive = [&](const std::string& key, double value, double max) {
+    if (!(std::isfinite(value) && value > 0 && value <= max)) {
+      std::ostringstream text;
+      text << "must be a finite number in (0, " << max << "], got " << value;
+      fail(key, text.str());
+    }
+  };
+  positive("epsilon", o.epsilon, 1e6);
+  positive("lemma_constant", o.lemma_constant, 1e12);
+  positive("delta", o.delta, 10.0);
 }
 
 CaseSpec DrawCase(const CampaignOptions& o, std::uint64_t index) {
@@ -386,27 +487,25 @@ CaseSpec DrawCase(const CampaignOptions& o, std::uint64_t index) {
 
 CampaignOptions ReadCampaignOptions(const std::string& dir) {
   const fs::path path = fs::path(dir) / "campaign.json";
-  std::ifstream in(path);
-  if (!in) throw InputError(path.string() + ": cannot open (is this a campaign directory?)");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path.string() + ": invalid JSON");
+  std::error_code error;
+  if (!fs::is_directory(dir, error)) {
+    throw InputError(dir + ": not a directory (--resume takes a campaign directory)");
   }
-  CampaignOptions o = CampaignOptionsFromJson(j, path.string());
+  if (!fs::exists(path, error)) {
+    throw InputError(path.string() + ": missing (is " + dir + " a campaign directory?)");
+  }
+  io::JsonLimits limits;
+  limits.max_bytes = kMaxCampaignFileBytes;
+  CampaignOptions o = CampaignOptionsFromJson(
+      io::ReadJsonFile(path.string(), "campaign file", limits), path.string());
   o.out = dir;
-  try {
-    ValidateCampaignOptions(o);
-  } catch (const InputError& e) {
-    throw InputError(path.string() + ": " + e.what());
-  }
   return o;
 }
 
 CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
                            const std::atomic<bool>& stop, const ProgressFn& progress,
-                           ItemDealer& dealer) {
+                           ItemDealer& dealer,
+                           const std::function<void(std::uint64_t)>& started) {
   ValidateCampaignOptions(options);
   const int threads =
       options.threads > 0 ? options.threads : oneapi::tbb::this_task_arena::max_concurrency();
@@ -434,6 +533,7 @@ CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
   };
   CampaignReport report;
   if (!dealer.Reduces()) {  // an MPI worker or a shard: compute, write nothing
+    if (started) started(0);
     report.interrupted = dealer.Deal(0, options.cases, kBatch, compute, nullptr, halt).stopped;
     return report;
   }
@@ -449,6 +549,7 @@ CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
     WriteText(lines, "");
   }
   std::uint64_t done = CompleteCases(lines);
+  if (started) started(done);
   std::ofstream out(lines, std::ios::binary | std::ios::app);
   // Cases arrive in index order: witnesses first, then the line naming them, flushed per batch.
   const ItemConsume consume = [&](std::uint64_t i, std::string&& bytes) {
@@ -473,8 +574,7 @@ CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
   report.interrupted = done < options.cases;
   report.cases_done = done;
   report.summary = Summarize(lines, report.interrupted);
-  WriteText(dir / "summary.json",
-            CampaignSummaryToJson(options, report.summary, options.threads).dump(2) + "\n");
+  WriteText(dir / "summary.json", CampaignSummaryToJson(options, report.summary).dump(2) + "\n");
   return report;
 }
 

@@ -15,9 +15,6 @@
 namespace ltsim {
 namespace {
 
-constexpr const char* kNames[kPropertyCount] = {"sandwich", "transfer", "frequency-rate",
-                                                "finite-hardmax", "lemma53"};
-
 std::vector<double> ToStd(const Vector& v) { return {v.data(), v.data() + v.size()}; }
 
 // observed ≤ bound with the verdict slack of LessOrClose; ratio = observed/bound.
@@ -85,14 +82,9 @@ const char* RecheckStatusName(RecheckStatus status) {
   return kStatus[static_cast<int>(status)];
 }
 
-const char* PropertyName(Property property) { return kNames[static_cast<int>(property)]; }
+const char* PropertyName(Property property) { return kPropertyNames.Name(property); }
 
-Property ParseProperty(const std::string& name) {
-  for (int k = 0; k < kPropertyCount; ++k)
-    if (name == kNames[k]) return static_cast<Property>(k);
-  throw InputError("unknown property '" + name +
-                   "' (known: sandwich, transfer, frequency-rate, finite-hardmax, lemma53)");
-}
+Property ParseProperty(const std::string& name) { return kPropertyNames.Parse(name); }
 
 bool IsTheoremProperty(Property property) { return property != Property::kSandwich; }
 

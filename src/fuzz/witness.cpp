@@ -1,6 +1,7 @@
 // Witness files: a refuted case with everything needed to re-run it, named by content hash.
 #include "ltsim/fuzz/witness.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -10,7 +11,11 @@
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/eval/precise.h"
+#include "ltsim/check/sandwich.h"
+#include "ltsim/fuzz/campaign.h"
+#include "ltsim/io/json.h"
 #include "ltsim/model/model_file.h"
+#include "ltsim/sim/simulator.h"
 
 namespace ltsim {
 namespace {
@@ -23,20 +28,6 @@ Json Runs(const std::vector<Run>& runs) {
   Json out = Json::array();
   for (const Run& run : runs) out.push_back({run.token, run.count});
   return out;
-}
-
-const nlohmann::json& Get(const nlohmann::json& j, const char* key, const std::string& where) {
-  if (!j.is_object() || !j.contains(key)) throw InputError(where + ": missing key '" + key + "'");
-  return j.at(key);
-}
-
-template <typename T>
-T GetAs(const nlohmann::json& j, const char* key, const std::string& where) {
-  try {
-    return Get(j, key, where).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw InputError(where + ": key '" + key + "' has the wrong type");
-  }
 }
 
 }  // namespace
@@ -106,50 +97,88 @@ std::string WitnessFileName(const Json& witness) {
   return ContentHashFileName(witness.dump(), ".witness.json");
 }
 
-Witness ReadWitness(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open witness file");
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json w;
-  try {
-    w = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path + ": invalid JSON (" + std::string(e.what()) + ")");
+Witness WitnessFromJson(const io::Json& doc, const std::string& source) {
+  const io::JsonReader w(doc, source);
+  w.Keys({"format", "version", "property", "seed", "case", "replay", "case_spec", "observed",
+          "bound", "ratio", "numbers", "recheck", "z"},
+         {"format", "version", "property", "case", "case_spec"});
+  if (w.At("format").String() != "ltsim-witness") {
+    w.At("format").Fail("expected \"ltsim-witness\", got " + io::Describe(w.At("format").json()));
   }
-  if (GetAs<std::string>(w, "format", path) != "ltsim-witness" ||
-      GetAs<int>(w, "version", path) != 1)
-    throw InputError(path + ": format: expected ltsim-witness version 1");
+  w.At("version").UInt(1, 1);
   Witness out;
-  out.property = ParseProperty(GetAs<std::string>(w, "property", path));
-  const nlohmann::json& ratio = Get(w, "ratio", path);
-  out.recorded_ratio = ratio.is_number() ? ratio.get<double>() : INFINITY;
-  if (w.contains("recheck")) {
-    const nlohmann::json& r = w["recheck"];
-    out.recorded_recheck = GetAs<std::string>(r, "status", path + ": recheck");
-    if (r.contains("reason")) out.recorded_recheck += " (" + r["reason"].dump() + ")";
+  out.property = w.At("property").Enum(kPropertyNames);
+  if (w.Has("seed")) w.At("seed").UInt();
+  if (w.Has("ratio")) {
+    const io::JsonReader ratio = w.At("ratio");
+    if (ratio.json().is_string()) {
+      if (ratio.String() != "inf") ratio.Fail("expected a number, null or \"inf\"");
+      out.recorded_ratio = INFINITY;
+    } else {
+      out.recorded_ratio = ratio.json().is_null() ? INFINITY : ratio.Number();
+    }
   }
-  const nlohmann::json& c = Get(w, "case_spec", path);
-  const std::string where = path + ": case_spec";
+  if (w.Has("recheck")) {
+    const io::JsonReader r = w.At("recheck");
+    r.Keys({"status", "reason", "digits", "observed", "bound", "note", "values"}, {"status"});
+    out.recorded_recheck = r.At("status").String();
+    if (r.Has("reason")) out.recorded_recheck += " (" + r.At("reason").json().dump() + ")";
+  }
   CaseSpec& s = out.spec;
-  s.index = GetAs<std::uint64_t>(w, "case", path);
-  s.f = ParseModel(Get(c, "f", where).dump(), where + ".f");
-  s.g = ParseModel(Get(c, "g", where).dump(), where + ".g");
-  s.input = InputSpecFromJson(Get(c, "input", where), where + ".input");
-  s.method = GetAs<std::string>(c, "method", where);
-  s.target_length = GetAs<std::uint64_t>(c, "target_length", where);
-  s.block_length = GetAs<std::uint64_t>(c, "block_length", where);
-  s.sim_seed = GetAs<std::uint64_t>(c, "sim_seed", where);
-  s.function_seed = GetAs<std::uint64_t>(c, "function_seed", where);
-  s.epsilon = GetAs<double>(c, "epsilon", where);
-  s.lemma_constant = GetAs<double>(c, "lemma_constant", where);
+  s.index = w.At("case").UInt();
+  const io::JsonReader c = w.At("case_spec");
+  c.Keys({"f", "g", "input", "method", "target_length", "block_length", "sim_seed",
+          "function_seed", "epsilon", "lemma_constant"},
+         {"f", "g", "input", "method", "target_length", "block_length", "sim_seed",
+          "function_seed", "epsilon", "lemma_constant"});
+  const std::string where = source + ": case_spec";
+  s.f = ModelFromJson(c.At("f").json(), where + ".f");
+  s.g = ModelFromJson(c.At("g").json(), where + ".g");
+  // A witness that cannot run is bad input, never a verdict (issue 12, defect 6).
+  CheckPair(s.f, s.g, where + ".f", "case_spec.g");
+  s.input = InputSpecFromJson(c.At("input").json(), where + ".input");
+  if (s.input.alphabet > s.f.alphabet) {
+    c.At("input").At("alphabet").Fail(
+        "is " + std::to_string(s.input.alphabet) + ", larger than the models' alphabet " +
+        std::to_string(s.f.alphabet));
+  }
+  if (s.input.length > kMaxCampaignLength) {
+    c.At("input").At("length").Fail("is " + std::to_string(s.input.length) +
+                                    ", over the limit of " + std::to_string(kMaxCampaignLength) +
+                                    " for generated inputs (docs/formats.md §6.1)");
+  }
+  s.method = c.At("method").String();
+  try {
+    MakeSimulator(s.method);  // every registered simulator, listed or test-only
+  } catch (const InputError& error) {
+    c.At("method").Fail(error.what());
+  }
+  s.target_length = c.At("target_length").UInt(1, kMaxCampaignLength);
+  s.block_length = c.At("block_length").UInt(0, kMaxCampaignLength);
+  s.sim_seed = c.At("sim_seed").UInt();
+  s.function_seed = c.At("function_seed").UInt();
+  s.epsilon = c.At("epsilon").Positive();
+  s.lemma_constant = c.At("lemma_constant").Positive();
   return out;
+}
+
+Witness ReadWitness(const std::string& path) {
+  return WitnessFromJson(io::ReadJsonFile(path, "witness file"), path);
 }
 
 bool Reproduces(const Witness& witness, CaseResult& result) {
   result = RunCase(witness.spec);
+  // A case that cannot run its method, or does not check the witness's property, has no
+  // verdict: that is bad input, not "no longer refuted".
+  if (!result.error.empty()) {
+    throw InputError("witness: its case cannot run: " + result.error);
+  }
   const Outcome& o = result.outcome(witness.property);
-  return o.checked && !o.holds;
+  if (!o.checked) {
+    throw InputError(std::string("witness: its case does not check the property ") +
+                     PropertyName(witness.property) + " (method " + witness.spec.method + ")");
+  }
+  return !o.holds;
 }
 
 }  // namespace ltsim

@@ -19,20 +19,16 @@ namespace {
 constexpr std::uint64_t kMaxLength = 1000000000;
 using inputs::kSparseWindow;
 
-// The registry: every family, its name (witnesses and flags use it) and its draw.
+// The registry: every family and its draw (its name is in kInputKindNames, the one table).
 struct InputFamily {
   InputKind kind;
-  const char* name;
   inputs::FamilyDraw draw;
 };
 
 constexpr InputFamily kFamilies[] = {
-    {InputKind::kUniform, "uniform", inputs::UniformRuns},
-    {InputKind::kDirichlet, "dirichlet", inputs::DirichletRuns},
-    {InputKind::kSparse, "sparse", inputs::SparseRuns},
-    {InputKind::kMarkov, "markov", inputs::MarkovRuns},
-    {InputKind::kPeriodic, "periodic", inputs::PeriodicRuns},
-    {InputKind::kStress, "stress", inputs::StressRuns},
+    {InputKind::kUniform, inputs::UniformRuns},   {InputKind::kDirichlet, inputs::DirichletRuns},
+    {InputKind::kSparse, inputs::SparseRuns},     {InputKind::kMarkov, inputs::MarkovRuns},
+    {InputKind::kPeriodic, inputs::PeriodicRuns}, {InputKind::kStress, inputs::StressRuns},
 };
 
 [[noreturn]] void Fail(const std::string& where, const std::string& key, const std::string& rule) {
@@ -143,18 +139,9 @@ void CheckKeys(const nlohmann::json& json, const std::string& where) {
 
 }  // namespace
 
-const char* InputKindName(InputKind kind) {
-  for (const InputFamily& family : kFamilies)
-    if (family.kind == kind) return family.name;
-  return "?";
-}
+const char* InputKindName(InputKind kind) { return kInputKindNames.Name(kind); }
 
-InputKind ParseInputKind(const std::string& name) {
-  for (const InputFamily& family : kFamilies)
-    if (name == family.name) return family.kind;
-  throw InputError("unknown input kind '" + name +
-                   "' (expected uniform, dirichlet, sparse, markov, periodic or stress)");
-}
+InputKind ParseInputKind(const std::string& name) { return kInputKindNames.Parse(name); }
 
 // The engine is seeded by StreamSeed(seed, kind name), so kinds sharing a seed are independent.
 // The source's name is SourceName's "kind:length=…,…", ending in ",variant=V" for stress

@@ -231,28 +231,9 @@ Transformer GenerateModel(const ModelSpec& spec, FuzzEngine& engine) {
   return model;
 }
 
-const char* PairKindName(PairKind kind) {
-  switch (kind) {
-    case PairKind::kIndependent:
-      return "independent";
-    case PairKind::kPerturbed:
-      return "perturbed";
-    case PairKind::kModeSwap:
-      return "mode-swap";
-    case PairKind::kPrunedHead:
-      return "pruned-head";
-  }
-  return "?";
-}
+const char* PairKindName(PairKind kind) { return kPairKindNames.Name(kind); }
 
-PairKind ParsePairKind(const std::string& name) {
-  for (PairKind kind :
-       {PairKind::kIndependent, PairKind::kPerturbed, PairKind::kModeSwap, PairKind::kPrunedHead}) {
-    if (name == PairKindName(kind)) return kind;
-  }
-  throw InputError("unknown pair kind '" + name +
-                   "' (expected independent, perturbed, mode-swap or pruned-head)");
-}
+PairKind ParsePairKind(const std::string& name) { return kPairKindNames.Parse(name); }
 
 std::pair<Transformer, Transformer> GeneratePair(const ModelSpec& spec, const PairSpec& pair,
                                                  FuzzEngine& engine) {

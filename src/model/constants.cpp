@@ -23,16 +23,32 @@ double SmallestGap(std::vector<double>& values, double theta) {
   return gap;
 }
 
-// The logit set 𝒜 of docs/model.md §4.2 for one head and query type (y, r).
-std::vector<double> LogitSet(const Transformer& model, const Head& head, int y, int r) {
+// The distinct far keys E_s + P_r' (equal keys give equal logits, a tie that never counts).
+std::vector<Vector> DistinctFarKeys(const Transformer& model) {
+  std::vector<Vector> keys;
+  keys.reserve(static_cast<std::size_t>(model.types()));
+  for (int s = 0; s < model.alphabet; ++s)
+    for (int rk = 0; rk < model.period; ++rk)
+      keys.push_back((model.embedding.row(s) + model.positional.row(rk)).transpose());
+  const auto less = [](const Vector& a, const Vector& b) {
+    return std::lexicographical_compare(a.data(), a.data() + a.size(), b.data(), b.data() + b.size());
+  };
+  std::sort(keys.begin(), keys.end(), less);
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+// The logit set 𝒜 of docs/model.md §4.2 for one head and query type (y, r), given the distinct far keys.
+std::vector<double> LogitSet(const Transformer& model, const Head& head, int y, int r,
+                             const std::vector<Vector>& far_keys) {
   const int period = model.period;
   const Vector query = model.embedding.row(y).transpose() + model.positional.row(r).transpose();
   const Vector mq = head.qk * query;
   std::vector<double> set;
+  set.reserve(far_keys.size() + static_cast<std::size_t>(model.alphabet) * model.locality + 1);
+  for (const Vector& key : far_keys) set.push_back(key.dot(mq));
   for (int s = 0; s < model.alphabet; ++s) {
     const Vector token = model.embedding.row(s).transpose();
-    for (int rk = 0; rk < period; ++rk)
-      set.push_back((token + model.positional.row(rk).transpose()).dot(mq));
     for (int t = 1; t <= model.locality; ++t) {
       const int rk = ((r - t) % period + period) % period;
       set.push_back((token + model.positional.row(rk).transpose()).dot(mq) + head.bias[t]);
@@ -56,12 +72,20 @@ const char* HeadRegimeName(HeadRegime regime) {
   return "?";
 }
 
+double LogitMarginWork(const Transformer& model) {
+  const double set = static_cast<double>(model.types()) +
+                     static_cast<double>(model.alphabet) * model.locality + 1.0;
+  return static_cast<double>(model.layers.front().heads.size()) * model.types() * set;
+}
+
 double LogitMargin(const Transformer& model) {
+  if (LogitMarginWork(model) > kMaxLogitMarginWork) return std::numeric_limits<double>::quiet_NaN();
+  const std::vector<Vector> far_keys = DistinctFarKeys(model);
   double margin = kInf;
   for (const Head& head : model.layers.front().heads) {
     for (int y = 0; y < model.alphabet; ++y) {
       for (int r = 0; r < model.period; ++r) {
-        std::vector<double> set = LogitSet(model, head, y, r);
+        std::vector<double> set = LogitSet(model, head, y, r, far_keys);
         margin = std::min(margin, SmallestGap(set, model.tie_tolerance));
       }
     }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ltsim/core/error.h"
+#include "ltsim/model/limits.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/model/safetensors.h"
 #include "model/model_json.h"
@@ -25,6 +26,12 @@ struct Expected {
 
 constexpr long long kAnyPositive = -1;
 
+// The value itself when short, else what it is: a 60 KB value must not make a 60 KB message.
+std::string Shown(const Json& value) {
+  const std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return text.size() <= 40 ? text : Describe(value);
+}
+
 // Turns a parsed document into a Transformer, checking keys, types and shapes as it goes.
 class ModelReader {
  public:
@@ -40,10 +47,18 @@ class ModelReader {
                "readout"});
     Transformer model;
     if (root.contains("name")) model.name = Text(root.at("name"), "name");
+    // The sizes come first and within their limits (docs/formats.md §6.1), so that no
+    // matrix is allocated from a size the file does not back up.
     model.alphabet = Int(root.at("alphabet"), "alphabet", 1, kMaxAlphabet);
-    model.width = Int(root.at("width"), "width", 1);
-    model.period = Int(root.at("period"), "period", 1);
-    model.locality = Int(root.at("locality"), "locality", 0);
+    model.width = Int(root.at("width"), "width", 1, kMaxWidth);
+    model.period = Int(root.at("period"), "period", 1, kMaxPeriod);
+    model.locality = Int(root.at("locality"), "locality", 0, kMaxLocality);
+    if (static_cast<long long>(model.alphabet) * model.period > kMaxTypes) {
+      Fail("period", "alphabet × period = " +
+                         std::to_string(static_cast<long long>(model.alphabet) * model.period) +
+                         " types, over the limit of " + std::to_string(kMaxTypes) +
+                         " (docs/formats.md §6.1)");
+    }
     if (root.contains("tie_tolerance")) model.tie_tolerance = TieTolerance(root);
     const Expected d{model.width, "width"};
     model.embedding =
@@ -65,12 +80,12 @@ class ModelReader {
     if (!root.contains("format")) Fail("format", "missing key");
     const Json& format = root.at("format");
     if (format != kFormatName) {
-      Fail("format", std::string("expected \"") + kFormatName + "\", got " + format.dump());
+      Fail("format", std::string("expected \"") + kFormatName + "\", got " + Shown(format));
     }
     if (!root.contains("version")) Fail("version", "missing key");
     const Json& version = root.at("version");
     if (!version.is_number_integer() || version != kFormatVersion) {
-      Fail("version", "unsupported version " + version.dump() + ", expected " +
+      Fail("version", "unsupported version " + Shown(version) + ", expected " +
                           std::to_string(kFormatVersion));
     }
   }
@@ -139,7 +154,7 @@ class ModelReader {
                     const Expected& cols) const {
     if (!value.is_array()) Fail(path, "expected an array of rows, got " + Describe(value));
     CheckCount(value.size(), "rows", rows, path);
-    Matrix matrix(static_cast<Eigen::Index>(value.size()), cols.size);
+    // Every row's shape before the matrix is allocated: its size is then what the file holds.
     for (size_t r = 0; r < value.size(); ++r) {
       const Json& row = value[r];
       const std::string row_name = "row " + std::to_string(r);
@@ -147,6 +162,12 @@ class ModelReader {
         Fail(path, row_name + ": expected an array of numbers, got " + Describe(row));
       }
       CheckCount(row.size(), "columns", cols, path, row_name + " has ");
+    }
+    const Eigen::Index columns = value.empty() ? 0 : static_cast<Eigen::Index>(value[0].size());
+    Matrix matrix(static_cast<Eigen::Index>(value.size()), columns);
+    for (size_t r = 0; r < value.size(); ++r) {
+      const Json& row = value[r];
+      const std::string row_name = "row " + std::to_string(r);
       for (size_t c = 0; c < row.size(); ++c) {
         matrix(r, c) = Number(row[c], path, row_name + ", column " + std::to_string(c) + ": ");
       }
@@ -168,6 +189,10 @@ class ModelReader {
                                 const Transformer& model) const {
     if (!value.is_array()) Fail(path, "expected an array of layers, got " + Describe(value));
     if (value.empty()) Fail(path, "must have at least one layer");
+    if (value.size() > static_cast<size_t>(kMaxLayers)) {
+      Fail(path, "has " + std::to_string(value.size()) + " layers, over the limit of " +
+                     std::to_string(kMaxLayers) + " (docs/formats.md §6.1)");
+    }
     std::vector<Layer> layers;
     for (size_t l = 0; l < value.size(); ++l) {
       layers.push_back(ReadLayer(value[l], Element(path, l), model));
@@ -187,6 +212,11 @@ class ModelReader {
     const Json& heads = value.at("heads");
     const std::string heads_path = Child(path, "heads");
     if (!heads.is_array()) Fail(heads_path, "expected an array of heads, got " + Describe(heads));
+    if (heads.empty()) Fail(heads_path, "must have at least one head");
+    if (heads.size() > static_cast<size_t>(kMaxHeads)) {
+      Fail(heads_path, "has " + std::to_string(heads.size()) + " heads, over the limit of " +
+                           std::to_string(kMaxHeads) + " (docs/formats.md §6.1)");
+    }
     for (size_t h = 0; h < heads.size(); ++h) {
       layer.heads.push_back(ReadHead(heads[h], Element(heads_path, h), model));
     }
@@ -195,17 +225,11 @@ class ModelReader {
   }
 
   Attention ReadAttention(const Json& value, const std::string& path) const {
-    for (Attention attention : {Attention::kSoftmax, Attention::kHardmax, Attention::kFinite}) {
-      if (value == AttentionName(attention)) return attention;
-    }
-    Fail(path, "expected one of \"softmax\", \"hardmax\", \"finite\", got " + value.dump());
+    return io::JsonReader(value, source_, path).Enum(kAttentionNames);
   }
 
   BiasScaling ReadBiasScaling(const Json& value, const std::string& path) const {
-    for (BiasScaling scaling : {BiasScaling::kNone, BiasScaling::kLog}) {
-      if (value == BiasScalingName(scaling)) return scaling;
-    }
-    Fail(path, "expected one of \"none\", \"log\", got " + value.dump());
+    return io::JsonReader(value, source_, path).Enum(kBiasScalingNames);
   }
 
   int PrecisionBits(const Json& layer, const std::string& path, Attention attention) const {
@@ -216,7 +240,7 @@ class ModelReader {
       return 0;
     }
     if (!present) Fail(key, "missing key (required when attention is finite)");
-    return Int(layer.at("precision_bits"), key, 1);
+    return Int(layer.at("precision_bits"), key, 1, kMaxPrecisionBits);
   }
 
   Head ReadHead(const Json& value, const std::string& path, const Transformer& model) const {
@@ -255,15 +279,15 @@ class ModelReader {
 
 }  // namespace
 
-Transformer ParseModel(const std::string& text, const std::string& source) {
-  const Transformer model = ModelReader(source).Read(ParseJson(text, source));
+Transformer ModelFromJson(const io::Json& json, const std::string& source) {
+  const Transformer model = ModelReader(source).Read(json);
   ValidateTransformer(model, source);
   return model;
 }
 
 Transformer ReadModel(const std::string& path) {
   if (IsSafetensorsPath(path)) return ReadSafetensorsModel(path);
-  return ParseModel(ReadText(path), path);
+  return ModelFromJson(io::ReadJsonFile(path, "model file"), path);
 }
 
 }  // namespace ltsim

@@ -5,6 +5,7 @@
 
 #include "ltsim/core/error.h"
 #include "ltsim/model/model_file.h"
+#include "ltsim/io/output_file.h"
 #include "model/model_json.h"
 
 namespace ltsim {
@@ -102,12 +103,8 @@ std::string ModelToJson(const Transformer& model) {
 
 void WriteModel(const Transformer& model, const std::string& path) {
   ValidateTransformer(model, path);
-  const std::string text = ModelToJson(model);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw InputError(path + ": cannot open model file for writing");
-  out << text;
-  out.close();
-  if (!out) throw InputError(path + ": cannot write model file");
+  // A temporary file renamed over `path`: never a half-written or truncated model.
+  io::WriteFileAtomically(path, ModelToJson(model));
 }
 
 }  // namespace ltsim

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ltsim/core/error.h"
+#include "ltsim/model/limits.h"
 
 namespace ltsim {
 namespace {
@@ -43,6 +44,7 @@ class Validator {
     CheckMatrix(model.readout_weight, "readout.weight", k, {d, "width"});
     CheckVector(model.readout_bias, "readout.bias", k);
     CheckMeta(model.meta_json);
+    CheckModelLimits(model, source_);
   }
 
  private:
@@ -139,30 +141,6 @@ class Validator {
 };
 
 }  // namespace
-
-const char* AttentionName(Attention attention) {
-  switch (attention) {
-    case Attention::kSoftmax:
-      return "softmax";
-    case Attention::kHardmax:
-      return "hardmax";
-    case Attention::kFinite:
-      return "finite";
-  }
-  LTSIM_CHECK(false);
-  return "";
-}
-
-const char* BiasScalingName(BiasScaling scaling) {
-  switch (scaling) {
-    case BiasScaling::kNone:
-      return "none";
-    case BiasScaling::kLog:
-      return "log";
-  }
-  LTSIM_CHECK(false);
-  return "";
-}
 
 void ValidateTransformer(const Transformer& model, const std::string& source) {
   Validator(source).Check(model);

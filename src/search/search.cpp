@@ -16,7 +16,9 @@
 #include "ltsim/check/sandwich.h"
 #include "ltsim/check/threshold.h"
 #include "ltsim/core/bytes.h"
+#include "ltsim/check/sandwich.h"
 #include "ltsim/core/error.h"
+#include "ltsim/io/json.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/model/model_bytes.h"
 #include "ltsim/model/model_file.h"
@@ -325,38 +327,59 @@ nlohmann::json SearchWitnessToJson(const SearchOptions& o, const SearchCandidate
 }
 
 SearchWitness SearchWitnessFromJson(const nlohmann::json& json, const std::string& where) {
-  const std::set<std::string> keys = {"format", "version", "objective", "eps",  "n",
-                                      "value",  "f",       "g",         "input"};
-  if (!json.is_object()) throw InputError(where + ": a search witness must be a JSON object");
-  if (!json.contains("format") || json["format"] != kFormat || !json.contains("version") ||
-      (json["version"] != 1 && json["version"] != 2))
-    throw InputError(where + ": format: expected " + kFormat + " version 1 or 2");
-  const bool explicit_x = json["version"] == 2;
-  for (const auto& [key, value] : json.items())
-    if (!keys.count(key) && !(explicit_x && key == "x_runs"))
-      throw InputError(where + ": " + key + ": unknown key");
-  for (const std::string& key : keys)
-    if (!json.contains(key)) throw InputError(where + ": " + key + ": missing");
-  if (explicit_x && !json.contains("x_runs")) throw InputError(where + ": x_runs: missing");
+  const io::Json doc(json);
+  const io::JsonReader r(doc, where);
+  if (!doc.is_object()) r.Fail("a search witness must be a JSON object");
+  if (!doc.contains("format") || doc["format"] != kFormat) {
+    r.Fail(std::string("format: expected \"") + kFormat + "\"");
+  }
+  const bool explicit_x = r.At("version").UInt(1, 2) == 2;
+  if (explicit_x) {
+    r.Keys({"format", "version", "objective", "eps", "n", "value", "f", "g", "input", "x_runs"},
+           {"format", "version", "objective", "eps", "n", "value", "f", "g", "input", "x_runs"});
+  } else {
+    r.Keys({"format", "version", "objective", "eps", "n", "value", "f", "g", "input"},
+           {"format", "version", "objective", "eps", "n", "value", "f", "g", "input"});
+  }
   SearchWitness w;
-  if (!json["objective"].is_string() || !json["eps"].is_number() ||
-      !json["n"].is_number_unsigned() || !json["value"].is_number())
-    throw InputError(where +
-                     ": objective, eps, n, value: wrong type (string, number, "
-                     "unsigned integer, number)");
-  w.objective = json["objective"].get<std::string>();
+  w.objective = r.At("objective").String();
   const std::vector<std::string>& names = SearchObjectives();
   if (std::find(names.begin(), names.end(), w.objective) == names.end())
-    throw InputError(where + ": objective: unknown '" + w.objective + "'");
-  w.eps = json["eps"].get<double>();
-  w.n = json["n"].get<std::uint64_t>();
-  if (!(w.eps > 0 && w.eps < 1)) throw InputError(where + ": eps: must be in (0, 1)");
-  if (w.n < 1) throw InputError(where + ": n: must be at least 1");
-  w.candidate.objective = json["value"].get<double>();
-  w.candidate.f = ParseModel(json["f"].dump(), where + ": f");
-  w.candidate.g = ParseModel(json["g"].dump(), where + ": g");
+    r.At("objective").Fail("unknown objective '" + w.objective.substr(0, 60) + "'");
+  w.eps = r.At("eps").Number();
+  if (!(w.eps > 0 && w.eps < 1)) r.At("eps").Fail("must be in (0, 1)");
+  w.n = r.At("n").UInt(1, kMaxSearchWitnessLength);
+  w.candidate.objective = r.At("value").Number();
+  w.candidate.f = ModelFromJson(doc["f"], where + ": f");
+  w.candidate.g = ModelFromJson(doc["g"], where + ": g");
+  // A pair or an input that cannot run together is bad input, never a replay verdict.
+  CheckPair(w.candidate.f, w.candidate.g, where + ": f", "g");
   w.candidate.input = InputSpecFromJson(json["input"], where + ": input");
-  if (explicit_x) w.candidate.x_runs = ParseRuns(json["x_runs"], where + ": x_runs");
+  if (w.candidate.input.alphabet > w.candidate.f.alphabet) {
+    r.At("input").At("alphabet").Fail("is " + std::to_string(w.candidate.input.alphabet) +
+                                      ", larger than the models' alphabet " +
+                                      std::to_string(w.candidate.f.alphabet));
+  }
+  if (w.candidate.input.length > kMaxSearchWitnessLength) {
+    r.At("input").At("length").Fail("over the limit of " + std::to_string(kMaxSearchWitnessLength) +
+                                    " (docs/formats.md §6.1)");
+  }
+  if (explicit_x) {
+    w.candidate.x_runs = ParseRuns(json["x_runs"], where + ": x_runs");
+    std::uint64_t length = 0;
+    for (const Run& run : w.candidate.x_runs) {
+      if (static_cast<int>(run.token) >= w.candidate.f.alphabet) {
+        r.At("x_runs").Fail("token " + std::to_string(run.token) +
+                            " is outside the models' alphabet " +
+                            std::to_string(w.candidate.f.alphabet));
+      }
+      if (run.count > kMaxSearchWitnessLength - length) {
+        r.At("x_runs").Fail("x is longer than the limit of " +
+                            std::to_string(kMaxSearchWitnessLength) + " (docs/formats.md §6.1)");
+      }
+      length += run.count;
+    }
+  }
   return w;
 }
 

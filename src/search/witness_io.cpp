@@ -12,6 +12,8 @@
 #include "ltsim/check/sandwich.h"
 #include "ltsim/check/threshold.h"
 #include "ltsim/core/error.h"
+#include "ltsim/io/json.h"
+#include "ltsim/io/output_file.h"
 #include "ltsim/eval/precise.h"
 #include "ltsim/fuzz/witness.h"
 #include "ltsim/strings/sources.h"
@@ -257,31 +259,29 @@ std::string SaveSearchWitness(const std::string& dir_or_path, const SearchOption
   const fs::path target = fs::is_directory(dir_or_path)
                               ? fs::path(dir_or_path) / SearchWitnessFileName(doc)
                               : fs::path(dir_or_path);
-  std::ofstream out(target, std::ios::binary | std::ios::trunc);
-  out << doc.dump(2) << "\n";
-  if (!out) throw InputError(target.string() + ": cannot write the search witness");
+  io::WriteFileAtomically(target.string(), doc.dump(2) + "\n");
   return target.string();
 }
 
-SearchWitness ReadSearchWitness(const std::string& path, nlohmann::json* recheck) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot read");
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path + ": not JSON (" + e.what() + ")");
-  }
+SearchWitness SearchWitnessFromText(const std::string& text, const std::string& source,
+                                    nlohmann::json* recheck) {
+  io::Json parsed = io::ParseJson(text, source);
+  nlohmann::json doc(parsed);
   if (doc.is_object() && doc.contains("recheck")) {
-    if (!doc["recheck"].is_object() || !doc["recheck"].contains("status") ||
-        !doc["recheck"]["status"].is_string())
-      throw InputError(path + ": recheck: expected an object with a string status");
+    const io::JsonReader r(parsed.at("recheck"), source, "recheck");
+    r.Keys({"objective", "status", "value", "precise", "digits", "tolerance", "z_length",
+            "values", "note"},
+           {"status"});
+    r.At("status").String();
     if (recheck) *recheck = doc["recheck"];
     doc.erase("recheck");
   }
-  return SearchWitnessFromJson(doc, path);
+  return SearchWitnessFromJson(doc, source);
+}
+
+SearchWitness ReadSearchWitness(const std::string& path, nlohmann::json* recheck) {
+  return SearchWitnessFromText(io::ReadFile(path, "search witness", io::kMaxJsonBytes), path,
+                               recheck);
 }
 
 SearchReplay ReplaySearchWitness(const std::string& path) {

@@ -65,7 +65,8 @@ std::unique_ptr<Simulator> MakeSimulator(const std::string& name) {
     if (name == entry.name) return entry.make();
     if (entry.listed) known += (known.empty() ? "" : ", ") + std::string(entry.name);
   }
-  throw OptionError("method", "unknown method '" + name + "' (known: " + known + ")");
+  const std::string shown = name.size() > 60 ? name.substr(0, 60) + "..." : name;
+  throw OptionError("method", "unknown method '" + shown + "' (known: " + known + ")");
 }
 
 FarRegion PlanFarRegion(const TypeCounts& counts, std::uint64_t target, const char* method) {
@@ -139,6 +140,9 @@ std::vector<std::uint64_t> LargestRemainder(const std::vector<double>& quotas,
 }
 
 bool SimulateShortString(const SimulationInput& in, Simulation& out) {
+  // Every simulator starts here, so n ≥ 1 is checked once for all (markov's chain has no
+  // keep rate at n = 0).
+  if (in.target_length == 0) throw InputError("the target length n must be at least 1");
   if (in.counts.length > in.target_length) return false;
   out.z = WholeString(in.x);
   out.length = in.counts.length;

@@ -167,9 +167,13 @@ bool ParseProbs(std::string_view text, std::vector<double>& probs) {
 std::map<std::string, std::string> SplitPairs(const std::string& spec) {
   std::map<std::string, std::string> pairs;
   std::string_view rest = std::string_view(spec).substr(4);
-  while (!rest.empty()) {
-    const std::string_view item = rest.substr(0, rest.find(','));
-    rest.remove_prefix(std::min(rest.size(), item.size() + 1));
+  for (bool more = !rest.empty(); more;) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    more = comma != std::string_view::npos;
+    if (more) rest.remove_prefix(comma + 1);
+    // "…,seed=1," or "…,,…": an empty item is a typo, not nothing (house style §14).
+    if (item.empty()) throw InputError(spec + ": empty item (a stray ',')");
     const std::size_t equals = item.find('=');
     if (equals == std::string_view::npos) {
       throw InputError(spec + ": expected key=value, got '" + std::string(item) + "'");

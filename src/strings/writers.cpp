@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ltsim/core/error.h"
+#include "ltsim/io/output_file.h"
 #include "ltsim/strings/sources.h"
 
 namespace ltsim {
@@ -16,43 +17,40 @@ namespace {
 constexpr std::size_t kBufferBytes = 1 << 20;
 constexpr int kRunsPerLine = 16;
 
-/// An output file that reports failures as InputErrors naming the path and removes itself
-/// unless Close() succeeded.
+/// An output file that reports failures as InputErrors naming the path. It is written to a
+/// temporary file next to the target and renamed over it by Close(), so the target is never
+/// truncated (even when it is also the input) and never left half-written.
 class OutputFile {
  public:
-  explicit OutputFile(std::string path) : path_(std::move(path)) {
-    file_ = std::fopen(path_.c_str(), "wb");
-    if (!file_) throw InputError(path_ + ": cannot open for writing");
-  }
-  ~OutputFile() {
-    if (!file_) return;
-    std::fclose(file_);
-    std::error_code ignored;
-    std::filesystem::remove(path_, ignored);
-  }
-  OutputFile(const OutputFile&) = delete;
-  OutputFile& operator=(const OutputFile&) = delete;
+  explicit OutputFile(std::string path) : file_(std::move(path)) {}
 
   void Write(const void* data, std::size_t bytes) {
-    if (bytes > 0 && std::fwrite(data, 1, bytes, file_) != bytes) Fail();
+    file_.stream().write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+    if (!file_.stream()) throw InputError(path() + ": cannot write string file (disk full?)");
   }
-  void Close() {
-    std::FILE* file = file_;
-    file_ = nullptr;
-    if (std::fclose(file) != 0) {
-      std::error_code ignored;
-      std::filesystem::remove(path_, ignored);
-      Fail();
-    }
-  }
-  const std::string& path() const { return path_; }
+  void Close() { file_.Commit(); }
+  const std::string& path() const { return file_.path(); }
 
  private:
-  [[noreturn]] void Fail() const { throw InputError(path_ + ": cannot write string file"); }
-
-  std::string path_;
-  std::FILE* file_ = nullptr;
+  io::AtomicFile file_;
 };
+
+// Refuses a binary output that cannot fit in the free space of its directory, before
+// writing any of it (a 2^64-token run would otherwise fill the disk).
+void CheckSpace(const std::string& path, std::uint64_t length, int bytes_per_token) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
+  std::error_code error;
+  const std::filesystem::space_info space = std::filesystem::space(dir, error);
+  if (error) return;  // the open below reports a missing directory
+  const unsigned __int128 bytes = static_cast<unsigned __int128>(length) * bytes_per_token;
+  if (bytes > space.available) {
+    throw InputError(path + ": the string has " + std::to_string(length) + " tokens, " +
+                     (bytes >> 64 ? std::string("more than 2^64") : std::to_string(static_cast<std::uint64_t>(bytes))) +
+                     " bytes, but only " + std::to_string(space.available) +
+                     " bytes are free there");
+  }
+}
 
 /// Merges runs across chunk boundaries and prints them as "s" or "s^c", kRunsPerLine a line.
 class RunTextWriter {
@@ -208,6 +206,7 @@ void WriteRunLengthText(const Source& source, const std::string& path) {
 
 void WriteBinary(const Source& source, const std::string& path, int bytes_per_token) {
   LTSIM_CHECK(bytes_per_token == 1 || bytes_per_token == 2);
+  CheckSpace(path, source.length(), bytes_per_token);
   OutputFile out(path);
   if (bytes_per_token == 1) {
     WriteTokens<std::uint8_t>(source, out);

@@ -118,8 +118,12 @@ ExperimentTrend MakeTrend(const std::vector<ExperimentRow>& rows, const std::str
 void Validate(const ExperimentOptions& o) {
   for (double w : o.omegas)
     if (!(w > 0) || !std::isfinite(w)) throw InputError("--omegas: ω must be positive");
-  for (int p : o.primes)
+  for (int p : o.primes) {
     if (p < 2 || p > 4096) throw InputError("--primes: p must be in [2, 4096]");
+    // ModPTask(p, k) is the paper's task for a prime p (docs/theory.md §6).
+    for (int q = 2; q * q <= p; ++q)
+      if (p % q == 0) throw InputError("--primes: " + std::to_string(p) + " is not a prime");
+  }
   for (int s : o.alphabets)
     if (s < 2) throw InputError("--alphabets: S must be at least 2");
   for (int k : o.ks)

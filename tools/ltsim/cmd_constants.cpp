@@ -1,6 +1,7 @@
 // `ltsim constants F [G]`: the registry's bounds and user bound expressions at a model's constants.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <iostream>
 #include <memory>
 
@@ -43,7 +44,17 @@ void ApplySet(const std::string& text, ConstantMap& constants) {
   constants[text.substr(0, eq)] = value;
 }
 
+// The flags' ranges (the numbers are finite already: strict_numbers.h).
+void CheckArgs(const ConstantsArgs& args) {
+  if (!(args.eps > 0 && args.eps < 1)) throw InputError(fmt::format("--eps: must be in (0, 1), not {}", args.eps));
+  if (!(args.n >= 1)) throw InputError(fmt::format("--n: must be at least 1, not {}", args.n));
+  if (args.length < 0) throw InputError(fmt::format("--T: must be positive (0: n), not {}", args.length));
+  if (!(args.alpha0 > 0)) throw InputError(fmt::format("--alpha0: must be positive, not {}", args.alpha0));
+  if (args.lipschitz_g < 0) throw InputError(fmt::format("--G-bound: must be ≥ 0, not {}", args.lipschitz_g));
+}
+
 ConstantMap Constants(const ConstantsArgs& args) {
+  CheckArgs(args);
   const ConstantMap f = ModelConstants(ReadModel(args.f));
   ConstantMap c = args.g.empty() ? f : PairConstants(f, ModelConstants(ReadModel(args.g)));
   c["eps"] = args.eps;
@@ -59,8 +70,13 @@ std::vector<Row> Evaluate(const ConstantsArgs& args, const ConstantMap& c) {
   std::vector<Row> rows;
   for (const Bound& bound : BoundRegistry())
     rows.push_back({bound.name, bound.formula, bound.source, bound.value(c)});
-  for (const std::string& expression : args.bounds)
-    rows.push_back({"user", expression, "[user]", EvaluateBoundExpression(expression, c)});
+  for (const std::string& expression : args.bounds) {
+    const double value = EvaluateBoundExpression(expression, c);
+    // A user bound that is not a finite number (1/0, a NaN constant) says nothing: refused.
+    if (!std::isfinite(value))
+      throw InputError(fmt::format("--bound '{}': evaluates to {}, not a finite number", expression, value));
+    rows.push_back({"user", expression, "[user]", value});
+  }
   return rows;
 }
 

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <csignal>
@@ -118,40 +119,46 @@ int RunFuzz(FuzzArgs& args) {
     o.time_budget = args.options.time_budget;
   } else {
     if (o.out.empty()) throw InputError("--out: required (or --resume DIR)");
-    if (!args.modes.empty()) {
-      o.modes.clear();
-      for (const auto& m : args.modes) {
-        if (m == "softmax")
-          o.modes.push_back(Attention::kSoftmax);
-        else if (m == "hardmax")
-          o.modes.push_back(Attention::kHardmax);
-        else if (m == "finite")
-          o.modes.push_back(Attention::kFinite);
-        else
-          throw InputError("--modes: unknown mode '" + m + "' (softmax, hardmax, finite)");
+    // One name table per enum (io/names.h): an unknown name lists the known ones.
+    const auto parse = [](const char* flag, const std::vector<std::string>& names, auto& out,
+                          const auto& table) {
+      if (names.empty()) return;
+      out.clear();
+      try {
+        for (const std::string& name : names) out.push_back(table.Parse(name));
+      } catch (const InputError& error) {
+        throw InputError(std::string(flag) + ": " + error.what());
       }
-    }
-    if (!args.pairs.empty()) {
-      o.pairs.clear();
-      for (const auto& p : args.pairs) o.pairs.push_back(ParsePairKind(p));
-    }
-    if (!args.inputs.empty()) {
-      o.inputs.clear();
-      for (const auto& k : args.inputs) o.inputs.push_back(ParseInputKind(k));
-    }
+    };
+    parse("--modes", args.modes, o.modes, kAttentionNames);
+    parse("--pairs", args.pairs, o.pairs, kPairKindNames);
+    parse("--inputs", args.inputs, o.inputs, kInputKindNames);
   }
-  std::cout << fmt::format("ltsim fuzz: seed {}, {} cases, {} threads{}, out {}{}\n", o.seed,
-                           o.cases, o.threads > 0 ? std::to_string(o.threads) : "all",
-                           dist::Size() > 1 ? fmt::format(" on each of {} ranks", dist::Size())
-                           : dealer.sharded() ? " (shard " + args.dist.shard + ")"
-                                              : "",
-                           o.out, resume ? " (resumed)" : "")
-            << std::flush;
+  // The options check themselves (campaign.h) before anything prints; the command line only
+  // names its flags. On --resume the file's options were checked when read, so only
+  // --threads and --time-budget can fail here.
+  try {
+    ValidateCampaignOptions(o);
+  } catch (const OptionError& e) {
+    throw InputError((e.option() == "epsilon" ? std::string("--eps") : FlagForOption(e.option())) +
+                     ": " + e.rule());
+  }
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   // mpirun forwards SIGUSR1 to every rank at once (SIGTERM only after a delay).
   std::signal(SIGUSR1, OnSignal);
-  const CampaignReport report = RunCampaign(o, resume, g_stop, MakeProgress(), dealer.get());
+  // The header only once the directory has been read back: bad input prints one line only.
+  const auto header = [&](std::uint64_t) {
+    std::cout << fmt::format("ltsim fuzz: seed {}, {} cases, {} threads{}, out {}{}\n", o.seed,
+                             o.cases, o.threads > 0 ? std::to_string(o.threads) : "all",
+                             dist::Size() > 1 ? fmt::format(" on each of {} ranks", dist::Size())
+                             : dealer.sharded() ? " (shard " + args.dist.shard + ")"
+                                                : "",
+                             o.out, resume ? " (resumed)" : "")
+              << std::flush;
+  };
+  const CampaignReport report =
+      RunCampaign(o, resume, g_stop, MakeProgress(), dealer.get(), header);
   if (!dealer.Reduces()) {  // an MPI worker or a shard
     dealer.FinishShard();
     return report.interrupted ? 130 : 0;

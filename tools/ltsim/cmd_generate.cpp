@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "ltsim/io/output_file.h"
 #include "ltsim/strings/sources.h"
 
 namespace ltsim::cli {
@@ -21,6 +22,7 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 }
 
 void RunGenerate(const GenerateArgs& args) {
+  io::RefuseOutputIsInput(args.out, {args.spec});
   const auto source = OpenSource(args.spec);
   if (EndsWith(args.out, ".u8"))
     WriteBinary(*source, args.out, 1);

@@ -58,6 +58,18 @@ void PrintJsonInfo(const Transformer& model, const Info& info) {
   doc["log_complexity"] = Number(info.log_complexity);
   doc["regimes"] = Json::array();
   for (HeadRegime regime : info.regimes) doc["regimes"].push_back(HeadRegimeName(regime));
+  // Constants over a work limit are null for that reason, not because they are ∞.
+  doc["not_computed"] = Json::object();
+  if (model.layers.size() == 1 && LogitMarginWork(model) > kMaxLogitMarginWork) {
+    const std::string why = fmt::format(
+        "{:.3g} logits over the work limit of {:.3g} (docs/formats.md §6.1)",
+        LogitMarginWork(model), kMaxLogitMarginWork);
+    doc["not_computed"]["logit_margin"] = why;
+    if (model.layers.front().attention == Attention::kFinite) {
+      doc["not_computed"]["hardmax_length"] = why;
+      doc["not_computed"]["log2_hardmax_length"] = why;
+    }
+  }
   doc["null_means"] = "∞ for margins (no positive gap); not applicable otherwise";
   PrintJson(doc);
 }

@@ -97,6 +97,7 @@ void AddSandwichCommand(CLI::App& app) {
   cmd->callback([args] {
     const Transformer f = ReadModel(args->f);
     const Transformer g = ReadModel(args->g);
+    CheckPair(f, g, args->f, args->g);
     const auto x = OpenSource(args->string);
     const SandwichResult result = RunSandwich(f, g, *x, args->options);
     args->json ? PrintJsonResult(*args, result) : PrintTable(*args, result);

@@ -9,6 +9,7 @@
 #include "ltsim/model/model_file.h"
 #include "ltsim/strings/sources.h"
 #include "method_options.h"
+#include "ltsim/io/output_file.h"
 #include "output.h"
 
 namespace ltsim::cli {
@@ -25,6 +26,9 @@ struct SimulateArgs {
 void RunSimulate(const SimulateArgs& args) {
   if (args.models.size() > 2)
     throw InputError(fmt::format("--model: give one or two models, not {}", args.models.size()));
+  std::vector<std::string> inputs = args.models;
+  inputs.push_back(args.string);
+  io::RefuseOutputIsInput(args.out, inputs);
   std::vector<Transformer> models;
   for (const std::string& path : args.models) models.push_back(ReadModel(path));
   std::vector<const Transformer*> pointers;

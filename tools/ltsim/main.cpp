@@ -8,6 +8,7 @@
 #include "dist_options.h"
 #include "ltsim/core/error.h"
 #include "ltsim/dist/dist.h"
+#include "strict_numbers.h"
 
 namespace {
 
@@ -54,6 +55,7 @@ int RunCommandLine(int argc, char** argv) {
     for (std::string& w : words) pointers.push_back(w.data());
     return RunCommandLine(static_cast<int>(pointers.size()), pointers.data());
   });
+  ltsim::cli::RequireStrictNumbers(app);
   try {
     const auto named = [&](const CLI::App* sub) { return sub->check_name(argv[1]); };
     if (argc >= 2 && argv[1][0] != '-' && app.get_subcommands(named).empty())

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "ltsim/core/error.h"
+#include "ltsim/io/output_file.h"
 
 namespace ltsim::cli {
 namespace {
@@ -39,11 +40,10 @@ void WriteJsonAndCsv(const std::string& dir, const std::string& stem, const Json
   const std::filesystem::path base(dir);
   std::error_code error;
   std::filesystem::create_directories(base, error);
-  std::ofstream json_file(base / (stem + ".json")), csv_file(base / (stem + ".csv"));
-  if (error || !json_file || !csv_file) throw InputError("--out '" + dir + "': cannot write");
-  json_file << json.dump(2) << "\n";
-  csv_file << csv;
-  if (!json_file || !csv_file) throw InputError("--out '" + dir + "': cannot write");
+  if (error) throw InputError("--out '" + dir + "': cannot create the directory");
+  // Each file whole or not at all (io/output_file.h).
+  io::WriteFileAtomically((base / (stem + ".json")).string(), json.dump(2) + "\n");
+  io::WriteFileAtomically((base / (stem + ".csv")).string(), csv);
 }
 
 }  // namespace

@@ -49,6 +49,12 @@ struct SandwichResult {
   bool rate_holds = false;
 };
 
+/// InputError unless f and g read the same alphabet and have the same number of outputs (a
+/// pair is compared output by output); the message names both (`f_name`, `g_name`: their
+/// files on the command line).
+void CheckPair(const Transformer& f, const Transformer& g, const std::string& f_name = "f",
+               const std::string& g_name = "g");
+
 /// Builds z from x with the chosen method and measures the sandwich. One pass over x for
 /// the counts (shared by both models' one-layer evaluations and the frequency methods),
 /// plus one more for methods that read x itself. InputError on alphabet mismatches.

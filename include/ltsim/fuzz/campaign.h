@@ -7,6 +7,7 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ltsim/core/work.h"
@@ -39,15 +40,47 @@ struct CampaignOptions {
   double delta = 0.01;          ///< δ of perturbed pairs
 };
 
-/// InputError naming the option (by its campaign.json key) when the options cannot run: an
-/// empty mix (layers, modes, pairs, inputs, methods), an unknown method, layers other than 1
-/// and 2, min above max, non-positive limits, ε or the Lemma 5.3 constant not finite and
-/// positive, δ outside [0, 1]. RunCampaign calls it, fresh or resumed.
+/// Largest values of the options (docs/formats.md §6.1).
+inline constexpr std::uint64_t kMaxCampaignCases = 1'000'000'000'000;
+inline constexpr int kMaxCampaignThreads = 1024;
+inline constexpr std::uint64_t kMaxCampaignLength = 10'000'000;  ///< |x| and n
+inline constexpr int kMaxCampaignAlphabet = 1024, kMaxCampaignWidth = 64, kMaxCampaignPeriod = 64,
+                     kMaxCampaignLocality = 16, kMaxCampaignHeads = 16;
+inline constexpr std::uint64_t kMaxCampaignFileBytes = 1 << 20;  ///< campaign.json
+inline constexpr std::size_t kMaxCaseLineBytes = 1 << 20;        ///< a line of cases.jsonl
+
+/// Options ↔ JSON (the campaign file a resumed run reads back). Reading is strict
+/// (io::JsonReader: unknown or missing keys, integers that are not integers in range) and
+/// ends with ValidateCampaignOptions; errors name `source` and the key.
+nlohmann::ordered_json CampaignOptionsToJson(const CampaignOptions& options);
+CampaignOptions CampaignOptionsFromJson(const nlohmann::ordered_json& json,
+                                        const std::string& source);
+
+/// OptionError naming the option by its campaign.json key (the command line maps it to its
+/// flag) unless every option is in range: cases, lengths and targets ≥ 1 and ordered,
+/// non-empty mixes of known names, the max_* within their limits, ε, C and δ finite and
+/// positive, threads ≤ kMaxCampaignThreads. RunCampaign calls it, fresh or resumed;
+/// CampaignOptionsFromJson reports its errors naming the file.
 void ValidateCampaignOptions(const CampaignOptions& options);
 
-/// Options ↔ JSON (the campaign file a resumed run reads back).
-nlohmann::ordered_json CampaignOptionsToJson(const CampaignOptions& options);
-CampaignOptions CampaignOptionsFromJson(const nlohmann::json& json, const std::string& where);
+/// One line of cases.jsonl as the summary reads it back.
+struct CaseRecord {
+  struct Check {
+    Property property = Property::kSandwich;
+    bool holds = true;
+    double ratio = 0.0;   ///< observed/bound; +∞ for "inf" and for null
+    std::string recheck;  ///< "" when not rechecked
+  };
+  std::uint64_t index = 0;
+  bool error = false;      ///< the case could not run its method
+  bool dirichlet = false;  ///< its input was Dirichlet
+  double sim_f = 0.0, gap_x = 0.0;  ///< NaN when null
+  std::vector<Check> checks;
+};
+
+/// Reads line `number` (from 0) of FILE = cases.jsonl strictly: a complete line that is not
+/// the case record of index `number` is an InputError naming "FILE:LINE".
+CaseRecord ReadCaseLine(std::string_view line, const std::string& file, std::uint64_t number);
 
 /// The case of index i: a pure function of (options, i).
 CaseSpec DrawCase(const CampaignOptions& options, std::uint64_t index);
@@ -82,9 +115,10 @@ struct CampaignSummary {
   std::uint64_t AllRefutations() const;
 };
 
-/// summary.json's document: a context block (version, seed, options) and the summary.
+/// summary.json's document: a context block (version, seed, options; no thread count, so the
+/// file is the same bytes for any --threads) and the summary.
 nlohmann::ordered_json CampaignSummaryToJson(const CampaignOptions& options,
-                                             const CampaignSummary& summary, int threads);
+                                             const CampaignSummary& summary);
 
 /// How a campaign ended.
 struct CampaignReport {
@@ -107,9 +141,13 @@ struct CampaignReport {
 /// The cases are items of `dealer` (core/work.h), in batches of 64: under MPI every rank
 /// computes batches and rank 0 alone writes; on a shard run nothing is written (the shard file
 /// holds the cases). The files are the same bytes for any dealer, rank count and threads.
+/// `started(done)` is called once the directory has been checked (on --resume: every complete
+/// line of cases.jsonl read back), before any case runs, so a caller can print its header
+/// only for a campaign that will run.
 CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
                            const std::atomic<bool>& stop, const ProgressFn& progress,
-                           ItemDealer& dealer = LocalDealer());
+                           ItemDealer& dealer = LocalDealer(),
+                           const std::function<void(std::uint64_t)>& started = {});
 
 /// Reads DIR/campaign.json (for --resume).
 CampaignOptions ReadCampaignOptions(const std::string& dir);

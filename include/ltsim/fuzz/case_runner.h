@@ -40,6 +40,15 @@ enum class Property {
 };
 inline constexpr int kPropertyCount = 5;
 
+/// The names of the properties in cases.jsonl, summaries and witnesses.
+inline constexpr io::NameTable<Property, kPropertyCount> kPropertyNames{
+    "property",
+    {{{Property::kSandwich, "sandwich"},
+      {Property::kTransfer, "transfer"},
+      {Property::kFrequencyRate, "frequency-rate"},
+      {Property::kFiniteHardmax, "finite-hardmax"},
+      {Property::kLemma53, "lemma53"}}}};
+
 /// "sandwich", "transfer", "frequency-rate", "finite-hardmax", "lemma53".
 const char* PropertyName(Property property);
 /// Inverse of PropertyName; InputError listing the names.

@@ -41,12 +41,17 @@ struct Witness {
   std::string recorded_recheck;
 };
 
-/// Parses a witness file strictly (InputError naming the file and key).
+/// Parses a witness file strictly (io/json.h: InputError naming the file and key path): also
+/// a witness that cannot run (an unknown method, models of different alphabets or outputs,
+/// an input alphabet larger than the models', n = 0, an input over the length limit).
 Witness ReadWitness(const std::string& path);
+/// The same, from a parsed document (`source` names it in errors).
+Witness WitnessFromJson(const nlohmann::ordered_json& doc, const std::string& source);
 
 /// Re-runs the witness's case (RunCase, so with the high-precision recheck); true when its
 /// property is still refuted after the recheck (confirmed or skipped, see
-/// result.outcome(property).recheck). `result` receives the fresh numbers.
+/// result.outcome(property).recheck). `result` receives the fresh numbers. InputError when
+/// the case cannot run or does not check the property: no verdict either way.
 bool Reproduces(const Witness& witness, CaseResult& result);
 
 }  // namespace ltsim

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "ltsim/io/names.h"
 #include "ltsim/strings/source.h"
 
 namespace ltsim {
@@ -20,6 +21,16 @@ enum class InputKind {
   kPeriodic,   ///< a random pattern repeated, with rare substitutions
   kStress,     ///< built to stress simulators: rare maximal types, suffix ties, mixed-scale counts
 };
+
+/// The names of the input kinds in campaign files, witnesses and on the command line.
+inline constexpr io::NameTable<InputKind, 6> kInputKindNames{
+    "input kind",
+    {{{InputKind::kUniform, "uniform"},
+      {InputKind::kDirichlet, "dirichlet"},
+      {InputKind::kSparse, "sparse"},
+      {InputKind::kMarkov, "markov"},
+      {InputKind::kPeriodic, "periodic"},
+      {InputKind::kStress, "stress"}}}};
 
 /// "uniform", "dirichlet", "sparse", "markov", "periodic", "stress".
 const char* InputKindName(InputKind kind);

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "ltsim/io/names.h"
 #include "ltsim/model/transformer.h"
 
 namespace ltsim {
@@ -43,6 +44,14 @@ enum class PairKind {
   kModeSwap,     ///< g = f with another attention mode (finite ↔ hardmax ↔ softmax)
   kPrunedHead,   ///< g = f without one head of the first layer (f needs ≥ 2 heads)
 };
+
+/// The names of the pair kinds in campaign files and on the command line.
+inline constexpr io::NameTable<PairKind, 4> kPairKindNames{
+    "pair kind",
+    {{{PairKind::kIndependent, "independent"},
+      {PairKind::kPerturbed, "perturbed"},
+      {PairKind::kModeSwap, "mode-swap"},
+      {PairKind::kPrunedHead, "pruned-head"}}}};
 
 /// "independent", "perturbed", "mode-swap", "pruned-head".
 const char* PairKindName(PairKind kind);

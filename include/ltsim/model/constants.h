@@ -16,8 +16,15 @@ const char* HeadRegimeName(HeadRegime regime);
 
 /// γ(f), Section 4: the smallest positive gap (> θ) between two logits a query type can
 /// see — far keys of every type, suffix keys with φ[t], the query with φ[0] — minimised
-/// over heads and query types (s, r) of the first layer. +∞ when no set has a gap.
+/// over heads and query types (s, r) of the first layer. +∞ when no set has a gap; NaN
+/// (not computed) when LogitMarginWork exceeds kMaxLogitMarginWork.
 double LogitMargin(const Transformer& model);
+
+/// The logits γ(f) sorts: heads × query types × |𝒜| = H·D·(D + S·τ + 1), quadratic in D.
+double LogitMarginWork(const Transformer& model);
+/// γ(f) is computed only up to this many logits (about a second; docs/formats.md §6.1):
+/// an S = 65535 model has 2.6·10^11 of them and reports γ as not computed.
+inline constexpr double kMaxLogitMarginWork = 1 << 27;
 
 /// T_hard = 2^(p/γ(f)) for a model whose first layer is `finite` with p bits (+∞ if it
 /// overflows); 1 when γ = ∞. Only meaningful for `finite` layers: NaN otherwise.

@@ -1,6 +1,7 @@
 // Strict reader and writer of the `ltsim-model` JSON format (docs/formats.md §1).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "ltsim/model/transformer.h"
@@ -13,9 +14,14 @@ namespace ltsim {
 /// a `finite` layer / present on any other.
 Transformer ParseModel(const std::string& text, const std::string& source);
 
-/// Reads and parses a model file; a missing or unreadable file is an InputError. A path
+/// Reads and parses a model file; a missing or unreadable file, a directory, a device or a
+/// file over the size limit is an InputError (io::ReadFile, docs/formats.md §6.1). A path
 /// ending in ".safetensors" is read by ReadSafetensorsModel (model/safetensors.h).
 Transformer ReadModel(const std::string& path);
+
+/// The same reader on a parsed document (a model inside a witness); `source` prefixes the
+/// key paths in errors ("w.json: case_spec.f").
+Transformer ModelFromJson(const nlohmann::ordered_json& json, const std::string& source);
 
 /// Serialises a model to the JSON format (round-trips exactly through ParseModel: numbers
 /// are written with 17 significant digits).

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ltsim/core/types.h"
+#include "ltsim/io/names.h"
 
 namespace ltsim {
 
@@ -58,10 +59,18 @@ struct Transformer {
   int types() const { return alphabet * period; }
 };
 
+/// The names of the attention modes in model files, campaign files and on the command line.
+inline constexpr io::NameTable<Attention, 3> kAttentionNames{
+    "attention mode",
+    {{{Attention::kSoftmax, "softmax"}, {Attention::kHardmax, "hardmax"}, {Attention::kFinite, "finite"}}}};
+/// The names of the bias scalings in model files.
+inline constexpr io::NameTable<BiasScaling, 2> kBiasScalingNames{
+    "bias scaling", {{{BiasScaling::kNone, "none"}, {BiasScaling::kLog, "log"}}}};
+
 /// Name of an attention mode as written in model files ("softmax", "hardmax", "finite").
-const char* AttentionName(Attention attention);
+inline const char* AttentionName(Attention attention) { return kAttentionNames.Name(attention); }
 /// Name of a bias scaling as written in model files ("none", "log").
-const char* BiasScalingName(BiasScaling scaling);
+inline const char* BiasScalingName(BiasScaling scaling) { return kBiasScalingNames.Name(scaling); }
 
 /// Checks every shape and range rule (docs/model.md §2, docs/formats.md §1); throws InputError
 /// naming `source` and the key.

@@ -189,4 +189,7 @@ struct SearchWitness {
 /// InputError naming `where` and the key.
 SearchWitness SearchWitnessFromJson(const nlohmann::json& json, const std::string& where);
 
+/// Longest x (and largest n) a search witness may hold (docs/formats.md §6.1).
+inline constexpr std::uint64_t kMaxSearchWitnessLength = 10'000'000;
+
 }  // namespace ltsim

@@ -78,6 +78,9 @@ std::string SaveSearchWitness(const std::string& dir_or_path, const SearchOption
 /// Reads a search witness with or without a `recheck` block: the strict SearchWitnessFromJson
 /// on the rest. InputError naming the path and key. `recheck` (optional) receives the block.
 SearchWitness ReadSearchWitness(const std::string& path, nlohmann::json* recheck = nullptr);
+/// The same from text (io::ParseJson: depth and number checks); `source` names it in errors.
+SearchWitness SearchWitnessFromText(const std::string& text, const std::string& source,
+                                    nlohmann::json* recheck = nullptr);
 
 /// What a replay found.
 struct SearchReplay {

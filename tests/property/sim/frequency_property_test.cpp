@@ -25,7 +25,8 @@ struct Case {
 Case GenCase() {
   Case c;
   const test::ModelShape fs = *test::GenHardmaxRegimeShape();
-  const test::ModelShape gs = *test::WithAlphabet(test::GenHardmaxRegimeShape(), fs.alphabet);
+  test::ModelShape gs = *test::WithAlphabet(test::GenHardmaxRegimeShape(), fs.alphabet);
+  gs.outputs = fs.outputs;  // a pair compares outputs one by one (sandwich refuses others)
   c.f = test::MakeRandomModel(fs);
   c.g = test::MakeRandomModel(gs);
   c.x = *test::GenString(fs.alphabet, 5000, 60000);

@@ -76,6 +76,30 @@ TEST(LogitMargin, MinimumOverQueryTypes) {
   EXPECT_EQ(LogitMargin(model), 0.375);
 }
 
+// Issue 12 defect 10: γ is quadratic in D = S·Δ, so it has a work limit; below it, equal
+// keys (merged before sorting) change nothing.
+TEST(LogitMargin, NotComputedOverTheWorkLimit) {
+  Transformer model;
+  model.alphabet = 20000;
+  model.width = 1;
+  model.period = 1;
+  model.embedding = Matrix::Ones(model.alphabet, 1);
+  model.positional = Matrix::Zero(1, 1);
+  Layer layer;
+  model.layers.push_back(layer);
+  model.readout_weight = Matrix::Ones(1, 1);
+  model.readout_bias = Vector::Zero(1);
+  AddHead(model, Matrix::Ones(1, 1), {0.0});
+  ExpectValid(model);
+  EXPECT_GT(LogitMarginWork(model), kMaxLogitMarginWork);  // 20000² = 4·10^8 logits
+  EXPECT_TRUE(std::isnan(LogitMargin(model)));
+  model.alphabet = 8000;  // 6.4·10^7: computed
+  model.embedding = Matrix::Ones(model.alphabet, 1);
+  model.embedding(0, 0) = 2.0;
+  ASSERT_LE(LogitMarginWork(model), kMaxLogitMarginWork);
+  EXPECT_EQ(LogitMargin(model), 1.0);  // query 0 sees {4, 2} (gap 2), the others {2, 1}
+}
+
 TEST(LogitMargin, KeyIsTheRowAndQueryTheColumnOfM) {
   // a = keyᵀ M query, so query y sees column y. With M(1,0) = 0.5 and M(1,1) = 0.75:
   // query 0 sees {M00, M10, M00} = {0, 0.5, 0} (gap 0.5), query 1 sees {M01, M11, M11} =

@@ -115,6 +115,10 @@ TEST(IidSourceTest, SpecErrorsNameTheKey) {
       base + ",colour=red: unknown key 'colour' (the keys are length, alphabet, seed, probs)");
   EXPECT_EQ(SpecError(base + ",seed=2"), base + ",seed=2: key 'seed' is given twice");
   EXPECT_EQ(SpecError(base + ",probs"), base + ",probs: expected key=value, got 'probs'");
+  // A trailing or doubled comma was accepted before (issue 12, defect 8).
+  EXPECT_EQ(SpecError(base + ","), base + ",: empty item (a stray ',')");
+  EXPECT_EQ(SpecError("iid:length=10,,alphabet=3,seed=1"),
+            "iid:length=10,,alphabet=3,seed=1: empty item (a stray ',')");
   EXPECT_EQ(SpecError("iid:length=0,alphabet=3,seed=1"),
             "iid:length=0,alphabet=3,seed=1: key 'length' must be an integer at least 1, got '0'");
   for (const char* length : {"1.5", "-1", "x", "", "1e20", "inf", "nan"}) {
