@@ -172,7 +172,7 @@ std::map<std::string, std::string> SplitPairs(const std::string& spec) {
     const std::string_view item = rest.substr(0, comma);
     more = comma != std::string_view::npos;
     if (more) rest.remove_prefix(comma + 1);
-    // "…,seed=1," or "…,,…": an empty item is a typo, not nothing (house style §14).
+    // "…,seed=1," or "…,,…": an empty item is a typo, not nothing (docs/design.md §3).
     if (item.empty()) throw InputError(spec + ": empty item (a stray ',')");
     const std::size_t equals = item.find('=');
     if (equals == std::string_view::npos) {

@@ -1,6 +1,6 @@
 // Replays fuzz inputs without libFuzzer: every file named, or in a directory named (sorted),
 // goes once through the harness's LLVMFuzzerTestOneInput. The test suite runs each harness's
-// seed corpus and regression files this way (house style §15), in any build.
+// seed corpus and regression files this way, in any build.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
