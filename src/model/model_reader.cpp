@@ -285,6 +285,10 @@ Transformer ModelFromJson(const io::Json& json, const std::string& source) {
   return model;
 }
 
+Transformer ParseModel(const std::string& text, const std::string& source) {
+  return ModelFromJson(io::ParseJson(text, source), source);
+}
+
 Transformer ReadModel(const std::string& path) {
   if (IsSafetensorsPath(path)) return ReadSafetensorsModel(path);
   return ModelFromJson(io::ReadJsonFile(path, "model file"), path);

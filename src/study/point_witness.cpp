@@ -8,6 +8,7 @@
 #include "ltsim/check/needed_length.h"
 #include "ltsim/check/threshold.h"
 #include "ltsim/core/error.h"
+#include "ltsim/io/json.h"
 #include "ltsim/eval/precise.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/strings/sources.h"
@@ -79,16 +80,8 @@ std::string WritePointWitness(const PointWitness& w, const std::string& stem) {
 }
 
 PointWitness ReadPointWitness(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open the point witness");
-  std::stringstream text;
-  text << in.rdbuf();
-  Json j;
-  try {
-    j = Json::parse(text.str());
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(path + ": not JSON (" + std::string(e.what()) + ")");
-  }
+  // Bounded read, depth limit and file:line:col syntax errors (io/json.h).
+  const Json j = io::ReadJsonFile(path, "point witness");
   if (!j.is_object() || Get<std::string>(j, "format", path) != kFormat)
     throw InputError(path + ": key 'format' must be \"ltsim-point\"");
   if (Get<int>(j, "version", path) != kVersion) throw InputError(path + ": key 'version' must be 1");
@@ -99,8 +92,8 @@ PointWitness ReadPointWitness(const std::string& path) {
   w.study = Get<std::string>(j, "study", path);
   w.label = Get<std::string>(j, "label", path);
   w.context = j.contains("context") ? j["context"].dump() : "{}";
-  w.f = ParseModel(Get<Json>(j, "f", path).dump(), path + ": f");
-  w.g = ParseModel(Get<Json>(j, "g", path).dump(), path + ": g");
+  w.f = ModelFromJson(Get<Json>(j, "f", path), path + ": f");
+  w.g = ModelFromJson(Get<Json>(j, "g", path), path + ": g");
   w.eps = Get<double>(j, "eps", path);
   if (!(w.eps >= 0) || !std::isfinite(w.eps)) throw InputError(path + ": key 'eps' must be ≥ 0");
   w.max_length = Get<std::uint64_t>(j, "max_length", path);

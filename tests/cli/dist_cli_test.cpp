@@ -149,7 +149,7 @@ TEST_F(DistCliTest, FuzzCampaignFilesAreTheSameOnOneTwoAndThreeRanks) {
   EXPECT_EQ(count(err, "fuzz: 150/150 cases"), 1u) << err;
 }
 
-TEST_F(DistCliTest, FuzzFilesDoNotDependOnTheThreadsPerRankBeyondTheRecordedCount) {
+TEST_F(DistCliTest, FuzzFilesDoNotDependOnTheThreadsPerRank) {
   RequireMpi();
   ASSERT_LE(Run(0, "fuzz --seed 8 --cases 100 --threads 1 --out " + Quote(Path("a").string()),
                 "a.stdout"),
@@ -157,16 +157,9 @@ TEST_F(DistCliTest, FuzzFilesDoNotDependOnTheThreadsPerRankBeyondTheRecordedCoun
   ASSERT_LE(Run(3, "fuzz --seed 8 --cases 100 --threads 2 --out " + Quote(Path("b").string()),
                 "b.stdout"),
             1);
-  for (const char* file : {"cases.jsonl", "campaign.json"})
+  // summary.json records no thread count (docs/distributed.md §5): every file is the same.
+  for (const char* file : {"cases.jsonl", "campaign.json", "summary.json"})
     EXPECT_TRUE(ReadFile(Path("a") / file) == ReadFile(Path("b") / file)) << file;
-  // summary.json records the --threads asked for (docs/distributed.md §5): every other byte
-  // is the same.
-  std::string a = ReadFile(Path("a") / "summary.json"), b = ReadFile(Path("b") / "summary.json");
-  const std::string one = "\"threads\": 1,", two = "\"threads\": 2,";
-  ASSERT_NE(a.find(one), std::string::npos) << a;
-  ASSERT_NE(b.find(two), std::string::npos) << b;
-  b.replace(b.find(two), two.size(), one);
-  EXPECT_TRUE(a == b) << a << "\n" << b;
 }
 
 TEST_F(DistCliTest, SearchIsTheSameOnOneTwoAndThreeRanks) {
