@@ -31,10 +31,15 @@ double Get(const ConstantMap& c, const std::string& name) {
 
 double Thm41Hardmax(const ConstantMap& c) { return std::exp2(Get(c, "p") / Get(c, "gamma")); }
 
+// τ enters as max(τ, 1): the paper's τ² counts the positions of a local window, and a τ = 0
+// model still reads a one-token window (the query's own key), so its length term must not
+// vanish (SimpleTask and ModPTask have τ = 0). NaN stays NaN (std::max would drop it).
 double Thm41Length(const ConstantMap& c) {
   const double eps = Get(c, "eps");
+  const double tau = Get(c, "tau");
+  const double window = std::isnan(tau) ? tau : std::max(tau, 1.0);
   return std::pow(Get(c, "L"), 2) * std::pow(Get(c, "Delta"), 7) * std::pow(Get(c, "S"), 6) *
-         std::pow(Get(c, "tau"), 2) / (eps * eps);
+         window * window / (eps * eps);
 }
 
 double Thm42(const ConstantMap& c) {
@@ -59,8 +64,10 @@ std::vector<Bound> MakeRegistry() {
   return {
       {"thm4.1-hardmax", "2^(p/gamma)", "[paper]",
        "Thm 4.1 first term: the hardmax regime (T_hard); O-constant 1", Thm41Hardmax},
-      {"thm4.1-length", "L^2 Delta^7 S^6 tau^2 / eps^2", "[paper]",
-       "Thm 4.1 second term: the short string's length; O-constant 1", Thm41Length},
+      {"thm4.1-length", "L^2 Delta^7 S^6 max(tau, 1)^2 / eps^2", "[paper]",
+       "Thm 4.1 second term: the short string's length; O-constant 1; tau = 0 counts as 1 "
+       "(a one-token window)",
+       Thm41Length},
       {"thm4.2", "eps^(-2-2/alpha0)", "[paper]",
        "Thm 4.2 N0, average case under Dir(alpha); polylog and polynomial factors 1", Thm42},
       {"thm5.2", "(C/eps)^max(1/gamma_pos, 3)", "[paper]",

@@ -13,13 +13,21 @@
 #include <optional>
 
 #include "ltsim/core/bytes.h"
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <chrono>
+
+#include "check/threshold_cells.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/work.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/eval/evaluate.h"
 #include "ltsim/eval/one_layer.h"
+#include "ltsim/eval/precise.h"
 #include "ltsim/eval/two_layer.h"
 #include "ltsim/eval/type_counts.h"
+#include "eval/layer_math.h"
 #include "ltsim/strings/sources.h"
 
 namespace ltsim {
@@ -210,33 +218,52 @@ double Gap(const Vector& a, const Vector& b) {
   return SupDistance(a, b);
 }
 
-double StatisticGap(const Transformer& f, const Transformer& g, const TypeCounts& joint) {
-  return Gap(EvaluateOneLayer(f, Coarsen(joint, f.period, f.locality)),
-             EvaluateOneLayer(g, Coarsen(joint, g.period, g.locality)));
+// The gap of one statistic or string, and whether it disagrees (ThresholdDisagrees).
+double StatisticGap(const Transformer& f, const Transformer& g, const TypeCounts& joint,
+                    double epsilon, bool& disagrees) {
+  const Vector a = EvaluateOneLayer(f, Coarsen(joint, f.period, f.locality));
+  const Vector b = EvaluateOneLayer(g, Coarsen(joint, g.period, g.locality));
+  const double gap = Gap(a, b);
+  disagrees = ThresholdDisagrees(gap, epsilon, a, b);
+  return gap;
 }
 
-double StringGap(const Transformer& f, const Transformer& g, const std::vector<Token>& x) {
+double StringGap(const Transformer& f, const Transformer& g, const std::vector<Token>& x,
+                 double epsilon, bool& disagrees) {
   const auto source = MakeTokenSource(x, "x");
-  return Gap(Evaluate(f, *source), Evaluate(g, *source));
+  const Vector a = Evaluate(f, *source), b = Evaluate(g, *source);
+  const double gap = Gap(a, b);
+  disagrees = ThresholdDisagrees(gap, epsilon, a, b);
+  return gap;
 }
 
 // The largest gap of one length and where it was first reached in search order: a string,
 // or statistics that Realise turns into one when they are reported.
 struct LengthOutcome {
   double max_gap = -1.0;
+  // The disagreeing statistic (or string) with the largest gap, first in search order.
+  bool disagrees = false;
+  double witness_gap = -1.0;
   std::vector<Token> argmax;
   std::optional<TypeCounts> argmax_counts;
 };
 
+void Note(double gap, bool disagrees, LengthOutcome& outcome) {
+  outcome.max_gap = std::max(outcome.max_gap, gap);
+  outcome.disagrees = outcome.disagrees || disagrees;
+}
+
 LengthOutcome SearchStatistics(const Transformer& f, const Transformer& g, const JointView& view,
-                               std::uint64_t length, std::uint64_t& evaluations) {
+                               std::uint64_t length, double epsilon, std::uint64_t& evaluations) {
   StatisticsOdometer odometer(view, length);
   LengthOutcome outcome;
   do {
-    const double gap = StatisticGap(f, g, odometer.counts());
+    bool disagrees = false;
+    const double gap = StatisticGap(f, g, odometer.counts(), epsilon, disagrees);
     ++evaluations;
-    if (gap > outcome.max_gap) {
-      outcome.max_gap = gap;
+    Note(gap, disagrees, outcome);
+    if (disagrees && gap > outcome.witness_gap) {
+      outcome.witness_gap = gap;
       outcome.argmax_counts = odometer.counts();
     }
   } while (odometer.Next());
@@ -244,20 +271,22 @@ LengthOutcome SearchStatistics(const Transformer& f, const Transformer& g, const
 }
 
 void Consider(const Transformer& f, const Transformer& g, const std::vector<Token>& x,
-              LengthOutcome& outcome) {
-  const double gap = StringGap(f, g, x);
-  if (gap > outcome.max_gap) {
-    outcome.max_gap = gap;
+              double epsilon, LengthOutcome& outcome) {
+  bool disagrees = false;
+  const double gap = StringGap(f, g, x, epsilon, disagrees);
+  Note(gap, disagrees, outcome);
+  if (disagrees && gap > outcome.witness_gap) {
+    outcome.witness_gap = gap;
     outcome.argmax = x;
   }
 }
 
 LengthOutcome SearchAllStrings(const Transformer& f, const Transformer& g, int alphabet,
-                               std::uint64_t length, std::uint64_t& evaluations) {
+                               std::uint64_t length, double epsilon, std::uint64_t& evaluations) {
   std::vector<Token> x(length, 0);
   LengthOutcome outcome;
   while (true) {
-    Consider(f, g, x, outcome);
+    Consider(f, g, x, epsilon, outcome);
     ++evaluations;
     std::size_t k = length;
     while (k > 0 && ++x[k - 1] == alphabet) x[--k] = 0;
@@ -274,10 +303,45 @@ LengthOutcome SearchRandomStrings(const Transformer& f, const Transformer& g, in
   std::vector<Token> x(length);
   for (std::uint64_t k = 0; k < options.samples_per_length; ++k) {
     for (Token& s : x) s = static_cast<Token>(token(engine));
-    Consider(f, g, x, outcome);
+    Consider(f, g, x, options.epsilon, outcome);
     ++evaluations;
   }
   return outcome;
+}
+
+// The witness in 50 digits (eval/precise.h): confirmed when its precise gap exceeds ε.
+void RecheckWitness(const Transformer& f, const Transformer& g, double epsilon,
+                    ThresholdResult& result) {
+  ThresholdResult::Recheck& r = result.recheck;
+  const auto witness = MakeRunSource(result.witness, "witness");
+  std::string why;
+  for (const Transformer* m : {&f, &g}) {
+    if (!PreciseEvaluable(*m, witness->length(), &why)) {
+      r.status = "skipped";
+      r.note = why;
+      return;
+    }
+  }
+  const PreciseReal gap = PreciseSupDistance(EvaluatePrecise(f, *witness), EvaluatePrecise(g, *witness));
+  r.precise_gap = PreciseText(gap);
+  r.status = gap > PreciseReal(epsilon) ? "confirmed" : "unconfirmed";
+  r.note = fmt::format("the witness string re-evaluated with {}-digit arithmetic; {} ε", kPreciseDigits,
+                       r.status == "confirmed" ? "its gap exceeds" : "its gap does not exceed");
+}
+
+// Sets the witness from a string or statistics and re-evaluates it as a string.
+void SetWitness(const Transformer& f, const Transformer& g, std::uint64_t length,
+                std::vector<Run> runs, double found_gap, double epsilon, ThresholdResult& result) {
+  result.first_disagreement = length;
+  result.witness = std::move(runs);
+  const auto witness = MakeRunSource(result.witness, "witness");
+  result.f_witness = Evaluate(f, *witness);
+  result.g_witness = Evaluate(g, *witness);
+  result.gap = Gap(result.f_witness, result.g_witness);
+  // f depends on the statistics alone, and the evaluators agree to rounding (evaluate.h).
+  LTSIM_CHECK(result.gap == found_gap ||
+              std::abs(result.gap - found_gap) <= 1e-9 * (1.0 + found_gap));
+  RecheckWitness(f, g, epsilon, result);
 }
 
 // Records one length's outcome; true when it is the first disagreement (the search stops).
@@ -285,16 +349,10 @@ bool Record(const Transformer& f, const Transformer& g, std::uint64_t length,
             const LengthOutcome& outcome, double epsilon, ThresholdResult& result) {
   result.max_gap_per_length.push_back(outcome.max_gap);
   result.checked_up_to = length;
-  if (!(outcome.max_gap > epsilon)) return false;
-  result.first_disagreement = length;
-  result.witness = ToRuns(outcome.argmax_counts ? Realise(*outcome.argmax_counts) : outcome.argmax);
-  const auto witness = MakeRunSource(result.witness, "witness");
-  result.f_witness = Evaluate(f, *witness);
-  result.g_witness = Evaluate(g, *witness);
-  result.gap = Gap(result.f_witness, result.g_witness);
-  // f depends on the statistics alone, and the evaluators agree to rounding (evaluate.h).
-  LTSIM_CHECK(result.gap == outcome.max_gap ||
-              std::abs(result.gap - outcome.max_gap) <= 1e-9 * (1.0 + outcome.max_gap));
+  if (!outcome.disagrees) return false;
+  SetWitness(f, g, length,
+             ToRuns(outcome.argmax_counts ? Realise(*outcome.argmax_counts) : outcome.argmax),
+             outcome.witness_gap, epsilon, result);
   return true;
 }
 
@@ -303,6 +361,8 @@ bool Record(const Transformer& f, const Transformer& g, std::uint64_t length,
 std::string OutcomeBytes(const LengthOutcome& o, std::uint64_t evaluations) {
   ByteWriter w;
   w.Put(o.max_gap);
+  w.Put(o.disagrees);
+  w.Put(o.witness_gap);
   w.Put(evaluations);
   w.PutVector(o.argmax);
   w.Put<bool>(o.argmax_counts.has_value());
@@ -322,6 +382,8 @@ LengthOutcome OutcomeFromBytes(const std::string& bytes, std::uint64_t& evaluati
   ByteReader r(bytes);
   LengthOutcome o;
   o.max_gap = r.Get<double>();
+  o.disagrees = r.Get<bool>();
+  o.witness_gap = r.Get<double>();
   evaluations += r.Get<std::uint64_t>();
   o.argmax = r.GetVector<Token>();
   if (r.Get<bool>()) {
@@ -344,6 +406,7 @@ void SearchLengths(const Transformer& f, const Transformer& g, const ThresholdOp
                    const std::function<LengthOutcome(std::uint64_t, std::uint64_t&)>& search,
                    ThresholdResult& result) {
   ItemDealer& dealer = options.dealer ? *options.dealer : LocalDealer();
+  const auto start = std::chrono::steady_clock::now();
   DealWeighted(
       dealer, 1, options.max_length + 1, weight,
       [&](std::uint64_t t) {
@@ -353,7 +416,12 @@ void SearchLengths(const Transformer& f, const Transformer& g, const ThresholdOp
       },
       [&](std::uint64_t t, std::string&& bytes) {
         const LengthOutcome outcome = OutcomeFromBytes(bytes, result.evaluations);
-        return !Record(f, g, t, outcome, options.epsilon, result);
+        if (Record(f, g, t, outcome, options.epsilon, result)) return false;
+        if (options.progress)
+          options.progress(t, options.max_length, result.evaluations,
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                               .count());
+        return true;
       });
 }
 
@@ -369,12 +437,266 @@ ThresholdResult FindByStatistics(const Transformer& f, const Transformer& g,
         return static_cast<double>(CountStatistics(view.alphabet, view.period, view.locality, t));
       },
       [&](std::uint64_t t, std::uint64_t& evaluations) {
-        return SearchStatistics(f, g, view, t, evaluations);
+        return SearchStatistics(f, g, view, t, options.epsilon, evaluations);
       },
       result);
   result.exhaustive_up_to = result.checked_up_to;
   result.exhaustive = true;
+  result.statistics_evaluated = result.evaluations;
+  for (std::uint64_t t = 1; t <= result.checked_up_to; ++t)
+    result.statistics_total = SaturatingAdd(
+        result.statistics_total,
+        CountStatistics(result.view.alphabet, result.view.period, result.view.locality, t));
   return result;
+}
+
+// ---- The pruned search (docs/threshold.md) --------------------------------------------------
+
+using threshold::Goal;
+using threshold::TaskOutcome;
+using threshold::TaskSpec;
+
+void CheckCellLimits(const Transformer& f, const Transformer& g, const ThresholdOptions& o) {
+  const long long period = std::lcm<long long>(f.period, g.period);
+  if (period > kThresholdMaxTypes || f.alphabet * period > kThresholdMaxTypes)
+    throw InputError(fmt::format(
+        "threshold: D* = S·Δ* = {}·{} types (Δ* = lcm({}, {})), over the exact search's limit "
+        "of {}",
+        f.alphabet, period, f.period, g.period, kThresholdMaxTypes));
+  const int locality = std::max(f.locality, g.locality);
+  if (locality > kThresholdMaxLocality)
+    throw InputError(
+        fmt::format("threshold: τ* = {} (max of the localities), over the exact "
+                    "search's limit of {}",
+                    locality, kThresholdMaxLocality));
+  std::uint64_t contexts = static_cast<std::uint64_t>(period);
+  for (int t = 0; t <= locality; ++t) contexts = SaturatingMul(contexts, f.alphabet);
+  if (contexts > kThresholdMaxContexts)
+    throw InputError(fmt::format(
+        "threshold: Δ*·S^(τ*+1) = {}·{}^{} contexts, over the pruned search's limit of {}", period,
+        f.alphabet, locality + 1, kThresholdMaxContexts));
+  if (!(o.leaf_statistics >= 1.0)) throw InputError("threshold: leaf statistics must be ≥ 1");
+}
+
+bool LogScaled(const Transformer& m) {
+  return m.layers.front().bias_scaling == BiasScaling::kLog;
+}
+
+struct Context {
+  int residue;
+  std::vector<int> suffix;
+  std::uint64_t T_base;
+};
+
+std::vector<Context> AllContexts(const JointView& view) {
+  const int m = view.locality + 1;
+  std::uint64_t suffixes = 1;
+  for (int t = 0; t < m; ++t) suffixes *= view.alphabet;
+  std::vector<Context> contexts;
+  for (int rho = 0; rho < view.period; ++rho) {
+    std::uint64_t base = static_cast<std::uint64_t>(m) + 1;
+    while (base % view.period != static_cast<std::uint64_t>(rho)) ++base;
+    for (std::uint64_t code = 0; code < suffixes; ++code) {
+      std::vector<int> suffix(m);
+      std::uint64_t c = code;
+      for (int t = m - 1; t >= 0; --t) {
+        suffix[t] = static_cast<int>(c % view.alphabet);
+        c /= view.alphabet;
+      }
+      contexts.push_back({rho, std::move(suffix), base});
+    }
+  }
+  return contexts;
+}
+
+// The tasks of lengths [a, b]: each context's lengths in the window, one task a length for
+// log-scaled models (their suffix logits depend on T), otherwise split into chunks so that
+// there are at least 16 tasks. Only the window and the view decide the tasks, never the threads.
+std::vector<TaskSpec> WindowTasks(const std::vector<Context>& contexts, const JointView& view,
+                                  std::uint64_t a, std::uint64_t b, bool per_length) {
+  std::vector<TaskSpec> tasks;
+  const std::uint64_t period = static_cast<std::uint64_t>(view.period);
+  const std::uint64_t chunks_wanted = std::max<std::uint64_t>(1, 16 / contexts.size());
+  for (const Context& c : contexts) {
+    if (b < c.T_base) continue;
+    const std::uint64_t k_lo = a <= c.T_base ? 0 : (a - c.T_base + period - 1) / period;
+    const std::uint64_t k_hi = (b - c.T_base) / period;
+    if (k_lo > k_hi) continue;
+    const std::uint64_t count = k_hi - k_lo + 1;
+    const std::uint64_t chunks = per_length ? count : std::min(count, chunks_wanted);
+    for (std::uint64_t q = 0; q < chunks; ++q) {
+      TaskSpec t;
+      t.key.residue = c.residue;
+      t.key.suffix = c.suffix;
+      t.T_base = c.T_base;
+      t.k_lo = static_cast<std::int64_t>(k_lo + count * q / chunks);
+      t.k_hi = static_cast<std::int64_t>(k_lo + count * (q + 1) / chunks) - 1;
+      t.key.length = c.T_base + static_cast<std::uint64_t>(t.k_lo) * period;
+      tasks.push_back(std::move(t));
+    }
+  }
+  return tasks;
+}
+
+std::vector<TaskOutcome> RunTasks(const Transformer& f, const Transformer& g, const JointView& view,
+                                  const std::vector<TaskSpec>& tasks,
+                                  const threshold::EngineOptions& o,
+                                  oneapi::tbb::task_arena& arena) {
+  std::vector<TaskOutcome> out(tasks.size());
+  arena.execute([&] {
+    oneapi::tbb::parallel_for(std::size_t{0}, tasks.size(), [&](std::size_t i) {
+      out[i] = threshold::RunTask(f, g, view, tasks[i], o);
+    });
+  });
+  return out;
+}
+
+TypeCounts JointCounts(const JointView& view, const TaskSpec& task,
+                       const std::vector<std::uint64_t>& far, std::uint64_t length) {
+  TypeCounts c;
+  c.alphabet = view.alphabet;
+  c.period = view.period;
+  c.locality = view.locality;
+  c.length = length;
+  c.far = far;
+  c.suffix.assign(task.key.suffix.begin(), task.key.suffix.end());
+  return c;
+}
+
+// The smallest divisor Δ' of Δ* such that both models' inputs y⁰(s, r) depend on r only
+// through r mod Δ' (bitwise equal vectors): the models cannot tell apart residues ≡ mod Δ',
+// so the statistics of period Δ' are sufficient too and the search runs on them.
+int SearchPeriod(const Transformer& f, const Transformer& g, int period) {
+  for (int candidate = 1; candidate < period; ++candidate) {
+    if (period % candidate != 0) continue;
+    bool same = true;
+    for (const Transformer* m : {&f, &g})
+      for (int s = 0; s < m->alphabet && same; ++s)
+        for (int r = 0; r < period && same; ++r)
+          same = InputVector(*m, s, r % m->period) ==
+                 InputVector(*m, s, (r % candidate) % m->period);
+    if (same) return candidate;
+  }
+  return period;
+}
+
+ThresholdResult FindByCells(const Transformer& f, const Transformer& g,
+                            const ThresholdOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  ThresholdResult result;
+  result.method = ThresholdMethod::kStatistics;
+  result.view = JointViewOf({&f, &g});
+  result.pruned = true;
+  JointView view = result.view;
+  view.period = SearchPeriod(f, g, view.period);
+  result.search_period = view.period;
+  const std::uint64_t N = options.max_length;
+  const std::uint64_t m = static_cast<std::uint64_t>(view.locality) + 1;
+  const int threads =
+      options.threads > 0 ? options.threads : oneapi::tbb::this_task_arena::max_concurrency();
+  result.threads = threads;
+  oneapi::tbb::task_arena arena(threads);
+  result.max_gap_per_length.assign(N, std::numeric_limits<double>::quiet_NaN());
+  const auto finish = [&](std::uint64_t checked) {
+    result.checked_up_to = checked;
+    result.max_gap_per_length.resize(checked);
+    result.exhaustive_up_to = checked;
+    result.exhaustive = true;
+    for (std::uint64_t t = 1; t <= checked; ++t)
+      result.statistics_total = SaturatingAdd(
+          result.statistics_total, CountStatistics(view.alphabet, view.period, view.locality, t));
+    result.statistics_pruned = result.statistics_total - std::min(result.statistics_total,
+                                                                   result.statistics_evaluated);
+    return result;
+  };
+  // Lengths T ≤ τ* + 1 have no far positions: every statistic, as before.
+  for (std::uint64_t t = 1; t <= std::min(N, m); ++t) {
+    const std::uint64_t before = result.evaluations;
+    const LengthOutcome outcome =
+        SearchStatistics(f, g, result.view, t, options.epsilon, result.evaluations);
+    result.statistics_evaluated += result.evaluations - before;
+    result.max_gap_per_length[t - 1] = outcome.max_gap;
+    if (outcome.disagrees) {
+      SetWitness(f, g, t,
+                 ToRuns(outcome.argmax_counts ? Realise(*outcome.argmax_counts) : outcome.argmax),
+                 outcome.witness_gap, options.epsilon, result);
+      return finish(t);
+    }
+  }
+  const std::vector<Context> contexts = AllContexts(view);
+  const bool per_length = LogScaled(f) || LogScaled(g);
+  threshold::EngineOptions eo;
+  eo.epsilon = options.epsilon;
+  eo.leaf_points = options.leaf_statistics;
+  eo.count_pruned = options.count_pruned;
+  std::uint64_t cumulative = 0;
+  std::uint64_t a = m + 1;
+  while (a <= N) {
+    // The window: single lengths enumerated in full while that is cheap, then growing windows.
+    const std::uint64_t here = CountStatistics(view.alphabet, view.period, view.locality, a);
+    const bool full = SaturatingAdd(cumulative, here) <= options.full_statistics;
+    const std::uint64_t b =
+        full ? a : std::min(N, a + std::max<std::uint64_t>(8 * view.period, a / 8) - 1);
+    eo.goal = Goal::kFirst;
+    eo.prune = !full;
+    const std::vector<TaskSpec> tasks = WindowTasks(contexts, view, a, b, per_length);
+    const std::vector<TaskOutcome> outcomes = RunTasks(f, g, view, tasks, eo, arena);
+    std::uint64_t first = 0;
+    for (const TaskOutcome& o : outcomes)
+      if (o.first_T != 0 && (first == 0 || o.first_T < first)) first = o.first_T;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      const TaskOutcome& o = outcomes[i];
+      result.evaluations += o.evaluations;
+      result.cells += o.cells;
+      result.cells_pruned += o.cells_pruned;
+      result.max_pruned_bound = std::max(result.max_pruned_bound, o.max_pruned_bound);
+      for (std::size_t q = 0; q < o.evaluated.size(); ++q) {
+        const std::uint64_t T =
+            tasks[i].T_base + (static_cast<std::uint64_t>(tasks[i].k_lo) + q) * view.period;
+        if (first != 0 && T >= first) break;
+        result.statistics_evaluated += o.evaluated[q];
+        if (o.pruned.size() > q) result.statistics_pruned_counted += o.pruned[q];
+        double& best = result.max_gap_per_length[T - 1];
+        if (!std::isnan(o.max_gap[q]) && (std::isnan(best) || o.max_gap[q] > best)) best = o.max_gap[q];
+      }
+    }
+    for (std::uint64_t t = a; t <= b; ++t)
+      cumulative = SaturatingAdd(cumulative, CountStatistics(view.alphabet, view.period, view.locality, t));
+    if (first != 0) {
+      // The largest gap at T* and its statistic: every statistic of T* evaluated or bounded by
+      // a certified bound ≤ the largest gap found.
+      eo.goal = Goal::kMax;
+      eo.prune = !full;
+      const std::vector<TaskSpec> at = WindowTasks(contexts, view, first, first, true);
+      const std::vector<TaskOutcome> best = RunTasks(f, g, view, at, eo, arena);
+      std::size_t arg = best.size();
+      for (std::size_t i = 0; i < best.size(); ++i) {
+        const TaskOutcome& o = best[i];
+        result.evaluations += o.evaluations;
+        result.cells += o.cells;
+        result.cells_pruned += o.cells_pruned;
+        result.statistics_evaluated += o.evaluated[0];
+        if (!o.pruned.empty()) result.statistics_pruned_counted += o.pruned[0];
+        if (!o.best_counts.empty() && (arg == best.size() || o.best_gap > best[arg].best_gap)) arg = i;
+      }
+      LTSIM_CHECK(arg < best.size());  // the kFirst search found a disagreeing statistic here
+      result.max_gap_per_length[first - 1] = best[arg].best_gap;
+      const TypeCounts joint = JointCounts(view, at[arg], best[arg].best_counts, first);
+      SetWitness(f, g, first, ToRuns(Realise(joint)), best[arg].best_gap, options.epsilon, result);
+      if (options.progress) options.progress(first, N, result.evaluations, seconds());
+      return finish(first);
+    }
+    if (options.progress) options.progress(b, N, result.evaluations, seconds());
+    if (result.evaluations > options.max_evaluations && b < N) {
+      result.complete = false;
+      return finish(b);
+    }
+    a = b + 1;
+  }
+  return finish(N);
 }
 
 ThresholdResult FindByStrings(const Transformer& f, const Transformer& g,
@@ -394,8 +716,9 @@ ThresholdResult FindByStrings(const Transformer& f, const Transformer& g,
         return strings * static_cast<double>(t);
       },
       [&](std::uint64_t t, std::uint64_t& evaluations) {
-        return t <= exhaustive ? SearchAllStrings(f, g, alphabet, t, evaluations)
-                               : SearchRandomStrings(f, g, alphabet, t, options, evaluations);
+        return t <= exhaustive
+                   ? SearchAllStrings(f, g, alphabet, t, options.epsilon, evaluations)
+                   : SearchRandomStrings(f, g, alphabet, t, options, evaluations);
       },
       result);
   result.exhaustive_up_to = std::min(exhaustive, result.checked_up_to);
@@ -404,6 +727,11 @@ ThresholdResult FindByStrings(const Transformer& f, const Transformer& g,
 }
 
 }  // namespace
+
+bool ThresholdDisagrees(double gap, double epsilon, const Vector& f, const Vector& g) {
+  return threshold::Disagrees(gap, epsilon, std::vector<double>(f.data(), f.data() + f.size()),
+                              std::vector<double>(g.data(), g.data() + g.size()));
+}
 
 const char* ThresholdMethodName(ThresholdMethod method) {
   return method == ThresholdMethod::kStatistics ? "statistics" : "exhaustive+random";
@@ -424,6 +752,13 @@ ThresholdResult FindThreshold(const Transformer& f, const Transformer& g,
   if (TwoLayerPair(f, g)) {
     CheckStringLimits(f, g, options);
     return FindByStrings(f, g, options);
+  }
+  if (options.prune) {
+    CheckCellLimits(f, g, options);
+    // The pruned search is one process's threads (its cells are not split across MPI ranks
+    // or shards): the reducing process runs it, the others return at once.
+    if (options.dealer && !options.dealer->Reduces()) return ThresholdResult{};
+    return FindByCells(f, g, options);
   }
   CheckStatisticsLimits(f, g, options.max_length);
   return FindByStatistics(f, g, options);

@@ -58,24 +58,11 @@ CampaignOptions ResumedOptions(const std::string& dir) {
 
 // Progress on stderr: a redrawn bar on a terminal, a plain line every 5 s otherwise.
 ProgressFn MakeProgress() {
-  const bool tty = isatty(STDERR_FILENO);
-  auto last = std::make_shared<double>(-1e9);
-  return [tty, last](std::uint64_t done, std::uint64_t total, std::uint64_t refutations,
-                     double seconds) {
+  const ProgressPrinter print = MakeProgressPrinter("fuzz", "cases");
+  return [print](std::uint64_t done, std::uint64_t total, std::uint64_t refutations,
+                 double seconds) {
     const double rate = seconds > 0 ? done / seconds : 0.0;
-    if (tty) {
-      const int width = 30;
-      const int filled = total ? static_cast<int>(width * done / total) : width;
-      std::cerr << fmt::format("\r[{}{}] {}/{} cases  {:.1f} cases/s  refutations {}   ",
-                               std::string(filled, '#'), std::string(width - filled, ' '), done,
-                               total, rate, refutations)
-                << std::flush;
-      if (done == total) std::cerr << "\n";
-    } else if (seconds - *last >= 5.0 || done == total) {
-      *last = seconds;
-      std::cerr << fmt::format("fuzz: {}/{} cases, {:.1f} cases/s, {} refutations, {:.0f} s\n",
-                               done, total, rate, refutations, seconds);
-    }
+    print(done, total, fmt::format("{:.1f} cases/s, {} refutations", rate, refutations), seconds);
   };
 }
 

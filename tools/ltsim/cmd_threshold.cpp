@@ -1,12 +1,14 @@
 // `ltsim threshold F G --eps e --max-length N`: the first length where f and g differ by > ε.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <iostream>
 #include <memory>
 
 #include "commands.h"
 #include "dist_options.h"
 #include "ltsim/check/threshold.h"
+#include "ltsim/eval/precise.h"
 #include "ltsim/model/model_file.h"
 #include "output.h"
 
@@ -21,6 +23,8 @@ struct ThresholdArgs {
   ThresholdOptions options;
   bool json = false;
   DistArgs dist;
+  bool no_prune = false;
+  bool quiet = false;
 };
 
 // "0^3 1 2^2": the run-length text format of docs/formats.md §2.
@@ -47,6 +51,15 @@ Json ViewJson(const JointView& view) {
           {"types", view.alphabet * view.period}};
 }
 
+std::string PruningText(const ThresholdResult& r) {
+  if (!r.pruned) return "none: every statistic evaluated";
+  return fmt::format(
+      "certified cell bound (docs/threshold.md): {} statistics evaluated, the other {} lie in "
+      "cells whose bound on |f - g| is <= eps (at the first disagreement: <= the largest gap "
+      "there); the largest bound of a pruned cell was {}",
+      r.statistics_evaluated, r.statistics_pruned, Show(r.max_pruned_bound));
+}
+
 void PrintJsonResult(const ThresholdArgs& args, const ThresholdResult& r) {
   const bool found = r.first_disagreement.has_value();
   Json doc;
@@ -66,6 +79,25 @@ void PrintJsonResult(const ThresholdArgs& args, const ThresholdResult& r) {
   doc["exhaustive_up_to"] = r.exhaustive_up_to;
   doc["samples_per_length"] = r.samples_per_length;
   doc["evaluations"] = r.evaluations;
+  doc["tolerance"] = {{"relative", kThresholdGapTolerance},
+                      {"rule", "gap > eps + relative * max(1, |f|_inf, |g|_inf)"}};
+  doc["recheck"] = found ? Json{{"status", r.recheck.status},
+                                {"digits", kPreciseDigits},
+                                {"precise_gap", r.recheck.precise_gap},
+                                {"note", r.recheck.note}}
+                         : Json(nullptr);
+  if (r.method == ThresholdMethod::kStatistics) {
+    doc["search_period"] = r.search_period > 0 ? Json(r.search_period) : Json(r.view.period);
+    doc["statistics_total"] = r.statistics_total;
+    doc["statistics_evaluated"] = r.statistics_evaluated;
+    doc["statistics_pruned"] = r.statistics_pruned;
+    doc["pruning"] = PruningText(r);
+    doc["cells"] = r.cells;
+    doc["cells_pruned"] = r.cells_pruned;
+    doc["max_pruned_bound"] = r.pruned ? Number(r.max_pruned_bound) : Json(nullptr);
+  }
+  doc["complete"] = r.complete;
+  doc["threads"] = r.threads;
   Json gaps = Json::array();
   for (double gap : r.max_gap_per_length) gaps.push_back(Number(gap));
   doc["max_gap_per_length"] = gaps;
@@ -73,6 +105,8 @@ void PrintJsonResult(const ThresholdArgs& args, const ThresholdResult& r) {
 }
 
 std::string Coverage(const ThresholdResult& r) {
+  if (r.exhaustive && r.pruned)
+    return "exact: every statistic evaluated or covered by a certified bound";
   if (r.exhaustive) return "exact: every string of every length checked";
   return fmt::format("every string up to length {}, then {} random strings a length",
                      r.exhaustive_up_to, r.samples_per_length);
@@ -81,8 +115,9 @@ std::string Coverage(const ThresholdResult& r) {
 void PrintVerdict(const ThresholdArgs& args, const ThresholdResult& r) {
   const double eps = args.options.epsilon;
   if (!r.first_disagreement) {
-    std::cout << fmt::format("  no disagreement > ε = {} up to length {} ({})\n", Show(eps),
-                             r.checked_up_to, Coverage(r));
+    std::cout << fmt::format("  no disagreement > ε = {} up to length {} ({}){}\n", Show(eps),
+                             r.checked_up_to, Coverage(r),
+                             r.complete ? "" : "; stopped by the evaluation budget");
     return;
   }
   std::cout << fmt::format("  first disagreement at T = {}: gap {} > ε = {} ({})\n",
@@ -90,31 +125,46 @@ void PrintVerdict(const ThresholdArgs& args, const ThresholdResult& r) {
   std::cout << fmt::format("  witness: {}\n", RunLengthText(r.witness));
   std::cout << fmt::format("  f(witness) = {}   g(witness) = {}\n", Show(r.f_witness),
                            Show(r.g_witness));
+  std::cout << fmt::format("  {}-digit recheck: {} (precise gap {}; {})\n", kPreciseDigits,
+                           r.recheck.status, r.recheck.precise_gap, r.recheck.note);
 }
 
 void PrintTable(const ThresholdArgs& args, const ThresholdResult& r) {
   std::cout << fmt::format("ltsim threshold   seed {}   method {}\n", args.options.seed,
                            ThresholdMethodName(r.method));
   std::cout << fmt::format("  f: {}   g: {}\n", args.f, args.g);
-  std::cout << fmt::format("  joint view: S = {}, Δ* = {}, τ* = {};  {} evaluations\n\n",
-                           r.view.alphabet, r.view.period, r.view.locality, r.evaluations);
+  std::cout << fmt::format("  joint view: S = {}, Δ* = {}, τ* = {};  {} evaluations, {} threads\n",
+                           r.view.alphabet, r.view.period, r.view.locality, r.evaluations,
+                           r.threads);
+  if (r.method == ThresholdMethod::kStatistics)
+    std::cout << fmt::format("  pruning: {}\n", PruningText(r));
+  std::cout << "\n";
   std::cout << fmt::format("  {:>10}  {:>16}\n", "length T", "max |f - g|");
   const std::size_t n = r.max_gap_per_length.size();
   for (std::size_t k = n > kTableRows ? n - kTableRows : 0; k < n; ++k) {
     const double gap = r.max_gap_per_length[k];
-    std::cout << fmt::format("  {:>10}  {:>16}{}\n", k + 1, Show(gap),
-                             gap > args.options.epsilon ? "   > ε" : "");
+    std::cout << fmt::format("  {:>10}  {:>16}{}\n", k + 1,
+                             std::isnan(gap) ? std::string("(bounded)") : Show(gap),
+                             r.first_disagreement && k + 1 == *r.first_disagreement ? "   > ε" : "");
   }
   std::cout << "\n";
   PrintVerdict(args, r);
 }
 
-void RunThreshold(const ThresholdArgs& args) {
+void RunThreshold(ThresholdArgs args) {
   const Transformer f = ReadModel(args.f);
   const Transformer g = ReadModel(args.g);
   CommandDealer dealer(args.dist);
   ThresholdOptions options = args.options;
   options.dealer = &dealer.get();  // the lengths, over MPI ranks or shards
+  options.prune = !args.no_prune;
+  if (!args.quiet && dealer.Reduces()) {
+    const ProgressPrinter print = MakeProgressPrinter("threshold", "lengths");
+    options.progress = [print](std::uint64_t done, std::uint64_t total,
+                               std::uint64_t evaluations, double seconds) {
+      print(done, total, fmt::format("{} evaluations", evaluations), seconds);
+    };
+  }
   const ThresholdResult result = FindThreshold(f, g, options);
   if (!dealer.Reduces()) return dealer.FinishShard();
   args.json ? PrintJsonResult(args, result) : PrintTable(args, result);
@@ -122,11 +172,16 @@ void RunThreshold(const ThresholdArgs& args) {
 
 std::string LimitsText() {
   return fmt::format(
-      "Limits, checked before searching: N ≤ {}. One-layer pairs (exact, over the sufficient "
-      "statistics in the joint view Δ* = lcm, τ* = max): D* = S·Δ* ≤ {}, τ* ≤ {}, and at most "
-      "{} statistics over all lengths ≤ N. Two-layer pairs: every string while Σ S^T ≤ {} "
-      "(T ≤ {}), then --samples random strings a length, at most {} tokens in all.",
-      kThresholdMaxLength, kThresholdMaxTypes, kThresholdMaxLocality, kThresholdMaxStatistics,
+      "A disagreement is a gap > ε + {}·max(1, |f|, |g|) (rounding is not a disagreement); the "
+      "witness is rechecked in {} digits. Limits, checked before searching: N ≤ {}. One-layer "
+      "pairs (exact, over the sufficient statistics in the joint view Δ* = lcm, τ* = max): "
+      "D* = S·Δ* ≤ {}, τ* ≤ {}; by default cells of statistics are pruned by a certified bound "
+      "(docs/threshold.md), Δ*·S^(τ*+1) ≤ {} contexts, stopping after --max-evaluations; with "
+      "--no-prune every statistic is evaluated, at most {} over all lengths ≤ N. Two-layer "
+      "pairs: every string while Σ S^T ≤ {} (T ≤ {}), then --samples random strings a length, "
+      "at most {} tokens in all.",
+      kThresholdGapTolerance, kPreciseDigits, kThresholdMaxLength, kThresholdMaxTypes,
+      kThresholdMaxLocality, kThresholdMaxContexts, kThresholdMaxStatistics,
       kThresholdExhaustiveStrings, kThresholdExhaustiveMaxLength, kThresholdMaxRandomTokens);
 }
 
@@ -148,6 +203,15 @@ void AddThresholdCommand(CLI::App& app) {
   cmd->add_option("--samples", args->options.samples_per_length,
                   "random strings a length beyond the exhaustive range (two-layer pairs)")
       ->default_val(100);
+  cmd->add_option("--threads", args->options.threads,
+                  "threads (0 = every core); results do not depend on it")
+      ->default_val(0);
+  cmd->add_flag("--no-prune", args->no_prune,
+                "evaluate every statistic (one-layer pairs) instead of pruning cells");
+  cmd->add_option("--max-evaluations", args->options.max_evaluations,
+                  "pruned search: stop after the window that passes this many evaluations")
+      ->default_val(args->options.max_evaluations);
+  cmd->add_flag("--quiet", args->quiet, "no progress on stderr");
   cmd->add_flag("--json", args->json, "print every number as JSON");
   AddDistOptions(cmd, args->dist);
   cmd->callback([args] { RunThreshold(*args); });

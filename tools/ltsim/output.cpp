@@ -3,12 +3,14 @@
 
 #include <fmt/format.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "ltsim/core/error.h"
 #include "ltsim/io/output_file.h"
@@ -86,6 +88,26 @@ std::string Show(const Vector& v) {
   std::string out = "[";
   for (Eigen::Index k = 0; k < v.size(); ++k) out += (k ? ", " : "") + Show(v[k]);
   return out + "]";
+}
+
+ProgressPrinter MakeProgressPrinter(const std::string& command, const std::string& unit) {
+  const bool tty = isatty(STDERR_FILENO);
+  auto last = std::make_shared<double>(-1e9);
+  return [tty, last, command, unit](std::uint64_t done, std::uint64_t total,
+                                    const std::string& detail, double seconds) {
+    if (tty) {
+      const int width = 30;
+      const int filled = total ? static_cast<int>(width * std::min(done, total) / total) : width;
+      std::cerr << fmt::format("\r[{}{}] {}/{} {}  {}   ", std::string(filled, '#'),
+                               std::string(width - filled, ' '), done, total, unit, detail)
+                << std::flush;
+      if (done == total) std::cerr << "\n";
+    } else if (seconds - *last >= 5.0 || done == total) {
+      *last = seconds;
+      std::cerr << fmt::format("{}: {}/{} {}, {}, {:.0f} s\n", command, done, total, unit, detail,
+                               seconds);
+    }
+  };
 }
 
 }  // namespace ltsim::cli

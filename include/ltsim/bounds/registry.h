@@ -18,7 +18,7 @@ using ConstantMap = std::map<std::string, double>;
 /// One bound of the registry: N (or a rate) as a function of the constants.
 struct Bound {
   std::string name;     ///< "thm4.1-length"
-  std::string formula;  ///< human-readable, e.g. "L^2 Delta^7 S^6 tau^2 / eps^2"
+  std::string formula;  ///< human-readable, e.g. "L^2 Delta^7 S^6 max(tau, 1)^2 / eps^2"
   std::string source;   ///< "[paper]" or "[ours]"
   std::string note;     ///< the O(·) constants we chose, and where the bound comes from
   std::function<double(const ConstantMap&)> value;
@@ -26,8 +26,8 @@ struct Bound {
 
 /// The explicit registry (docs/design.md §6), in the paper's order:
 ///   thm4.1-hardmax = 2^(p/γ)                          (docs/theory.md §2.1, first term)
-///   thm4.1-length  = L²Δ⁷S⁶τ²/ε²                      (docs/theory.md §2.1, second term;
-///                                                      O-constant 1)
+///   thm4.1-length  = L²Δ⁷S⁶·max(τ, 1)²/ε²             (docs/theory.md §2.1, second term;
+///                    O-constant 1; τ = 0 counts as a one-token window, so it never vanishes)
 ///   thm4.2         = ε^(−2−2/α₀)                       (docs/theory.md §3; polynomial factors 1)
 ///   thm5.2         = (C/ε)^max(1/γ_pos, 3)             (docs/theory.md §4.2)
 ///   lemma5.3       = (G + L)(τ + 1)/n^(1/3)            (docs/theory.md §4.4; a rate, not a length)

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <string>
 #include <optional>
 #include <vector>
 
@@ -21,8 +23,15 @@ namespace ltsim {
 inline constexpr int kThresholdMaxTypes = 64;
 /// τ* ≤ kThresholdMaxLocality: each length has up to S^(τ*+1) suffixes.
 inline constexpr int kThresholdMaxLocality = 10;
+/// Full enumeration (prune = false, the enumeration before pruning existed):
 /// Σ_{T ≤ N} #statistics(T) ≤ kThresholdMaxStatistics (each costs one evaluation of f and g).
 inline constexpr std::uint64_t kThresholdMaxStatistics = 20'000'000;
+/// Pruned search: Δ*·S^(τ*+1) contexts (T mod Δ*, last τ*+1 tokens) ≤ kThresholdMaxContexts.
+inline constexpr std::uint64_t kThresholdMaxContexts = std::uint64_t{1} << 20;
+/// A statistic disagrees when gap > ε + kThresholdGapTolerance·max(1, ‖f(x)‖_∞, ‖g(x)‖_∞):
+/// a gap within rounding of ε (0.060000000000000005 at ε = 0.06) is not a disagreement. The
+/// same relative 1e-9 as the fuzz and search rechecks (fuzz/recheck.cpp, search_witness_io.h).
+inline constexpr double kThresholdGapTolerance = 1e-9;
 /// N = max length ≤ kThresholdMaxLength, for every pair.
 inline constexpr std::uint64_t kThresholdMaxLength = 1'000'000;
 
@@ -43,8 +52,27 @@ struct ThresholdOptions {
   std::uint64_t seed = 1;                  ///< master seed of the random search (two layers)
   std::uint64_t samples_per_length = 100;  ///< random strings a length (two layers), ≥ 1
   /// Who computes the lengths (core/work.h; null: this process). Under MPI every rank calls
-  /// FindThreshold and only the reducing rank's result is filled in.
+  /// FindThreshold and only the reducing rank's result is filled in. Only --no-prune and
+  /// two-layer searches split their lengths; the pruned search runs on the reducing process.
   ItemDealer* dealer = nullptr;
+  /// One-layer pairs: prune cells of the count lattice by the certified bound
+  /// (docs/threshold.md); false = evaluate every statistic (the old enumeration, with its
+  /// kThresholdMaxStatistics limit).
+  bool prune = true;
+  /// Threads (oneTBB; 0 = every core). Every result is the same for any number.
+  int threads = 0;
+  /// Pruned search: stop after the window in which the evaluations pass this budget
+  /// (checked_up_to then says how far the search is exact; `complete` is false).
+  std::uint64_t max_evaluations = 4'000'000'000;
+  /// Pruned search: lengths are enumerated statistic by statistic while their cumulative
+  /// count stays ≤ this (so short lengths get exact per-length maxima), then cells.
+  std::uint64_t full_statistics = 200'000;
+  /// Cells with at most this many statistics are enumerated rather than bounded (≥ 1).
+  double leaf_statistics = 16;
+  /// Tests: count the statistics of every pruned cell one by one (statistics_pruned_counted).
+  bool count_pruned = false;
+  /// Called after each window of lengths: last length done, N, evaluations, seconds.
+  std::function<void(std::uint64_t, std::uint64_t, std::uint64_t, double)> progress;
 };
 
 /// How the search covered the strings.
@@ -86,6 +114,32 @@ struct ThresholdResult {
   std::uint64_t evaluations = 0;
   /// Random strings a length beyond exhaustive_up_to (0 for kStatistics).
   std::uint64_t samples_per_length = 0;
+
+  // How the one-layer statistics were covered (kStatistics). Every statistic of every length
+  // ≤ checked_up_to is either evaluated or inside a cell whose certified bound is ≤ ε (or, at
+  // first_disagreement, ≤ the largest gap found there):
+  bool pruned = false;                       ///< the pruned search ran (options.prune)
+  /// The period of the statistics searched: Δ*, or its smallest divisor Δ' such that both
+  /// models' input vectors depend on the residue only mod Δ' (the statistic counts below are
+  /// of that view).
+  int search_period = 0;
+  std::uint64_t statistics_total = 0;        ///< Σ_{T ≤ checked_up_to} #statistics(T), saturating
+  std::uint64_t statistics_evaluated = 0;    ///< evaluated one by one
+  std::uint64_t statistics_pruned = 0;       ///< total − evaluated: covered by a cell's bound
+  std::uint64_t statistics_pruned_counted = 0;  ///< counted cell by cell (options.count_pruned)
+  std::uint64_t cells = 0, cells_pruned = 0;
+  double max_pruned_bound = 0.0;  ///< the largest certified bound of a pruned cell
+  /// false when the evaluation budget stopped the search before N (no verdict beyond
+  /// checked_up_to).
+  bool complete = true;
+  int threads = 1;  ///< threads used (results do not depend on it)
+
+  /// The witness re-evaluated in 50 digits (eval/precise.h).
+  struct Recheck {
+    std::string status;  ///< "confirmed" (precise gap > ε), "unconfirmed", "skipped"
+    std::string precise_gap;  ///< decimal text, 40 digits
+    std::string note;
+  } recheck;
 };
 
 /// Number of sufficient statistics of strings of length T in the view (S, Δ, τ):
@@ -93,6 +147,9 @@ struct ThresholdResult {
 ///   #statistics(T) = S^m · Π_r C(N_r + S − 1, S − 1)
 /// (the far positions of residue r are split among the S tokens). Saturates at 2^62.
 std::uint64_t CountStatistics(int alphabet, int period, int locality, std::uint64_t length);
+
+/// The verdict rule: gap > ε + kThresholdGapTolerance·max(1, ‖f‖_∞, ‖g‖_∞).
+bool ThresholdDisagrees(double gap, double epsilon, const Vector& f, const Vector& g);
 
 /// The first disagreement of f and g up to options.max_length (docs/theory.md §7.1: "agreement
 /// within ε on every string of length ≤ N, exhaustively checked where the model class allows

@@ -32,6 +32,16 @@ TEST(BoundRegistry, KnownValuesByHand) {
   EXPECT_NEAR(Value("frequency-length"), 33600.0, 33600.0 * kRelative);
 }
 
+// τ = 0 (SimpleTask, ModPTask) counts as a one-token window: the same value as τ = 1, never 0;
+// τ = 3 gives 9 times the τ = 1 value.
+TEST(BoundRegistry, Thm41LengthDoesNotVanishAtLocalityZero) {
+  ConstantMap c = Sample();
+  c["tau"] = 0;
+  EXPECT_NEAR(FindBound("thm4.1-length").value(c), 37324800.0, 37324800.0 * kRelative);
+  c["tau"] = 3;
+  EXPECT_NEAR(FindBound("thm4.1-length").value(c), 9 * 37324800.0, 9 * 37324800.0 * kRelative);
+}
+
 TEST(BoundRegistry, Thm52UsesThreeWhenTheMarginIsLarge) {
   ConstantMap c = Sample();
   c["gamma_pos"] = 1;

@@ -149,7 +149,13 @@ TEST(Threshold, PeriodicPairFirstDisagreesAtFive) {
   ExpectAnswer(f, g, 0.6, r, 5, {0.0, 0.0, 0.5, 0.5, 2.0 / 3.0});
   EXPECT_EQ(r.view.period, 6);
   // Every residue class holds at most one far position up to T = 5: 2 + 4 + 8 + 16 + 32.
-  EXPECT_EQ(r.evaluations, 62u);
+  EXPECT_EQ(r.statistics_evaluated, 62u);
+  EXPECT_EQ(r.statistics_total, 62u);
+  ThresholdOptions full{0.6, 30, 1, 100};
+  full.prune = false;
+  const ThresholdResult old = FindThreshold(f, g, full);
+  EXPECT_EQ(old.evaluations, 62u);
+  EXPECT_EQ(old.first_disagreement, r.first_disagreement);
 }
 
 TEST(Threshold, IdenticalModelsNeverDisagree) {
@@ -162,6 +168,105 @@ TEST(Threshold, IdenticalModelsNeverDisagree) {
   EXPECT_EQ(r.checked_up_to, 60u);
   EXPECT_EQ(r.exhaustive_up_to, 60u);
   EXPECT_EQ(r.max_gap_per_length, std::vector<double>(60, 0.0));
+}
+
+// ---- The verdict's tolerance and the 50-digit recheck -------------------------------------
+
+// Constant outputs 0.1 and 0.04: in doubles 0.1 − 0.04 = 0.060000000000000005, one rounding
+// above ε = 0.06, which is not a disagreement (gap ≤ ε + 1e-9·max(1, |f|, |g|)); 0.1 and
+// 0.0399 (gap 0.0601) is one at T = 1, and its 50-digit recheck confirms it.
+Transformer ConstantModel(double bias) {
+  Transformer m = ShareOfOnes(Attention::kHardmax, 0.0);
+  m.readout_weight.setZero();
+  m.readout_bias[0] = bias;
+  return m;
+}
+
+TEST(Threshold, AGapWithinRoundingOfEpsIsNotADisagreement) {
+  ASSERT_EQ(0.1 - 0.04, 0.060000000000000005);
+  ASSERT_GT(0.1 - 0.04, 0.06);
+  for (bool prune : {true, false}) {
+    ThresholdOptions o{0.06, 200, 1, 100};
+    o.prune = prune;
+    const ThresholdResult r = FindThreshold(ConstantModel(0.1), ConstantModel(0.04), o);
+    EXPECT_FALSE(r.first_disagreement.has_value()) << "prune " << prune;
+    EXPECT_EQ(r.checked_up_to, 200u);
+    EXPECT_TRUE(r.exhaustive);
+  }
+  const ThresholdResult r =
+      FindThreshold(ConstantModel(0.1), ConstantModel(0.0399), {0.06, 500, 1, 100});
+  ASSERT_TRUE(r.first_disagreement.has_value());
+  EXPECT_EQ(*r.first_disagreement, 1u);
+  EXPECT_EQ(r.recheck.status, "confirmed");
+  EXPECT_EQ(r.recheck.precise_gap.substr(0, 8), "6.010000");
+  EXPECT_FALSE(ThresholdDisagrees(0.060000000000000005, 0.06, Vector::Constant(1, 0.1),
+                                  Vector::Constant(1, 0.04)));
+  EXPECT_TRUE(ThresholdDisagrees(0.0601, 0.06, Vector::Constant(1, 0.1),
+                                 Vector::Constant(1, 0.0399)));
+}
+
+// ---- The pruned search: a known answer far beyond full enumeration ------------------------
+
+// f = the share of 1s (hardmax, every key tied, τ = 0: x = c₁/T over all T positions);
+// g = f + a triangular MLP bump h·max(0, 1 − |x − c|/w) of height h = 1 at c = φ − 1 (the
+// golden ratio's fraction, whose best rational approximations are ratios of Fibonacci numbers).
+// gap = the bump, > ε = 1/2 iff |c₁/T − c| < w/2, so T* is the smallest T with a fraction
+// within w/2 of c, which the test finds by its own loop over T with exact integer rounding.
+Transformer BumpModel(double c, double w, double h) {
+  Transformer m = ShareOfOnes(Attention::kHardmax, 0.0);
+  Mlp mlp{Matrix::Zero(3, 3), Vector(3), Matrix::Zero(3, 3)};
+  for (int i = 0; i < 3; ++i) mlp.in(i, 2) = 1.0;
+  mlp.in_bias << -(c - w), -c, -(c + w);
+  mlp.out(2, 0) = h / w;
+  mlp.out(2, 1) = -2 * h / w;
+  mlp.out(2, 2) = h / w;
+  m.layers[0].mlp = mlp;
+  return m;
+}
+
+TEST(Threshold, PrunedSearchFindsTheFirstFractionNearAnIrrational) {
+  const long double c = 0.6180339887498949L;  // the double c below, exactly
+  const double w = 4e-9;
+  std::uint64_t expected = 0;
+  for (std::uint64_t t = 1; expected == 0; ++t) {
+    const long double n = std::round(c * t);
+    const long double distance = std::abs(n / t - c);
+    // No fraction within 1e-6 relative of the boundary w/2: double rounding cannot decide.
+    ASSERT_GT(std::abs(distance - w / 2) / (w / 2), 1e-6) << "T = " << t;
+    if (distance < w / 2) expected = t;
+  }
+  EXPECT_EQ(expected, 17711u);  // F(22): 10946/17711 ≈ c within 1.4e-9
+  const Transformer f = ShareOfOnes(Attention::kHardmax, 0.0);
+  const Transformer g = BumpModel(static_cast<double>(c), w, 1.0);
+  ValidateTransformer(g, "g");
+  ThresholdOptions o{0.5, 100000, 1, 100};
+  const ThresholdResult r = FindThreshold(f, g, o);
+  ASSERT_TRUE(r.first_disagreement.has_value());
+  EXPECT_EQ(*r.first_disagreement, expected);
+  EXPECT_TRUE(r.exhaustive);
+  EXPECT_TRUE(r.pruned);
+  EXPECT_EQ(r.recheck.status, "confirmed");
+  // Most statistics were certified by a bound rather than evaluated.
+  EXPECT_GT(r.statistics_pruned, 100 * r.statistics_evaluated);
+  EXPECT_EQ(r.statistics_total, r.statistics_evaluated + r.statistics_pruned);
+  const std::vector<Token> wit = FromRuns(r.witness);
+  EXPECT_EQ(wit.size(), expected);
+  EXPECT_EQ(std::count(wit.begin(), wit.end(), Token{1}), 10946);
+  // The same with every thread count.
+  for (int threads : {1, 2, 3}) {
+    o.threads = threads;
+    const ThresholdResult again = FindThreshold(f, g, o);
+    EXPECT_EQ(again.first_disagreement, r.first_disagreement);
+    EXPECT_EQ(again.witness, r.witness);
+    EXPECT_EQ(again.evaluations, r.evaluations);
+    EXPECT_EQ(again.statistics_evaluated, r.statistics_evaluated);
+    EXPECT_EQ(again.cells, r.cells);
+    EXPECT_EQ(again.max_gap_per_length.size(), r.max_gap_per_length.size());
+    for (std::size_t k = 0; k < r.max_gap_per_length.size(); ++k) {
+      const double a = again.max_gap_per_length[k], b = r.max_gap_per_length[k];
+      ASSERT_TRUE((std::isnan(a) && std::isnan(b)) || a == b) << "T = " << k + 1;
+    }
+  }
 }
 
 // ---- Size limits ------------------------------------------------------------------------
@@ -191,7 +296,9 @@ void ExpectRefused(const Transformer& f, const Transformer& g, ThresholdOptions 
 TEST(Threshold, RefusesBeyondItsLimits) {
   const Transformer f = ShareOfOnes(Attention::kHardmax, 0.01);
   // Σ_{T ≤ N} 2T = N(N + 1) ≤ 2·10^7 up to N = 4471 (4472·4473 > 2·10^7).
-  ExpectRefused(f, f, {0.1, 4472, 1, 100}, "largest max length within the limit is 4471");
+  ThresholdOptions full{0.1, 4472, 1, 100};
+  full.prune = false;  // the full enumeration's limit; the pruned search has none of this kind
+  ExpectRefused(f, f, full, "largest max length within the limit is 4471");
   ExpectRefused(f, f, {0.1, kThresholdMaxLength + 1, 1, 100}, "--max-length");
   ExpectRefused(f, f, {0.1, 0, 1, 100}, "--max-length");
   ExpectRefused(f, f, {-0.1, 10, 1, 100}, "--eps");

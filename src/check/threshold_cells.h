@@ -1,0 +1,134 @@
+// The one-layer threshold's fast path: a pair evaluated from joint statistics with precomputed
+// tables, and the certified bound on the gap over a cell of the count lattice (docs/threshold.md).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ltsim/check/threshold.h"
+#include "ltsim/model/transformer.h"
+#include "ltsim/sim/simulator.h"
+
+namespace ltsim::threshold {
+
+/// What is fixed for every string of a context: T mod Δ*, the last m = τ*+1 tokens and, for a
+/// model with `log` bias scaling, T itself. Joint slots are the D* far types κ = r·S + s
+/// (count n_κ ≥ 0), then the m suffix positions t = 0 … m−1 (t = 0: the last token, count 1).
+struct ContextKey {
+  int residue = 0;                 ///< T mod Δ*
+  std::vector<int> suffix;         ///< x_{T−m+1} … x_T, oldest first
+  std::uint64_t length = 0;        ///< a T of the context (its β(T) for `log` bias scaling)
+};
+
+/// One head of one model in a context: its logit on every joint slot (bit-identical to the
+/// evaluators') and O·y⁰ of every slot's key.
+struct HeadTable {
+  std::vector<double> logit;  ///< [slot]
+  std::vector<double> value;  ///< [slot·d + i] = (O·y⁰_slot)_i
+};
+
+/// One model in a context.
+struct ModelTable {
+  const Transformer* model = nullptr;
+  const Layer* layer = nullptr;
+  int width = 0, outputs = 0, neurons = 0;
+  std::vector<double> query;  ///< y⁰ of the last token, d
+  std::vector<HeadTable> heads;
+  // Per-slot projections for the bound: P[(k·H + h)·slots + j] = W_k·(O_h y⁰_j) and
+  // Q[(i·H + h)·slots + j] = A_i·(O_h y⁰_j); WB[k·m + i] = (W·B)_{k,i}.
+  std::vector<double> P, Q, WB;
+};
+
+/// Both models in one context.
+struct PairTable {
+  int types = 0, slots = 0;  ///< D*, D* + m
+  ModelTable side[2];
+};
+
+/// Builds the tables of f and g in a context of the joint view.
+PairTable BuildPairTable(const Transformer& f, const Transformer& g, const JointView& view,
+                         const ContextKey& key);
+
+/// Per-head attention and the outputs of one model at one statistic.
+struct SideValue {
+  std::vector<std::vector<double>> alpha;  ///< [h][slot]
+  std::vector<double> pre;                 ///< A u + b, m (empty without an MLP)
+  std::vector<double> out;                 ///< f(x), k
+};
+
+/// Evaluates one model of the table at far counts n (size D*) and length T, with the rules of
+/// layer_math.h (the same logits, a*, weights; sums in another order).
+void EvaluateSide(const ModelTable& table, int types, const std::vector<std::uint64_t>& n,
+                  std::uint64_t length, SideValue& value);
+
+/// ‖a − b‖_∞, +∞ when either is not finite.
+double OutputGap(const std::vector<double>& a, const std::vector<double>& b);
+
+/// A cell: T = T_base + k·Δ* for k ∈ [k_lo, k_hi], far counts n_κ ∈ [lo_κ, hi_κ], under
+/// Σ_s n_{(s, r)} = base_r + k for every residue r.
+struct Cell {
+  std::int64_t k_lo = 0, k_hi = 0;
+  std::vector<std::int64_t> lo, hi;
+};
+
+/// The certified upper bound on max over the cell's statistics of ‖f − g‖_∞, given the
+/// representative's values (docs/threshold.md "The cell bound"). `weight_lo/hi[side][h][slot]`
+/// bound each slot's unnormalised per-key weight over the cell, `mult_lo/hi[slot]` its
+/// multiplicity. Returns +∞ when it cannot bound the cell.
+struct CellBoundInput {
+  const PairTable* table = nullptr;
+  const SideValue* at[2] = {nullptr, nullptr};
+  const std::vector<std::vector<double>>* weight_lo[2] = {nullptr, nullptr};
+  const std::vector<std::vector<double>>* weight_hi[2] = {nullptr, nullptr};
+  const std::vector<double>* mult_lo = nullptr;
+  const std::vector<double>* mult_hi = nullptr;
+  /// If set: [κ] = Σ over heads of the width of κ's attention interval (where to split).
+  std::vector<double>* score = nullptr;
+};
+double CellBound(const CellBoundInput& input);
+
+}  // namespace ltsim::threshold
+
+namespace ltsim::threshold {
+
+/// What one task searches: one context, T = T_base + k·Δ* for k ∈ [k_lo, k_hi].
+struct TaskSpec {
+  ContextKey key;
+  std::uint64_t T_base = 0;  ///< the smallest T ≥ m + 1 with T ≡ key.residue (mod Δ*)
+  std::int64_t k_lo = 0, k_hi = 0;
+};
+
+enum class Goal {
+  kFirst,  ///< the smallest T with a disagreeing statistic (cells past it are abandoned)
+  kMax,    ///< the largest gap (single length), with its statistic
+};
+
+struct EngineOptions {
+  double epsilon = 0.0;
+  Goal goal = Goal::kFirst;
+  bool prune = true;          ///< false: every statistic of the task is evaluated
+  double leaf_points = 16;    ///< cells with at most this many statistics are enumerated
+  bool count_pruned = false;  ///< count the statistics of every pruned cell (tests)
+};
+
+struct TaskOutcome {
+  std::uint64_t first_T = 0;  ///< kFirst: the smallest disagreeing T found, 0 if none
+  double best_gap = -1.0;     ///< kMax: the largest gap found above ε (−1 if none)
+  std::vector<std::uint64_t> best_counts;  ///< its far counts
+  std::uint64_t best_T = 0;
+  std::vector<std::uint64_t> evaluated;  ///< [k − k_lo]: statistics evaluated one by one
+  std::vector<std::uint64_t> pruned;     ///< [k − k_lo]: statistics in pruned cells (count_pruned)
+  std::vector<double> max_gap;           ///< [k − k_lo]: the largest evaluated gap, NaN if none
+  std::uint64_t evaluations = 0, cells = 0, cells_pruned = 0;
+  double max_pruned_bound = 0.0;  ///< the largest bound of a pruned cell
+};
+
+/// Branch and bound over one task's cells (docs/threshold.md), deterministic.
+TaskOutcome RunTask(const Transformer& f, const Transformer& g, const JointView& view,
+                    const TaskSpec& spec, const EngineOptions& options);
+
+/// The verdict rule of threshold.h: gap > ε + kThresholdGapTolerance·max(1, ‖f‖_∞, ‖g‖_∞).
+bool Disagrees(double gap, double epsilon, const std::vector<double>& f,
+               const std::vector<double>& g);
+
+}  // namespace ltsim::threshold
