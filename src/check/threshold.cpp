@@ -450,7 +450,7 @@ ThresholdResult FindByStatistics(const Transformer& f, const Transformer& g,
   return result;
 }
 
-// ---- The pruned search (docs/threshold.md) --------------------------------------------------
+// ---- The pruned search (docs/theory.md §11) --------------------------------------------------
 
 using threshold::Goal;
 using threshold::TaskOutcome;

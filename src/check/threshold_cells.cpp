@@ -1,4 +1,4 @@
-// The one-layer threshold's tables, fast evaluation and certified cell bound (docs/threshold.md).
+// The one-layer threshold's tables, fast evaluation and certified cell bound (docs/theory.md §11).
 #include "check/threshold_cells.h"
 
 #include <algorithm>
@@ -171,7 +171,7 @@ double OutputGap(const std::vector<double>& a, const std::vector<double>& b) {
   return gap;
 }
 
-// The bound of docs/threshold.md "The cell bound". For α, α' two distributions on the same
+// The bound of docs/theory.md §11.3. For α, α' two distributions on the same
 // slots, Σ_j (α_j − α'_j)·c_j ≤ ½‖α − α'‖₁·(max c − min c) over the slots where either is
 // positive. Each head's α over the cell lies in per-slot intervals [α_lo, α_hi] (from the
 // masses' intervals), so ‖α(x) − α(x0)‖₁ ≤ δ_h = Σ_j max(α_hi − α0, α0 − α_lo). Then
@@ -411,7 +411,18 @@ class Engine {
         }
       }
     }
-    return true;
+    // The lengths at which every residue can be filled from its final box: for each such k
+    // every residue has a composition (Σ lo ≤ N_r ≤ Σ hi), and for no other k.
+    for (int r = 0; r < R_; ++r) {
+      std::int64_t sum_lo = 0, sum_hi = 0;
+      for (int s = 0; s < S_; ++s) {
+        sum_lo += c.lo[r * S_ + s];
+        sum_hi += c.hi[r * S_ + s];
+      }
+      c.k_lo = std::max(c.k_lo, sum_lo - base_[r]);
+      c.k_hi = std::min(c.k_hi, sum_hi - base_[r]);
+    }
+    return c.k_lo <= c.k_hi;
   }
 
   double Volume(const Cell& c) const {

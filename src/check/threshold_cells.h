@@ -1,5 +1,5 @@
 // The one-layer threshold's fast path: a pair evaluated from joint statistics with precomputed
-// tables, and the certified bound on the gap over a cell of the count lattice (docs/threshold.md).
+// tables, and the certified bound on the gap over a cell of the count lattice (docs/theory.md §11).
 #pragma once
 
 #include <cstdint>
@@ -72,7 +72,7 @@ struct Cell {
 };
 
 /// The certified upper bound on max over the cell's statistics of ‖f − g‖_∞, given the
-/// representative's values (docs/threshold.md "The cell bound"). `weight_lo/hi[side][h][slot]`
+/// representative's values (docs/theory.md §11.3). `weight_lo/hi[side][h][slot]`
 /// bound each slot's unnormalised per-key weight over the cell, `mult_lo/hi[slot]` its
 /// multiplicity. Returns +∞ when it cannot bound the cell.
 struct CellBoundInput {
@@ -123,7 +123,7 @@ struct TaskOutcome {
   double max_pruned_bound = 0.0;  ///< the largest bound of a pruned cell
 };
 
-/// Branch and bound over one task's cells (docs/threshold.md), deterministic.
+/// Branch and bound over one task's cells (docs/theory.md §11), deterministic.
 TaskOutcome RunTask(const Transformer& f, const Transformer& g, const JointView& view,
                     const TaskSpec& spec, const EngineOptions& options);
 

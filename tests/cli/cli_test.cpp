@@ -566,8 +566,9 @@ TEST_F(ThresholdCliTest, TwoLayerPairIsLabelledExhaustivePlusRandom) {
 }
 
 TEST_F(ThresholdCliTest, RefusesBeyondItsLimitsWithOneLine) {
-  // Σ_{T ≤ 5000} #statistics is far above 2·10^7 for S = 2, Δ* = 6.
-  ExpectInputError({"threshold", f_, g_, "--eps", "0.1", "--max-length", "5000"}, "--max-length");
+  // Σ_{T ≤ 5000} #statistics is far above 2·10^7 for S = 2, Δ* = 6: full enumeration refuses.
+  ExpectInputError({"threshold", f_, g_, "--eps", "0.1", "--max-length", "5000", "--no-prune"},
+                   "--max-length");
   ExpectInputError({"threshold", f_, g_, "--eps", "0.1", "--max-length", "0"}, "--max-length");
   ExpectInputError({"threshold", f_, g_, "--eps", "-1", "--max-length", "5"}, "--eps");
   const std::string p7 = Path("p7.json").string(), p5 = Path("p5.json").string();
@@ -580,6 +581,40 @@ TEST_F(ThresholdCliTest, RefusesBeyondItsLimitsWithOneLine) {
   ExpectInputError({"threshold", f_, kSource + "/corpus/models/pair/f.json", "--eps", "0.1",
                     "--max-length", "5"},
                    "alphabets");
+}
+
+// The pruned search (the default): the same answer as --no-prune, the coverage keys, the
+// 50-digit recheck, and every number the same for any --threads.
+TEST_F(ThresholdCliTest, PrunedSearchReportsItsCoverageAndDoesNotDependOnThreads) {
+  const Json one = RunJson({"threshold", f_, g_, "--eps", "0.6", "--max-length", "3000",
+                            "--threads", "1", "--json"});
+  Json two = RunJson({"threshold", f_, g_, "--eps", "0.6", "--max-length", "3000", "--threads",
+                      "2", "--json"});
+  const Json full = RunJson({"threshold", f_, g_, "--eps", "0.6", "--max-length", "30",
+                             "--no-prune", "--json"});
+  EXPECT_EQ(one["first_disagreement"], 5);
+  EXPECT_EQ(full["first_disagreement"], 5);
+  EXPECT_EQ(one["recheck"]["status"], "confirmed");
+  EXPECT_EQ(one["recheck"]["digits"], 50);
+  EXPECT_EQ(one["statistics_evaluated"].get<std::uint64_t>() +
+                one["statistics_pruned"].get<std::uint64_t>(),
+            one["statistics_total"].get<std::uint64_t>());
+  EXPECT_TRUE(one["pruning"].is_string());
+  EXPECT_EQ(one["tolerance"]["relative"], 1e-9);
+  EXPECT_EQ(two["threads"], 2);
+  for (Json* doc : {&two}) {
+    (*doc)["threads"] = one["threads"];
+    (*doc)["context"] = one["context"];
+  }
+  EXPECT_EQ(one.dump(), two.dump());
+  // No disagreement up to 200 at ε = 0.7 > every gap (at most 2/3): certified, mostly pruned.
+  const Json none = RunJson({"threshold", f_, g_, "--eps", "0.7", "--max-length", "200",
+                             "--json"});
+  EXPECT_TRUE(none["first_disagreement"].is_null());
+  EXPECT_EQ(none["checked_up_to"], 200);
+  EXPECT_EQ(none["exhaustive"], true);
+  EXPECT_EQ(none["complete"], true);
+  EXPECT_GT(none["statistics_pruned"].get<double>(), none["statistics_evaluated"].get<double>());
 }
 
 TEST_F(ThresholdCliTest, HelpStatesTheLimits) {

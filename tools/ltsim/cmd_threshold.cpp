@@ -54,7 +54,7 @@ Json ViewJson(const JointView& view) {
 std::string PruningText(const ThresholdResult& r) {
   if (!r.pruned) return "none: every statistic evaluated";
   return fmt::format(
-      "certified cell bound (docs/threshold.md): {} statistics evaluated, the other {} lie in "
+      "certified cell bound (docs/theory.md §11): {} statistics evaluated, the other {} lie in "
       "cells whose bound on |f - g| is <= eps (at the first disagreement: <= the largest gap "
       "there); the largest bound of a pruned cell was {}",
       r.statistics_evaluated, r.statistics_pruned, Show(r.max_pruned_bound));
@@ -159,7 +159,7 @@ void RunThreshold(ThresholdArgs args) {
   options.dealer = &dealer.get();  // the lengths, over MPI ranks or shards
   options.prune = !args.no_prune;
   if (!args.quiet && dealer.Reduces()) {
-    const ProgressPrinter print = MakeProgressPrinter("threshold", "lengths");
+    const ProgressPrinter print = MakeProgressPrinter("threshold", "lengths", true);
     options.progress = [print](std::uint64_t done, std::uint64_t total,
                                std::uint64_t evaluations, double seconds) {
       print(done, total, fmt::format("{} evaluations", evaluations), seconds);
@@ -176,7 +176,7 @@ std::string LimitsText() {
       "witness is rechecked in {} digits. Limits, checked before searching: N ≤ {}. One-layer "
       "pairs (exact, over the sufficient statistics in the joint view Δ* = lcm, τ* = max): "
       "D* = S·Δ* ≤ {}, τ* ≤ {}; by default cells of statistics are pruned by a certified bound "
-      "(docs/threshold.md), Δ*·S^(τ*+1) ≤ {} contexts, stopping after --max-evaluations; with "
+      "(docs/theory.md §11), Δ*·S^(τ*+1) ≤ {} contexts, stopping after --max-evaluations; with "
       "--no-prune every statistic is evaluated, at most {} over all lengths ≤ N. Two-layer "
       "pairs: every string while Σ S^T ≤ {} (T ≤ {}), then --samples random strings a length, "
       "at most {} tokens in all.",

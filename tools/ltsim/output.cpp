@@ -90,11 +90,13 @@ std::string Show(const Vector& v) {
   return out + "]";
 }
 
-ProgressPrinter MakeProgressPrinter(const std::string& command, const std::string& unit) {
+ProgressPrinter MakeProgressPrinter(const std::string& command, const std::string& unit,
+                                    bool quiet_when_short) {
   const bool tty = isatty(STDERR_FILENO);
-  auto last = std::make_shared<double>(-1e9);
-  return [tty, last, command, unit](std::uint64_t done, std::uint64_t total,
-                                    const std::string& detail, double seconds) {
+  auto last = std::make_shared<double>(quiet_when_short ? 0.0 : -1e9);
+  return [tty, last, command, unit, quiet_when_short](std::uint64_t done, std::uint64_t total,
+                                                      const std::string& detail, double seconds) {
+    if (quiet_when_short && !tty && seconds < 5.0 && *last == 0.0) return;
     if (tty) {
       const int width = 30;
       const int filled = total ? static_cast<int>(width * std::min(done, total) / total) : width;

@@ -40,10 +40,13 @@ void Report(const Json& json, const std::string& csv, bool print_json,
 
 /// Progress of a long run on stderr: a redrawn bar on a terminal, a plain line every 5 s
 /// (and at the end) otherwise. Call it with (done, total, detail, elapsed seconds); `detail`
-/// is appended (e.g. "12.5 cases/s  refutations 0"). `command` starts the plain lines.
+/// is appended (e.g. "12.5 cases/s  refutations 0"). `command` starts the plain lines. With
+/// `quiet_when_short`, a run that ends within 5 s prints nothing when not on a terminal (so
+/// scripts reading a short --json run see an empty stderr).
 using ProgressPrinter =
     std::function<void(std::uint64_t, std::uint64_t, const std::string&, double)>;
-ProgressPrinter MakeProgressPrinter(const std::string& command, const std::string& unit);
+ProgressPrinter MakeProgressPrinter(const std::string& command, const std::string& unit,
+                                    bool quiet_when_short = false);
 
 /// A number for humans ("∞", "n/a" for NaN, else 6 significant digits).
 std::string Show(double value);

@@ -56,7 +56,7 @@ struct ThresholdOptions {
   /// two-layer searches split their lengths; the pruned search runs on the reducing process.
   ItemDealer* dealer = nullptr;
   /// One-layer pairs: prune cells of the count lattice by the certified bound
-  /// (docs/threshold.md); false = evaluate every statistic (the old enumeration, with its
+  /// (docs/theory.md §11); false = evaluate every statistic (the old enumeration, with its
   /// kThresholdMaxStatistics limit).
   bool prune = true;
   /// Threads (oneTBB; 0 = every core). Every result is the same for any number.

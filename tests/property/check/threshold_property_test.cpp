@@ -32,6 +32,7 @@ Pair GenPair() {
   test::ModelShape b = *test::WithAlphabet(test::GenShape(), a.alphabet);
   b.layers = 1;
   b.grid = *rc::gen::element(a.grid, !a.grid);
+  b.outputs = a.outputs;
   // A near copy half the time: the pair then agrees for longer and the bound has to cancel.
   if (*rc::gen::arbitrary<bool>()) {
     b = a;
@@ -75,7 +76,7 @@ RC_GTEST_PROP(ThresholdProperty, PruningFindsWhatFullEnumerationFinds, ()) {
   ThresholdOptions pruned = full;
   pruned.prune = true;
   pruned.full_statistics = 0;  // cells from the first length with far positions
-  pruned.leaf_statistics = *rc::gen::element(1.0, 4.0, 16.0);
+  pruned.leaf_statistics = *rc::gen::element(1.0, 1.0, 2.0, 8.0);
   pruned.count_pruned = true;
   const ThresholdResult got = FindThreshold(p.f, p.g, pruned);
   RC_TAG(want.first_disagreement ? "disagree" : "agree",
