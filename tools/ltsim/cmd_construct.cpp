@@ -2,10 +2,15 @@
 // §5–6).
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <optional>
+#include <set>
 
 #include "commands.h"
+#include "ltsim/construct/families.h"
 #include "ltsim/core/error.h"
 #include "ltsim/construct/kgram.h"
 #include "ltsim/model/model_file.h"
@@ -56,11 +61,89 @@ void AddKGram(CLI::App& construct, const std::shared_ptr<ConstructArgs>& args) {
   });
 }
 
+
+// `family NAME`: a lower-bound family member as two model files (docs/families.md). Every
+// parameter of every family is an option; one that NAME does not have is refused.
+struct FamilyArgs {
+  std::string name;
+  std::map<std::string, std::optional<double>> values;
+  std::string out_dir, out_f, out_g;
+  bool list = false;
+};
+
+void ListFamilies() {
+  for (const Family& family : Families()) {
+    std::cout << fmt::format("{}: {}\n  T* grows with: {}\n", family.name, family.summary,
+                             family.parameters);
+    for (const FamilyParameter& p : family.params)
+      std::cout << fmt::format("  --{} (default {}, in [{}, {}]{}): {}\n", p.name, p.default_value,
+                               p.min, p.max, p.integer ? ", integer" : "", p.help);
+  }
+}
+
+void RunFamily(const FamilyArgs& args) {
+  if (args.list) return ListFamilies();
+  if (args.name.empty()) throw InputError("construct family: NAME is required (or --list)");
+  const bool dir = !args.out_dir.empty(), pair = !args.out_f.empty() || !args.out_g.empty();
+  if (dir == pair || (pair && (args.out_f.empty() || args.out_g.empty())))
+    throw InputError("construct family: give --out-dir DIR, or both --out-f F and --out-g G");
+  FamilyValues values;
+  for (const auto& [key, value] : args.values)
+    if (value) values[key] = *value;
+  const FamilyMember member = BuildFamilyMember(args.name, values);
+  std::string f_path = args.out_f, g_path = args.out_g;
+  if (dir) {
+    std::error_code error;
+    std::filesystem::create_directories(args.out_dir, error);
+    if (error)
+      throw InputError(fmt::format("--out-dir {}: cannot create it ({})", args.out_dir,
+                                   error.message()));
+    f_path = (std::filesystem::path(args.out_dir) / "f.json").string();
+    g_path = (std::filesystem::path(args.out_dir) / "g.json").string();
+  }
+  WriteModel(member.f, f_path);
+  WriteModel(member.g, g_path);
+  std::cout << fmt::format("wrote {} and {} ({}, eps = {})\n", f_path, g_path, args.name,
+                           member.eps);
+  std::cout << fmt::format(
+      "closed-form first disagreement T* = {} ({}); gap at T* = {:.6g}, sup gap = {:.6g}\n",
+      member.first_disagreement, member.closed_form, member.gap_at_first_disagreement,
+      member.sup_gap);
+  std::cout << "certify it: ltsim threshold " << f_path << " " << g_path << " --eps "
+            << member.eps << " --max-length " << member.first_disagreement << "\n";
+}
+
+void AddFamily(CLI::App& construct) {
+  auto args = std::make_shared<FamilyArgs>();
+  CLI::App* cmd = construct.add_subcommand(
+      "family",
+      "A lower-bound family member (docs/families.md): two one-layer models whose first "
+      "disagreement T* has a closed form, written as F and G with `meta` recording the family, "
+      "its parameters, eps and T*. `--list` prints every family and its parameters.\n"
+      "Examples:\n"
+      "  ltsim construct family bump --slope 8 --eps 0.05 --period 2 --out-dir fam/bump\n"
+      "  ltsim construct family nested --slope 1 --eps 0.05 --out-f f.json --out-g g.json\n"
+      "  ltsim construct family precision --bits 4 --gamma 0.5 --out-dir fam/precision");
+  cmd->add_option("NAME", args->name, "family name (bump, precision, nested)");
+  cmd->add_flag("--list", args->list, "print the families and their parameters");
+  std::set<std::string> seen;
+  for (const Family& family : Families())
+    for (const FamilyParameter& p : family.params) {
+      if (!seen.insert(p.name).second) continue;
+      args->values[p.name] = std::nullopt;
+      cmd->add_option("--" + p.name, args->values[p.name], p.help + " (family " + family.name + ")");
+    }
+  cmd->add_option("--out-dir", args->out_dir, "directory to write f.json and g.json into");
+  cmd->add_option("--out-f", args->out_f, "model file of f (with --out-g)");
+  cmd->add_option("--out-g", args->out_g, "model file of g (with --out-f)");
+  cmd->callback([args] { RunFamily(*args); });
+}
+
 }  // namespace
 
 void AddConstructCommand(CLI::App& app) {
   auto args = std::make_shared<ConstructArgs>();
-  CLI::App* cmd = app.add_subcommand("construct", "Write a constructed model of a paper task.");
+  CLI::App* cmd = app.add_subcommand("construct", "Write a constructed model: a paper task or a lower-bound family.");
   cmd->require_subcommand(1);
   CLI::App* simple = cmd->add_subcommand(
       "simple-task", "SimpleTask(ω): sin(ω·(c0 − c1)/(c0 + c1)), one hardmax layer and an MLP.");
@@ -95,6 +178,7 @@ void AddConstructCommand(CLI::App& app) {
     Write(model, args->out);
   });
   AddKGram(*cmd, args);
+  AddFamily(*cmd);
 }
 
 }  // namespace ltsim::cli

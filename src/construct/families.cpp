@@ -1,0 +1,376 @@
+// The lower-bound families of docs/families.md: builders, closed-form T* and the registry.
+#include "ltsim/construct/families.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "ltsim/core/error.h"
+#include "ltsim/model/constants.h"
+
+namespace ltsim {
+namespace {
+
+// Relative distance a deciding comparison of a closed form must keep from its boundary, so
+// that double rounding in the evaluators (and a stated comparison tolerance in `threshold`)
+// cannot move T*: parameters closer to a boundary are refused.
+constexpr double kBoundaryMargin = 1e-6;
+
+Transformer Skeleton(int alphabet, int width, int period, Attention attention, int heads) {
+  Transformer model;
+  model.alphabet = alphabet;
+  model.width = width;
+  model.period = period;
+  model.locality = 0;
+  model.embedding = Matrix::Zero(alphabet, width);
+  model.positional = Matrix::Zero(period, width);
+  Layer layer;
+  layer.attention = attention;
+  for (int h = 0; h < heads; ++h)
+    layer.heads.push_back({Matrix::Zero(width, width), Matrix::Zero(width, width), Vector::Zero(1)});
+  model.layers.push_back(layer);
+  model.readout_weight = Matrix::Zero(1, width);
+  model.readout_bias = Vector::Zero(1);
+  return model;
+}
+
+Mlp OneUnit(int width) { return {Matrix::Zero(1, width), Vector::Zero(1), Matrix::Zero(width, 1)}; }
+
+double Get(const FamilyValues& v, const std::string& name) { return v.at(name); }
+
+// ---- bump: one head, one ratio, a tent between the ratios reachable at short lengths -------
+//
+// Coordinates: 0 = [token is 1]; 1 … Δ = one-hot residue (Δ > 1 only); last = ρ = s·r, the
+// head's output scaled by the slope s. r = share of 1s among the attended positions (every
+// position when Δ = 1, the positions ≡ 0 (mod Δ) otherwise).
+// f = s·r − 2s·ReLU(r − b), g = −s·ReLU(r − 2b), b = κε/s, so f − g is the tent of height κε
+// on [0, 2b] (rising with slope s from 0, falling back to 0 at 2b, 0 beyond).
+FamilyMember BuildBump(const FamilyValues& v) {
+  const double s = Get(v, "slope"), eps = Get(v, "eps"), kappa = Get(v, "height");
+  const int period = static_cast<int>(Get(v, "period"));
+  const double r_hi = (2.0 * kappa - 1.0) * eps / s;  // {f − g > ε} = (ε/s, r_hi)
+  const double n_real = 1.0 / r_hi;
+  if (r_hi > 1.0 / (2.0 * period))
+    throw InputError(fmt::format(
+        "family bump: --slope {} is too small for --eps {}, --height {}, --period {}: the "
+        "derivation needs (2·height − 1)·eps/slope ≤ 1/(2·period)",
+        s, eps, kappa, period));
+  if (std::abs(n_real - std::round(n_real)) <= kBoundaryMargin * n_real)
+    throw InputError(fmt::format(
+        "family bump: slope/((2·height − 1)·eps) = {} is an integer (a boundary case where "
+        "the gap at T* equals eps); change --slope slightly",
+        n_real));
+  const double b = kappa * eps / s;
+  // f has coordinates [token is 1], the residues (Δ > 1), ρ; g one more, holding its unit.
+  auto make = [&](int width) {
+    Transformer m = Skeleton(2, width, period, Attention::kHardmax, 1);
+    m.embedding(1, 0) = 1.0;
+    Head& head = m.layers[0].heads[0];
+    if (period > 1) {
+      for (int r = 0; r < period; ++r) {
+        m.positional(r, 1 + r) = 1.0;
+        head.qk(1, 1 + r) = 1.0;  // logit 1 on keys ≡ 0 (mod Δ), for every query residue
+      }
+    }
+    m.layers[0].mlp = OneUnit(width);
+    return m;
+  };
+  const int rho = 1 + (period > 1 ? period : 0);
+  FamilyMember member;
+  member.f = make(rho + 1);  // f = ρ − 2·ReLU(ρ − s·b), ρ = s·r
+  member.f.layers[0].heads[0].ov(rho, 0) = s;
+  member.f.layers[0].mlp->in(0, rho) = 1.0;
+  member.f.layers[0].mlp->in_bias(0) = -s * b;
+  member.f.layers[0].mlp->out(rho, 0) = -2.0;
+  member.f.readout_weight(0, rho) = 1.0;
+  member.g = make(rho + 2);  // g = −ReLU(ρ − 2s·b), the unit in coordinate ρ + 1
+  member.g.layers[0].heads[0].ov(rho, 0) = s;
+  member.g.layers[0].mlp->in(0, rho) = 1.0;
+  member.g.layers[0].mlp->in_bias(0) = -2.0 * s * b;
+  member.g.layers[0].mlp->out(rho + 1, 0) = 1.0;
+  member.g.readout_weight(0, rho + 1) = -1.0;
+  member.eps = eps;
+  const std::uint64_t n_star = static_cast<std::uint64_t>(std::floor(n_real)) + 1;
+  member.first_disagreement = static_cast<std::uint64_t>(period) * n_star;
+  member.closed_form = "Δ·(⌊s/((2κ−1)ε)⌋ + 1)";
+  member.growth = "Δ·s/((2κ−1)ε)";
+  const double r = 1.0 / static_cast<double>(n_star);
+  member.gap_at_first_disagreement = s * r - 2.0 * s * std::max(0.0, r - kappa * eps / s);
+  member.sup_gap = kappa * eps;
+  member.f.name = fmt::format("family bump f (slope={}, eps={}, period={}, height={})", s, eps,
+                              period, kappa);
+  member.g.name = fmt::format("family bump g (slope={}, eps={}, period={}, height={})", s, eps,
+                              period, kappa);
+  return member;
+}
+
+// ---- precision: f drops keys γ below the maximum at T_hard = 2^(p/γ), g (more bits) not yet -----
+//
+// Coordinates: 0 = [token is 1], 1 = constant 1, 2 = output. Keys of token 1 have logit γ,
+// keys of token 0 logit 0; the head averages [token is 0] with finite-precision weights.
+FamilyMember BuildPrecision(const FamilyValues& v) {
+  const int p = static_cast<int>(Get(v, "bits"));
+  const int extra = static_cast<int>(Get(v, "extra-bits"));
+  const double gamma = Get(v, "gamma"), eps = Get(v, "eps");
+  if (p / gamma > 40.0)
+    throw InputError(fmt::format("family precision: --bits/--gamma = {} > 40 (T* beyond 2^40)",
+                                 p / gamma));
+  auto make = [&](int bits) {
+    Transformer m = Skeleton(2, 3, 1, Attention::kFinite, 1);
+    m.layers[0].precision_bits = bits;
+    m.embedding(0, 1) = 1.0;
+    m.embedding(1, 0) = 1.0;
+    m.embedding(1, 1) = 1.0;
+    Head& head = m.layers[0].heads[0];
+    head.qk(0, 1) = gamma;  // logit γ·[key is 1]
+    head.ov(2, 1) = 1.0;    // value [token is 0] = const − [token is 1]
+    head.ov(2, 0) = -1.0;
+    m.readout_weight(0, 2) = 1.0;
+    return m;
+  };
+  FamilyMember member;
+  member.f = make(p);
+  member.g = make(p + extra);
+  member.eps = eps;
+  // The smallest T whose key γ below the maximum is dropped, decided exactly as the evaluators
+  // decide it (log₂ T·(−γ) ≤ −p, eval/layer_math.h): ⌈2^(p/γ)⌉ up to that comparison's rounding.
+  auto dropped = [&](double t, int bits) { return std::log2(t) * (-gamma) <= -bits; };
+  std::uint64_t t = std::max<std::uint64_t>(
+      2, static_cast<std::uint64_t>(std::floor(std::exp2(p / gamma))) - 1);
+  while (t > 2 && dropped(static_cast<double>(t - 1), p)) --t;
+  while (!dropped(static_cast<double>(t), p)) ++t;
+  if (dropped(static_cast<double>(t), p + extra))
+    throw InputError("family precision: g drops the key at the same length as f; raise --extra-bits");
+  const double td = static_cast<double>(t);
+  const double w = std::exp2(std::log2(td) * (-gamma));  // g's weight of a 0 key at T*
+  const double gap = (td - 1.0) * w / (1.0 + (td - 1.0) * w);  // x = 0^(T−1) 1
+  if (gap < 2.0 * eps)
+    throw InputError(fmt::format(
+        "family precision: the gap at T* = {} would be {:.4g} < 2·eps; lower --gamma or --eps", t,
+        gap));
+  member.first_disagreement = t;
+  member.closed_form = "⌈2^(p/γ)⌉ (p = f's bits)";
+  member.growth = "2^(p/γ)";
+  member.gap_at_first_disagreement = gap;
+  // Largest share of 0-weight g reaches before it drops too: at its own T_hard − 1, one 1.
+  member.sup_gap = gap;
+  member.f.name = fmt::format("family precision f (bits={}, gamma={})", p, gamma);
+  member.g.name = fmt::format("family precision g (bits={}, gamma={})", p + extra, gamma);
+  return member;
+}
+
+// ---- nested: S heads on nested supports; the hole needs every head's ratio small at once ----
+//
+// Query token 0. Head 1 attends the far 1-keys and the query (φ[0] ties it): u₁ = 1/(C₁ + 1),
+// the query's share. Head j (2 ≤ j ≤ S−1) attends the far keys of tokens 1 … j: u_j = C_{j−1}/C_j.
+// Head S attends every position: u_S = C_{S−1}/T. Here C_j = c₁ + … + c_j (far counts).
+// f = ReLU(θ − a·Σ_j u_j − K·[query ≠ 0]), θ = κε, K = 2θ; g = 0. Since Π_j u_j = C₁/((C₁+1)T)
+// ≈ 1/T, Σ_j u_j ≥ S·T^(−1/S) roughly, so f > ε needs T ≳ (S·a/((κ − 1)ε))^S.
+// Coordinates: 0 = constant 1, 1 … S−1 = one-hot of tokens 1 … S−1, S … 2S−1 = u₁ … u_S,
+// 2S = the unit.
+constexpr int kNestedMaxClosedForm = 40'000;
+
+// min over 1 ≤ c ≤ C of 1/(c + 1) + c/C: convex in c with real minimiser √C − 1, so the
+// integer minimum is at one of the integers next to it.
+long double ChainStart(int C) {
+  const int c0 = static_cast<int>(std::floor(std::sqrt(static_cast<long double>(C)))) - 1;
+  long double best = std::numeric_limits<long double>::infinity();
+  for (int c = std::max(1, c0 - 1); c <= std::min(C, c0 + 2); ++c)
+    best = std::min(best, 1.0L / (c + 1) + static_cast<long double>(c) / C);
+  return best;
+}
+
+// m(T) = min over the statistics of length T with query 0 and C₁ ≥ 1 of Σ_j u_j
+// (docs/families.md), for T = 1 … limit (+∞ at T = 1, where none exists), computed exactly in
+// long double. F[C] = min over 1 ≤ C₁ ≤ … ≤ C_{S−1} = C of 1/(C₁+1) + Σ_{j=2}^{S−1} C_{j−1}/C_j.
+std::vector<long double> NestedMinima(int alphabet, int limit) {
+  const long double inf = std::numeric_limits<long double>::infinity();
+  std::vector<long double> m(limit + 1, inf);
+  if (alphabet == 2) {
+    for (int t = 2; t <= limit; ++t) {
+      // c ≤ T − 1 bounds the chain; ChainStart(T) ranges over c ≤ T, and c = T is never the
+      // minimiser for T ≥ 2 (1/(T+1) + 1 > 1/2 + 1/T).
+      m[t] = ChainStart(t);
+    }
+    return m;
+  }
+  std::vector<long double> F(limit + 1, inf);
+  for (int c = 1; c <= limit; ++c) F[c] = ChainStart(c);  // level 2: C₁/C₂ after 1/(C₁+1)
+  for (int level = 3; level <= alphabet - 1; ++level) {
+    std::vector<long double> next(limit + 1, inf);
+    for (int c = 1; c <= limit; ++c)
+      for (int c_prev = 1; c_prev <= c; ++c_prev)
+        next[c] = std::min(next[c], F[c_prev] + static_cast<long double>(c_prev) / c);
+    F = next;
+  }
+  for (int t = 2; t <= limit; ++t)
+    for (int c = 1; c <= t - 1; ++c) m[t] = std::min(m[t], F[c] + static_cast<long double>(c) / t);
+  return m;
+}
+
+FamilyMember BuildNested(const FamilyValues& v) {
+  const int S = static_cast<int>(Get(v, "alphabet"));
+  const double a = Get(v, "slope"), eps = Get(v, "eps"), kappa = Get(v, "height");
+  const double theta = kappa * eps, theta_low = theta - eps, K = 2.0 * theta;
+  if (!(a > theta))
+    throw InputError(fmt::format("family nested: --slope {} must exceed height·eps = {}", a, theta));
+  const int width = 2 * S + 1, unit = 2 * S;
+  auto ind = [](int token) { return token; };  // coordinate of [token = t], t ≥ 1
+  auto u = [S](int j) { return S + j - 1; };   // coordinate of u_j, j = 1 … S
+  Transformer f = Skeleton(S, width, 1, Attention::kHardmax, S);
+  for (int t = 0; t < S; ++t) {
+    f.embedding(t, 0) = 1.0;
+    if (t >= 1) f.embedding(t, ind(t)) = 1.0;
+  }
+  Layer& layer = f.layers[0];
+  // Head 1: logit 1 on far 1-keys; the query (token 0, logit 0) gets φ[0] = 1 to tie them.
+  layer.heads[0].qk(ind(1), 0) = 1.0;
+  layer.heads[0].bias(0) = 1.0;
+  layer.heads[0].ov(u(1), 0) = 1.0;  // value [token = 0] = const − Σ_t [token = t]
+  for (int t = 1; t < S; ++t) layer.heads[0].ov(u(1), ind(t)) = -1.0;
+  for (int j = 2; j <= S - 1; ++j) {
+    Head& head = layer.heads[j - 1];
+    for (int t = 1; t <= j; ++t) head.qk(ind(t), 0) = 1.0;
+    for (int t = 1; t < j; ++t) head.ov(u(j), ind(t)) = 1.0;  // value [1 ≤ token ≤ j − 1]
+  }
+  Head& last = layer.heads[S - 1];  // uniform: qk = 0, φ = 0
+  for (int t = 1; t < S; ++t) last.ov(u(S), ind(t)) = 1.0;  // value [token ≠ 0]
+  Mlp mlp = OneUnit(width);
+  for (int j = 1; j <= S; ++j) mlp.in(0, u(j)) = -a;
+  for (int t = 1; t < S; ++t) mlp.in(0, ind(t)) = -K;
+  mlp.in_bias(0) = theta;
+  mlp.out(unit, 0) = 1.0;
+  layer.mlp = mlp;
+  f.readout_weight(0, unit) = 1.0;
+  Transformer g = f;
+  g.readout_weight.setZero();
+
+  const int limit = S == 2 ? kNestedMaxClosedForm : S == 3 ? 8000 : 600;
+  const std::vector<long double> m = NestedMinima(S, limit);
+  const long double target = static_cast<long double>(theta_low) / a;  // f > ε ⟺ Σu < target
+  int t_star = 0;
+  for (int t = 2; t <= limit && t_star == 0; ++t)
+    if (m[t] < target) t_star = t;
+  if (t_star == 0)
+    throw InputError(fmt::format(
+        "family nested: T* is beyond the closed form's range ({}) for alphabet {}; lower --slope",
+        limit, S));
+  const long double below = t_star > 2 ? m[t_star - 1] : 1.0L;
+  if (!(m[t_star] < target * (1 - kBoundaryMargin)) || !(below > target * (1 + kBoundaryMargin)))
+    throw InputError(
+        "family nested: a statistic lies on the boundary Σu = (height − 1)·eps/slope (the gap "
+        "equals eps); change --slope slightly");
+  FamilyMember member;
+  member.f = f;
+  member.g = g;
+  member.f.name = fmt::format("family nested f (alphabet={}, slope={}, eps={}, height={})", S, a,
+                              eps, kappa);
+  member.g.name = fmt::format("family nested g (alphabet={}, slope={}, eps={}, height={})", S, a,
+                              eps, kappa);
+  member.eps = eps;
+  member.first_disagreement = static_cast<std::uint64_t>(t_star);
+  member.closed_form = "min{T : a·m_S(T) < (κ−1)ε}, m_S(T) = min Σ_j u_j at length T";
+  member.growth = "(S·a/((κ−1)ε))^S";
+  member.gap_at_first_disagreement = static_cast<double>(theta - a * m[t_star]);
+  member.sup_gap = theta;
+  return member;
+}
+
+std::vector<Family> MakeFamilies() {
+  const FamilyParameter eps{"eps", 0.05, 1e-6, 1.0, false, "ε of the first disagreement"};
+  return {
+      {"bump", "one head, one ratio r; f − g is a tent of height κε and slope s on r ∈ [0, 2κε/s]",
+       "L (slope), 1/ε, Δ",
+       {{"slope", 8.0, 1e-3, 1e9, false, "s: slope of the tent (L ∝ s)"},
+        eps,
+        {"period", 1, 1, 64, true, "Δ: the head attends the positions ≡ 0 (mod Δ)"},
+        {"height", 2.0, 1.01, 100.0, false, "κ: the tent's height in units of ε"}},
+       BuildBump},
+      {"precision", "finite attention: f (p bits) drops keys γ below the maximum at 2^(p/γ), g keeps them",
+       "2^(p/γ)",
+       {{"bits", 4, 1, 64, true, "p: f's precision bits"},
+        {"gamma", 0.5, 0.01, 16.0, false, "γ: the logit margin"},
+        {"extra-bits", 1, 1, 64, true, "g has p + extra-bits bits"},
+        {"eps", 0.1, 1e-6, 0.5, false, "ε of the first disagreement"}},
+       BuildPrecision},
+      {"nested", "S heads on nested supports (ratios 1/(C₁+1), C₁/C₂, …, C_{S−1}/T); one MLP unit fires only when all are small",
+       "L/ε with exponent S (S = 2: (L/ε)²); |Σ|",
+       {{"alphabet", 2, 2, 4, true, "S: alphabet size = number of heads"},
+        {"slope", 1.0, 1e-3, 1e6, false, "a: the unit's slope on each head's ratio (L ∝ a)"},
+        eps,
+        {"height", 3.0, 1.5, 100.0, false, "κ: f − g approaches κε at long lengths"}},
+       BuildNested},
+  };
+}
+
+}  // namespace
+
+const std::vector<Family>& Families() {
+  static const std::vector<Family> families = MakeFamilies();
+  return families;
+}
+
+const Family& FindFamily(const std::string& name) {
+  std::string known;
+  for (const Family& family : Families()) {
+    if (family.name == name) return family;
+    known += (known.empty() ? "" : ", ") + family.name;
+  }
+  throw InputError("unknown family '" + name + "' (known: " + known + ")");
+}
+
+FamilyMember BuildFamilyMember(const std::string& name, const FamilyValues& values) {
+  const Family& family = FindFamily(name);
+  FamilyValues complete;
+  for (const auto& [key, value] : values) {
+    const auto it = std::find_if(family.params.begin(), family.params.end(),
+                                 [&](const FamilyParameter& p) { return p.name == key; });
+    if (it == family.params.end()) {
+      std::string known;
+      for (const FamilyParameter& p : family.params) known += (known.empty() ? "--" : ", --") + p.name;
+      throw InputError(fmt::format("family {}: no parameter --{} (its parameters: {})", name, key,
+                                   known));
+    }
+  }
+  for (const FamilyParameter& p : family.params) {
+    const auto it = values.find(p.name);
+    const double value = it == values.end() ? p.default_value : it->second;
+    if (!std::isfinite(value) || value < p.min || value > p.max)
+      throw InputError(fmt::format("family {}: --{} must be in [{}, {}], not {}", name, p.name,
+                                   p.min, p.max, value));
+    if (p.integer && value != std::floor(value))
+      throw InputError(fmt::format("family {}: --{} must be an integer, not {}", name, p.name, value));
+    complete[p.name] = value;
+  }
+  FamilyMember member = family.build(complete);
+  member.family = name;
+  member.values = complete;
+  member.f.meta_json = FamilyMeta(member, "f");
+  member.g.meta_json = FamilyMeta(member, "g");
+  return member;
+}
+
+std::string FamilyMeta(const FamilyMember& member, const std::string& role) {
+  nlohmann::json meta;
+  meta["family"] = member.family;
+  meta["role"] = role;
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& [key, value] : member.values) params[key] = value;
+  meta["params"] = params;
+  meta["eps"] = member.eps;
+  meta["first_disagreement"] = member.first_disagreement;
+  meta["closed_form"] = member.closed_form;
+  meta["growth"] = member.growth;
+  meta["gap_at_first_disagreement"] = member.gap_at_first_disagreement;
+  meta["sup_gap"] = member.sup_gap;
+  const double L = std::max(LipschitzConstant(member.f), LipschitzConstant(member.g));
+  meta["pair_lipschitz"] = L;
+  meta["first_disagreement_eps_over_L"] =
+      L > 0 ? static_cast<double>(member.first_disagreement) * member.eps / L : 0.0;
+  return meta.dump();
+}
+
+}  // namespace ltsim

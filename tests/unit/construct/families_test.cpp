@@ -1,0 +1,128 @@
+// The lower-bound families (docs/families.md): every closed-form T* is certified by the exact
+// `threshold` enumeration, and the corpus members replay.
+#include "ltsim/construct/families.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "ltsim/check/threshold.h"
+#include "ltsim/core/error.h"
+#include "ltsim/model/constants.h"
+#include "ltsim/model/model_file.h"
+
+namespace ltsim {
+namespace {
+
+// The exact first disagreement up to the closed form's T* (one past it when `beyond`).
+ThresholdResult Certify(const FamilyMember& m) {
+  ThresholdOptions options;
+  options.epsilon = m.eps;
+  options.max_length = m.first_disagreement;
+  return FindThreshold(m.f, m.g, options);
+}
+
+void ExpectCertified(const std::string& family, const FamilyValues& values) {
+  SCOPED_TRACE(family + " " + nlohmann::json(values).dump());
+  const FamilyMember m = BuildFamilyMember(family, values);
+  const ThresholdResult r = Certify(m);
+  ASSERT_TRUE(r.exhaustive);
+  ASSERT_TRUE(r.first_disagreement.has_value()) << "no disagreement up to " << m.first_disagreement;
+  EXPECT_EQ(*r.first_disagreement, m.first_disagreement);
+  // The gap at T* is the largest over that length; the derivation's witness attains it.
+  EXPECT_NEAR(r.gap, m.gap_at_first_disagreement, 1e-9);
+}
+
+TEST(Families, BumpClosedFormIsTheExactThreshold) {
+  for (double slope : {1.3, 2.71, 5.13, 9.7})
+    ExpectCertified("bump", {{"slope", slope}, {"eps", 0.05}});
+  for (double slope : {1.3, 2.71})
+    for (double period : {2.0, 3.0})
+      ExpectCertified("bump", {{"slope", slope}, {"eps", 0.05}, {"period", period}});
+  ExpectCertified("bump", {{"slope", 4.13}, {"eps", 0.02}, {"height", 3.0}});
+}
+
+TEST(Families, BumpGrowsLinearlyInSlopeOverEps) {
+  // T* = Δ·(⌊s/((2κ−1)ε)⌋ + 1): doubling s doubles T* up to the floor's ±1.
+  const auto t = [](double s) {
+    return BuildFamilyMember("bump", {{"slope", s}, {"eps", 0.05}}).first_disagreement;
+  };
+  EXPECT_EQ(t(3.01), 21u);  // ⌊3.01/0.15⌋ + 1
+  EXPECT_EQ(t(6.01), 41u);
+}
+
+TEST(Families, PrecisionClosedFormIsTheExactThreshold) {
+  ExpectCertified("precision", {{"bits", 4}, {"gamma", 0.5}});   // 2^8 = 256
+  ExpectCertified("precision", {{"bits", 3}, {"gamma", 0.7}});   // ⌈2^4.29⌉ = 20
+  ExpectCertified("precision", {{"bits", 5}, {"gamma", 0.75}});  // ⌈2^6.67⌉ = 102
+  EXPECT_EQ(BuildFamilyMember("precision", {{"bits", 4}, {"gamma", 0.5}}).first_disagreement, 256u);
+  EXPECT_EQ(BuildFamilyMember("precision", {{"bits", 3}, {"gamma", 0.7}}).first_disagreement, 20u);
+}
+
+TEST(Families, NestedTwoHeadsClosedFormIsTheExactThreshold) {
+  for (double slope : {0.31, 0.43, 0.61, 0.87})
+    ExpectCertified("nested", {{"alphabet", 2}, {"slope", slope}, {"eps", 0.05}});
+}
+
+// Three heads (alphabet 3): corpus/families/nested_S3_a0.17, certified in CorpusMembersReplay.
+
+TEST(Families, NestedTwoHeadsGrowsQuadratically) {
+  // T* ≈ 4a²/((κ−1)ε)²: ×2 in a gives ×4 in T* (within the integer effects, 15%).
+  const auto t = [](double a) {
+    return static_cast<double>(
+        BuildFamilyMember("nested", {{"slope", a}, {"eps", 0.05}}).first_disagreement);
+  };
+  EXPECT_NEAR(t(4.01) / t(2.01), 4.0, 0.6);
+  EXPECT_NEAR(t(8.01) / t(4.01), 4.0, 0.6);
+}
+
+TEST(Families, BadParametersAreInputErrors) {
+  EXPECT_THROW(BuildFamilyMember("nope", {}), InputError);
+  EXPECT_THROW(BuildFamilyMember("bump", {{"bits", 3}}), InputError);
+  EXPECT_THROW(BuildFamilyMember("bump", {{"period", 1.5}}), InputError);
+  EXPECT_THROW(BuildFamilyMember("bump", {{"slope", -1}}), InputError);
+  EXPECT_THROW(BuildFamilyMember("bump", {{"slope", 3.0}, {"eps", 0.1}}), InputError);  // integer
+  EXPECT_THROW(BuildFamilyMember("nested", {{"slope", 0.1}}), InputError);  // a ≤ κε
+}
+
+TEST(Families, MetaRecordsTheFamily) {
+  const FamilyMember m = BuildFamilyMember("bump", {{"slope", 2.71}});
+  const auto meta = nlohmann::json::parse(m.f.meta_json);
+  EXPECT_EQ(meta["family"], "bump");
+  EXPECT_EQ(meta["role"], "f");
+  EXPECT_EQ(meta["first_disagreement"], m.first_disagreement);
+  EXPECT_EQ(meta["params"]["slope"], 2.71);
+  EXPECT_EQ(nlohmann::json::parse(m.g.meta_json)["role"], "g");
+}
+
+// corpus/families/<member>/{f.json, g.json} with certified T* in corpus/families/families.json:
+// each is rebuilt from its meta (same files) and its T* recertified.
+TEST(Families, CorpusMembersReplay) {
+  const std::filesystem::path root = std::filesystem::path(LTSIM_SOURCE_DIR) / "corpus/families";
+  std::ifstream in(root / "families.json");
+  ASSERT_TRUE(in) << "missing " << (root / "families.json");
+  const nlohmann::json index = nlohmann::json::parse(in);
+  ASSERT_GE(index["members"].size(), 3u);
+  for (const auto& entry : index["members"]) {
+    SCOPED_TRACE(entry.dump());
+    const Transformer f = ReadModel((root / entry["dir"].get<std::string>() / "f.json").string());
+    const Transformer g = ReadModel((root / entry["dir"].get<std::string>() / "g.json").string());
+    const auto meta = nlohmann::json::parse(f.meta_json);
+    FamilyValues values;
+    for (const auto& [k, v] : meta["params"].items()) values[k] = v.get<double>();
+    const FamilyMember rebuilt = BuildFamilyMember(meta["family"], values);
+    EXPECT_EQ(ModelToJson(rebuilt.f), ModelToJson(f));
+    EXPECT_EQ(ModelToJson(rebuilt.g), ModelToJson(g));
+    ThresholdOptions options;
+    options.epsilon = entry["eps"];
+    options.max_length = entry["first_disagreement"];
+    const ThresholdResult r = FindThreshold(f, g, options);
+    ASSERT_TRUE(r.first_disagreement.has_value());
+    EXPECT_EQ(*r.first_disagreement, entry["first_disagreement"].get<std::uint64_t>());
+  }
+}
+
+}  // namespace
+}  // namespace ltsim
