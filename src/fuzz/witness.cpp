@@ -42,8 +42,8 @@ Json WitnessJson(const CaseSpec& spec, const CaseResult& result, Property proper
   w["case"] = spec.index;
   w["replay"] = "ltsim replay THIS_FILE (exit 1: still refuted, 0: no longer)";
   Json c;
-  c["f"] = Json::parse(ModelToJson(spec.f));
-  c["g"] = Json::parse(ModelToJson(spec.g));
+  c["f"] = ModelToJsonValue(spec.f);
+  c["g"] = ModelToJsonValue(spec.g);
   c["input"] = InputSpecToJson(spec.input);
   c["method"] = spec.method;
   c["target_length"] = spec.target_length;

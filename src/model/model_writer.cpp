@@ -48,7 +48,7 @@ Json LayerJson(const Layer& layer) {
   return json;
 }
 
-Json ModelJson(const Transformer& model) {
+Json ModelJsonUnchecked(const Transformer& model) {
   Json json = Json::object();
   json["format"] = kFormatName;
   json["version"] = kFormatVersion;
@@ -97,8 +97,13 @@ void Emit(const Json& value, int indent, std::string& out) {
 std::string ModelToJson(const Transformer& model) {
   ValidateTransformer(model, "model");
   std::string out;
-  Emit(ModelJson(model), 0, out);
+  Emit(ModelJsonUnchecked(model), 0, out);
   return out + '\n';
+}
+
+nlohmann::ordered_json ModelToJsonValue(const Transformer& model) {
+  ValidateTransformer(model, "model");
+  return ModelJsonUnchecked(model);
 }
 
 void WriteModel(const Transformer& model, const std::string& path) {

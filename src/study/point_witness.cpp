@@ -9,6 +9,7 @@
 #include "ltsim/check/threshold.h"
 #include "ltsim/core/error.h"
 #include "ltsim/io/json.h"
+#include "ltsim/io/output_file.h"
 #include "ltsim/eval/precise.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/strings/sources.h"
@@ -20,20 +21,9 @@ using Json = nlohmann::ordered_json;
 constexpr const char* kFormat = "ltsim-point";
 constexpr int kVersion = 1;
 
+// A temporary file renamed over `path` (io/output_file.h): never a half-written witness.
 void WriteText(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw InputError(path + ": cannot write the point witness");
-}
-
-template <typename T>
-T Get(const Json& j, const char* key, const std::string& path) {
-  if (!j.contains(key)) throw InputError(path + ": missing key '" + key + "'");
-  try {
-    return j.at(key).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw InputError(path + ": key '" + key + "' has the wrong type");
-  }
+  io::WriteFileAtomically(path, text);
 }
 
 }  // namespace
@@ -59,8 +49,8 @@ std::string WritePointWitness(const PointWitness& w, const std::string& stem) {
   j["study"] = w.study;
   j["label"] = w.label;
   j["context"] = Json::parse(w.context.empty() ? "{}" : w.context);
-  j["f"] = Json::parse(ModelToJson(w.f));
-  j["g"] = Json::parse(ModelToJson(w.g));
+  j["f"] = ModelToJsonValue(w.f);
+  j["g"] = ModelToJsonValue(w.g);
   j["eps"] = w.eps;
   j["max_length"] = w.max_length;
   Json runs = Json::array();
@@ -80,37 +70,55 @@ std::string WritePointWitness(const PointWitness& w, const std::string& stem) {
 }
 
 PointWitness ReadPointWitness(const std::string& path) {
-  // Bounded read, depth limit and file:line:col syntax errors (io/json.h).
+  // Bounded read, depth limit and file:line:col syntax errors, then every key strictly
+  // (io/json.h): unknown or missing keys, integers that are not integers in range.
   const Json j = io::ReadJsonFile(path, "point witness");
-  if (!j.is_object() || Get<std::string>(j, "format", path) != kFormat)
-    throw InputError(path + ": key 'format' must be \"ltsim-point\"");
-  if (Get<int>(j, "version", path) != kVersion) throw InputError(path + ": key 'version' must be 1");
+  const io::JsonReader r(j, path);
+  r.Keys({"format", "version", "kind", "study", "label", "context", "f", "g", "eps",
+          "max_length", "x_runs", "value", "censored", "recheck", "replay"},
+         {"format", "version", "kind", "study", "label", "f", "g", "eps", "max_length", "x_runs",
+          "value", "censored", "recheck"});
+  if (r.At("format").String() != kFormat) r.At("format").Fail("must be \"ltsim-point\"");
+  r.At("version").Int(kVersion, kVersion);
   PointWitness w;
-  w.kind = Get<std::string>(j, "kind", path);
+  w.kind = r.At("kind").String();
   if (w.kind != "first-disagreement" && w.kind != "needed-length")
-    throw InputError(path + ": key 'kind' must be first-disagreement or needed-length");
-  w.study = Get<std::string>(j, "study", path);
-  w.label = Get<std::string>(j, "label", path);
-  w.context = j.contains("context") ? j["context"].dump() : "{}";
-  w.f = ModelFromJson(Get<Json>(j, "f", path), path + ": f");
-  w.g = ModelFromJson(Get<Json>(j, "g", path), path + ": g");
-  w.eps = Get<double>(j, "eps", path);
-  if (!(w.eps >= 0) || !std::isfinite(w.eps)) throw InputError(path + ": key 'eps' must be ≥ 0");
-  w.max_length = Get<std::uint64_t>(j, "max_length", path);
-  for (const Json& r : Get<Json>(j, "x_runs", path)) {
-    if (!r.is_array() || r.size() != 2 || !r[0].is_number_unsigned() || !r[1].is_number_unsigned())
-      throw InputError(path + ": key 'x_runs' must hold [token, count] pairs");
-    const auto token = r[0].get<std::uint64_t>();
-    if (token >= static_cast<std::uint64_t>(w.f.alphabet))
-      throw InputError(path + ": key 'x_runs': token " + std::to_string(token) +
-                       " outside the alphabet");
-    AppendRun(w.x, static_cast<Token>(token), r[1].get<std::uint64_t>());
+    r.At("kind").Fail("must be first-disagreement or needed-length");
+  w.study = r.At("study").String();
+  w.label = r.At("label").String();
+  if (r.Has("context")) {
+    if (!r.At("context").json().is_object()) r.At("context").Fail("must be an object");
+    w.context = r.At("context").json().dump();
+  } else {
+    w.context = "{}";
   }
-  w.value = Get<std::uint64_t>(j, "value", path);
-  w.censored = Get<bool>(j, "censored", path);
-  const Json recheck = Get<Json>(j, "recheck", path);
-  w.gap_text = Get<std::string>(recheck, "gap", path);
-  w.recheck_exceeds = Get<bool>(recheck, "exceeds_eps", path);
+  if (r.Has("replay")) r.At("replay").String();
+  w.f = ModelFromJson(r.At("f").json(), path + ": f");
+  w.g = ModelFromJson(r.At("g").json(), path + ": g");
+  if (w.f.alphabet != w.g.alphabet)
+    r.At("g").Fail("alphabet " + std::to_string(w.g.alphabet) + " differs from f's " +
+                   std::to_string(w.f.alphabet) + " (the witness cannot run)");
+  if (w.f.outputs() != w.g.outputs())
+    r.At("g").Fail(std::to_string(w.g.outputs()) + " outputs, f has " +
+                   std::to_string(w.f.outputs()) + " (the witness cannot run)");
+  w.eps = r.At("eps").Number(0.0);
+  w.max_length = r.At("max_length").UInt(0, kMaxPointLength);
+  std::uint64_t length = 0;
+  for (const io::JsonReader& run : r.At("x_runs").Array()) {
+    const std::vector<io::JsonReader> pair = run.Array(2, 2);
+    const auto token = pair[0].UInt(0, static_cast<std::uint64_t>(w.f.alphabet) - 1);
+    const std::uint64_t count = pair[1].UInt(1, kMaxPointLength);
+    if (count > kMaxPointLength - length)
+      run.Fail("the string is longer than the limit of " + std::to_string(kMaxPointLength));
+    length += count;
+    AppendRun(w.x, static_cast<Token>(token), count);
+  }
+  w.value = r.At("value").UInt();
+  w.censored = r.At("censored").Bool();
+  const io::JsonReader recheck = r.At("recheck");
+  recheck.Keys({"digits", "f_x", "g_x", "gap", "exceeds_eps"}, {"gap", "exceeds_eps"});
+  w.gap_text = recheck.At("gap").String();
+  w.recheck_exceeds = recheck.At("exceeds_eps").Bool();
   return w;
 }
 

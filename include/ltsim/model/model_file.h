@@ -27,6 +27,9 @@ Transformer ModelFromJson(const nlohmann::ordered_json& json, const std::string&
 /// are written with 17 significant digits).
 std::string ModelToJson(const Transformer& model);
 
+/// The same document as a JSON value (a model inside a witness: no text round trip).
+nlohmann::ordered_json ModelToJsonValue(const Transformer& model);
+
 /// Writes ModelToJson(model) to `path`; failure to write is an InputError.
 void WriteModel(const Transformer& model, const std::string& path);
 

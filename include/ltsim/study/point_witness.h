@@ -41,7 +41,12 @@ void RecheckPoint(PointWitness& w);
 /// point file's path. InputError when a file cannot be written.
 std::string WritePointWitness(const PointWitness& w, const std::string& stem);
 
-/// Reads a point file strictly (InputError naming the file and key).
+/// Longest string and largest searched length a point file may hold (replay evaluates them).
+inline constexpr std::uint64_t kMaxPointLength = 100'000'000;
+
+/// Reads a point file strictly (InputError naming the file and key): unknown or missing keys,
+/// integers out of range, f and g on different alphabets, tokens outside the alphabet, a
+/// string or max_length over kMaxPointLength.
 PointWitness ReadPointWitness(const std::string& path);
 
 struct PointReplay {

@@ -3,6 +3,7 @@
 #include "ltsim/io/json.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -23,7 +24,7 @@ std::string ErrorOf(const auto& call) {
 }
 
 std::string Temp(const std::string& name, const std::string& text) {
-  const fs::path dir = fs::temp_directory_path() / "ltsim_io_test";
+  const fs::path dir = fs::temp_directory_path() / ("ltsim_io_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path path = dir / name;
   std::ofstream(path, std::ios::binary) << text;
@@ -64,7 +65,7 @@ TEST(ParseJson, SizeIsLimited) {
 }
 
 TEST(ReadFile, DirectoriesDevicesAndMissingFilesFailCleanly) {
-  const fs::path dir = fs::temp_directory_path() / "ltsim_io_test_dir";
+  const fs::path dir = fs::temp_directory_path() / ("ltsim_io_test_dir_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   EXPECT_EQ(ErrorOf([&] { ReadFile(dir.string(), "model file", kMaxJsonBytes); }),
             dir.string() + ": is a directory, expected a model file");

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,8 +17,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// One directory per test and process: CTest runs the tests of this file in parallel (and
+// other build trees run them at the same time), so a shared name would race.
 fs::path Dir() {
-  const fs::path dir = fs::temp_directory_path() / "ltsim_output_file_test";
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const fs::path dir = fs::temp_directory_path() /
+                       ("ltsim_output_file_test_" + std::string(test->name()) + "_" +
+                        std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -3,6 +3,7 @@
 #include "ltsim/study/tightness.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -96,7 +97,9 @@ TEST(Tightness, ACappedMemberCensorsItsPointAndStaysOutOfTheFit) {
 TEST(Tightness, PointWitnessesReplay) {
   TightnessOptions o = Small();
   o.parameters = {"eps"};
-  o.out = (std::filesystem::temp_directory_path() / "ltsim_tightness_test").string();
+  o.out = (std::filesystem::temp_directory_path() /
+           ("ltsim_tightness_test_" + std::to_string(::getpid())))
+              .string();
   std::filesystem::remove_all(o.out);
   const TightnessResult r = RunTightness(o);
   const std::string path = r.rows[0].points[1].lower[0].witness;
