@@ -17,6 +17,7 @@
 #include "ltsim/check/needed_length.h"
 #include "ltsim/study/sweep.h"
 #include "ltsim/check/threshold.h"
+#include "ltsim/construct/families.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/strings/sources.h"
@@ -36,11 +37,29 @@ struct RowPlan {
   std::vector<double> values;
   double eps = 0.1, slope = 4;
   int alphabet = 2, period = 1, locality = 0;
+  int nested_heads = 0;  ///< > 0: the nested family with this many heads (eps, scale rows)
 };
 
-RowPlan PlanRow(const std::string& parameter, int points, bool large) {
+RowPlan PlanRow(const std::string& parameter, int points, bool large, int heads) {
   RowPlan p;
   p.parameter = parameter;
+  if ((parameter == "eps" || parameter == "scale") && heads >= 2) {
+    // The nested family (docs/families.md): T* ≈ (S·a/((κ − 1)ε))^S. The grids keep T* below
+    // the closed form's range and the exact threshold fast: S = 2 halves ε (doubles a) a
+    // point, T* from ~100 to ~2.7·10^4; S = 3 steps by 2^(1/4) in ε (2^(2/5) in a), T* from
+    // ~120–400 to ~3.5·10^3.
+    // The scale row at S = 2 starts at a = 3 with ε = 0.4, where L is within ~20% of
+    // proportional to a (the unit's fixed −2κε term weighs less as a grows).
+    p.nested_heads = heads;
+    p.eps = parameter == "scale" && heads == 2 ? 0.4 : 0.2;
+    p.slope = 1.03;  // the eps row's slope; the scale row's grid starts at `first`
+    const double first = heads == 2 ? 3.0 : 0.7;
+    for (int i = 0; i < points; ++i) {
+      if (parameter == "eps") p.values.push_back(p.eps / std::exp2(i * (heads == 2 ? 1.0 : 0.25)));
+      if (parameter == "scale") p.values.push_back(first * std::exp2(i * (heads == 2 ? 1.0 : 0.4)));
+    }
+    return p;
+  }
   for (int i = 0; i < points; ++i) {
     if (parameter == "eps") p.values.push_back(0.1 / std::exp2(i));
     if (parameter == "scale") p.values.push_back(2 * std::exp2(i));
@@ -63,6 +82,32 @@ double Uniform(std::uint64_t seed) {
   return boost::random::uniform_real_distribution<double>(0, 1)(engine);
 }
 
+// A nested-family member (docs/families.md) as a tightness pair: height κ ∈ [2.5, 3.5) from
+// the member's uniform u. A slope that puts a statistic on the boundary Σu = (κ − 1)ε/a (the
+// builder refuses it: the gap would equal ε) is nudged up by 10^-4 relative, at most 8 times.
+FamilyPair NestedMember(int heads, double slope, double eps, double u) {
+  const FamilyValues values = {{"alphabet", heads}, {"eps", eps}, {"height", 2.5 + u}};
+  for (int attempt = 0;; ++attempt) {
+    FamilyValues v = values;
+    v["slope"] = slope * (1 + 1e-4 * attempt);
+    try {
+      const FamilyMember m = BuildFamilyMember("nested", v);
+      FamilyPair p;
+      p.family = "nested";
+      p.f = m.f;
+      p.g = m.g;
+      p.predicted = static_cast<double>(m.first_disagreement);
+      p.semantics =
+          "hardmax attention with tie tolerance 1e-9, positions 1-based, the query among the "
+          "keys; " + std::to_string(heads) + " heads on nested supports and one MLP unit "
+          "(docs/families.md); an ℓ∞ gap > ε on the readout";
+      return p;
+    } catch (const InputError&) {
+      if (attempt == 8) throw;
+    }
+  }
+}
+
 // The member k of point i: its pair and ε.
 FamilyPair Member(const RowPlan& plan, int i, std::uint64_t member_seed, int bits, double* eps) {
   const double v = plan.values[i], u = Uniform(member_seed);
@@ -77,6 +122,7 @@ FamilyPair Member(const RowPlan& plan, int i, std::uint64_t member_seed, int bit
   }
   if (plan.parameter == "eps") *eps = v;
   const double slope = plan.parameter == "scale" ? v : plan.slope;
+  if (plan.nested_heads > 0) return NestedMember(plan.nested_heads, slope, *eps, u);
   const int S = plan.parameter == "alphabet" ? static_cast<int>(v) : plan.alphabet;
   const int D = plan.parameter == "period" ? static_cast<int>(v) : plan.period;
   const int tau = plan.parameter == "locality" ? static_cast<int>(v) : plan.locality;
@@ -111,10 +157,11 @@ struct Cell {
 
 Cell RunCell(const TightnessOptions& o, const RowPlan& plan, int i, int k) {
   Cell cell;
-  // Margin members keep their κ over the grid (one intercept shift a member, docs/tightness.md
-  // §2), the bump members draw a new offset per point.
-  const std::uint64_t index =
-      plan.parameter == "margin" ? k : static_cast<std::uint64_t>(i) * 1000 + k;
+  // Margin and nested members keep their κ over the grid (one intercept shift a member,
+  // docs/tightness.md §2), the bump members draw a new offset per point.
+  const std::uint64_t index = plan.parameter == "margin" || plan.nested_heads > 0
+                                  ? k
+                                  : static_cast<std::uint64_t>(i) * 1000 + k;
   const std::uint64_t seed = StreamSeed(o.seed, "tightness/" + plan.parameter, index);
   cell.pair = Member(plan, i, seed, o.precision_bits, &cell.eps);
   const FamilyPair& p = cell.pair;
@@ -122,9 +169,11 @@ Cell RunCell(const TightnessOptions& o, const RowPlan& plan, int i, int k) {
   c["eps"] = cell.eps;
   ThresholdOptions t;
   t.epsilon = cell.eps;
-  t.max_length = ExactLengthWithin(p.f.alphabet, std::lcm(p.f.period, p.g.period),
-                                   std::max(p.f.locality, p.g.locality), o.statistics_budget,
-                                   kMaxExactLength);
+  // The pruned exact search (docs/theory.md §11) up to 10^6, stopped after the window in
+  // which its evaluated statistics pass the budget: then T* > checked_up_to is a censored
+  // point.
+  t.max_length = kMaxExactLength;
+  t.max_evaluations = o.statistics_budget;
   const ThresholdResult r = FindThreshold(p.f, p.g, t);
   LTSIM_CHECK(r.exhaustive);
   cell.lower.seed = cell.upper.seed = seed;
@@ -214,7 +263,13 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
   row.family = first.family;
   row.semantics = first.semantics;
   row.class_text =
-      margin ? fmt::format("one layer, S = 2, 1 head, finite p = {} bits, no MLP, Delta = 1, "
+      plan.nested_heads > 0
+          ? fmt::format("one layer, hardmax, {0} heads (nested supports), MLP width 1 (f) / "
+                        "zero readout (g), S = {0}, Delta = 1, tau = 0, {1}",
+                        plan.nested_heads,
+                        plan.parameter == "eps" ? "eps varied"
+                                                : fmt::format("eps = {}, MLP slope varied", plan.eps))
+      : margin ? fmt::format("one layer, S = 2, 1 head, finite p = {} bits, no MLP, Delta = 1, "
                            "tau = 0, eps = {}",
                            o.precision_bits, plan.eps)
              : fmt::format("one layer, hardmax, 1 head, MLP width 3 (g) / none (f), S = {}, "
@@ -280,6 +335,17 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
     upper.push_back(u);
     row.points.push_back(std::move(point));
   }
+  // The scale row fits in L, which the grid varies through a slope: when L is far from
+  // proportional to that slope on the grid, the fitted exponent is a local slope, not the
+  // asymptotic one (say so).
+  if (plan.parameter == "scale" && row.points.size() >= 2) {
+    const auto ratio = [](const TightnessPoint& q) { return q.regressor / q.value; };
+    const double drift = ratio(row.points.back()) / ratio(row.points.front());
+    if (std::abs(drift - 1) > 0.1)
+      row.warnings.push_back(fmt::format(
+          "L/slope changes by a factor {:.3g} over the grid: L is not proportional to the "
+          "slope here, so the exponent in L is a local slope", drift));
+  }
   FitOptions fit;
   fit.scale = margin ? FitScale::kLogLinear : FitScale::kLogLog;
   fit.seed = StreamSeed(o.seed, "tightness-fit/" + plan.parameter);
@@ -303,6 +369,7 @@ void Validate(const TightnessOptions& o) {
   if (o.seeds < 1) throw InputError("--seeds must be at least 1");
   if (o.points < 3 || o.points > 12) throw InputError("--points must be in [3, 12]");
   if (o.statistics_budget < 1) throw InputError("--budget must be at least 1");
+  if (o.heads < 1 || o.heads > 3) throw InputError("--heads must be 1, 2 or 3");
   if (o.threads < 0) throw InputError("--threads must be at least 0");
   if (o.precision_bits < 1 || o.precision_bits > 12)
     throw InputError("--precision must be in [1, 12] (T_hard = 2^(p/gamma) is searched exactly)");
@@ -316,18 +383,6 @@ std::vector<std::string> TightnessParameters(const std::string& theorem) {
   return {};
 }
 
-std::uint64_t ExactLengthWithin(int alphabet, int period, int locality, std::uint64_t budget,
-                                std::uint64_t cap) {
-  std::uint64_t sum = 0, n = 0;
-  while (n < cap) {
-    const std::uint64_t c = CountStatistics(alphabet, period, locality, n + 1);
-    if (sum + c > budget || sum + c < sum) break;
-    sum += c;
-    ++n;
-  }
-  return std::max<std::uint64_t>(n, 1);
-}
-
 TightnessResult RunTightness(const TightnessOptions& options) {
   Validate(options);
   TightnessResult result;
@@ -336,7 +391,7 @@ TightnessResult RunTightness(const TightnessOptions& options) {
     result.options.parameters = TightnessParameters(options.theorem);
   const TightnessOptions& o = result.options;
   std::vector<RowPlan> plans;
-  for (const std::string& p : o.parameters) plans.push_back(PlanRow(p, o.points, o.points_given));
+  for (const std::string& p : o.parameters) plans.push_back(PlanRow(p, o.points, o.points_given, o.heads));
   if (!o.out.empty()) {
     std::error_code error;
     for (const RowPlan& p : plans)

@@ -273,8 +273,11 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
   auto* points = cmd->add_option("--points", args->options.points,
                                  "grid points per parameter (default 5; period 4 unless given)");
   cmd->add_option("--budget", args->options.statistics_budget,
-                  "statistics per exact threshold (default 1e6); a member that agrees up to "
-                  "the N this allows is a censored point");
+                  "evaluated statistics per exact threshold (pruned search up to T = 10^6; "
+                  "default 1e6); a member still agreeing when it is spent is a censored point");
+  cmd->add_option("--heads", args->options.heads,
+                  "heads of the class of the eps and scale rows: 1 = the bump family, 2 or 3 = "
+                  "the nested family (T* ~ (L/eps)^heads; default 2)");
   cmd->add_option("--precision", args->options.precision_bits,
                   "p bits of the margin row (default 4)");
   cmd->add_option("--max-x-length", args->options.max_x_length,

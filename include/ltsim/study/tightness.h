@@ -21,10 +21,14 @@ struct TightnessOptions {
   int seeds = 3;                        ///< family members (seeded) per point
   int points = 5;                       ///< grid points per parameter
   bool points_given = false;  ///< false: the period row keeps 4 points (D* = 10 is slow)
-  /// Per exact threshold: the largest N whose statistics fit this budget is searched; a pair
-  /// that agrees up to N is a censored point (T* > N).
+  /// Per exact threshold (pruned, up to T = 10^6): the statistics it may evaluate; a pair
+  /// still agreeing when they are spent is a censored point (T* > the length reached).
   std::uint64_t statistics_budget = 1'000'000;
   int precision_bits = 4;             ///< p of the margin row's finite attention
+  /// Heads of the class the eps and scale rows are measured in: 1 = the one-head bump
+  /// family, 2 or 3 = the nested family with that many heads (docs/families.md), whose T*
+  /// grows like (L/ε)^heads.
+  int heads = 2;
   bool validate = true;               ///< run the frequency simulator on found x per point
   std::uint64_t max_x_length = 200'000;  ///< cap on |x| of the simulator check
   std::string out;                    ///< witness directory ("" writes none)
@@ -90,10 +94,6 @@ struct TightnessResult {
 
 /// The parameters of a theorem, in order (4.1: eps, scale, period, alphabet, locality, margin).
 std::vector<std::string> TightnessParameters(const std::string& theorem);
-
-/// The largest N ≤ cap whose one-layer statistics Σ_{T ≤ N} #statistics(T) fit `budget`.
-std::uint64_t ExactLengthWithin(int alphabet, int period, int locality, std::uint64_t budget,
-                                std::uint64_t cap);
 
 /// Runs every row. Pure in the options (witness files aside); points and members run in
 /// parallel, stored by index. InputError for an unknown theorem or parameter, seeds < 1,
