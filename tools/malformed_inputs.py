@@ -149,7 +149,11 @@ def json_mutants(doc, rng, count, int_keys, number_ok, required, skip):
                 out.append(set_raw(doc, p, rng.choice(["1", "[]", "{}", "null", "\"" + "x" * 60000 + "\""])))
         elif kind == 9:  # garbage bytes inside
             cut = rng.randrange(1, len(text) - 1)
-            out.append(text[:cut] + rng.choice(["\x00", "}", "]]", "@", "\ufffd", ",,"]) + text[cut:])
+            mutant = text[:cut] + rng.choice(["\x00", "}", "]]", "@", "\ufffd", ",,"]) + text[cut:]
+            try:
+                json.loads(mutant)  # landed inside a string literal: still a valid document
+            except ValueError:
+                out.append(mutant)
     return out
 
 
@@ -173,7 +177,8 @@ def model_case_files(rng, per_class, work):
     # Shapes and sizes: huge dimensions in small files, extreme weights.
     for raw in ["1000000000", "65536", "0", "-5"]:
         for key in ["width", "alphabet", "period", "locality"]:
-            texts.append(set_raw(base, (key,), raw))
+            if not (key == "locality" and raw == "0"):  # τ = 0 is valid
+                texts.append(set_raw(base, (key,), raw))
     for raw in ["1e308", "-1e308", "1.7976931348623157e308"]:
         texts.append(set_raw(base, ("layers", 0, "heads", 0, "qk", 0, 0), raw))
     texts = texts[:per_class]
@@ -201,7 +206,9 @@ def invocations_strings(args, rng, work):
     model = os.path.join(ROOT, "corpus/models/pair/f.json")
     bad_text = ["0 1 2 x", "0^0", "0^-1", "0^18446744073709551616", "0^99999999999999999999999",
                 "^3", "0^", "0^3^4", "1 0 7", "65535", "-1", "0x1", "1e3", "", "   # only a comment",
-                "0\x001", "0^1.5", "2^3", "\ufeff0 1", "0^" + "9" * 400]
+                "0\x001", "0^1.5", "3^3", "\ufeff0 1", "0^" + "9" * 400]
+    # Texts that are malformed only as a whole string (an empty one): never after valid lines.
+    whole_only = {"", "   # only a comment"}
     bad_iid = ["iid:", "iid:length=0,alphabet=2,seed=1", "iid:length=-1,alphabet=2,seed=1",
                "iid:length=10,alphabet=0,seed=1", "iid:length=10,alphabet=2,seed=-1",
                "iid:length=10,alphabet=2", "iid:length=10,alphabet=2,seed=1,",
@@ -217,27 +224,27 @@ def invocations_strings(args, rng, work):
         form = i % 4
         if form == 0:
             t = rng.choice(bad_text)
-            if rng.random() < 0.5:
+            if t not in whole_only and rng.random() < 0.5:
                 t = "0 1 0^5\n" * rng.randrange(1, 50) + t
             path = os.path.join(work, f"s{i}.txt")
             open(path, "w", encoding="utf-8", errors="surrogatepass").write(t)
             spec = path
         elif form == 1:
             path = os.path.join(work, f"s{i}.u8")
-            open(path, "wb").write(bytes([rng.choice([0, 1])] * rng.randrange(0, 20) + [rng.randrange(2, 256)]))
+            open(path, "wb").write(bytes([rng.choice([0, 1])] * rng.randrange(0, 20) + [rng.randrange(3, 256)]))
             spec = path
         elif form == 2:
             path = os.path.join(work, f"s{i}.u16")
             n = rng.randrange(0, 20)
             data = b"".join(int(rng.choice([0, 1])).to_bytes(2, "little") for _ in range(n))
-            data += rng.choice([int(rng.randrange(2, 65536)).to_bytes(2, "little"), b"\x01"])
+            data += rng.choice([int(rng.randrange(3, 65536)).to_bytes(2, "little"), b"\x01"])
             open(path, "wb").write(data)
             spec = path
         else:
             spec = rng.choice(bad_iid)
             if "alphabet=2" in spec and rng.random() < 0.3:
-                spec = spec.replace("alphabet=2", "alphabet=3")  # outside the model's alphabet
-            if spec == "iid:length=10,alphabet=3,seed=1":
+                spec = spec.replace("alphabet=2", "alphabet=4")  # outside the model's alphabet (3)
+            if spec == "iid:length=10,alphabet=4,seed=1":
                 spec = spec + ",probs=1/1"
         # A .u8/.u16 token is malformed only against a model's alphabet: those go to eval.
         use_eval = i % 2 == 0 or form in (1, 2)
@@ -305,7 +312,7 @@ def invocations_campaigns(args, rng, work, ltsim, env):
                      ("max_alphabet", "0"), ("max_width", "0"), ("max_period", "0"),
                      ("max_heads", "0"), ("max_locality", "-5"), ("cases", "1e30"),
                      ("cases", "2.5"), ("seed", "-3"), ("min_target", "0"),
-                     ("min_length", "5000"), ("max_length", "1000")]:
+                     ("min_length", "5000"), ("max_length", "50")]:  # each against the other bound
         texts.append(set_raw(options, (key,), raw))
     out = []
     for i, t in enumerate(texts):
@@ -339,7 +346,8 @@ def invocations_flags(args, rng, work):
     g = os.path.join(ROOT, "corpus/models/pair/g.json")
     x = "iid:length=1000,alphabet=2,seed=1"
     out_dir = os.path.join(work, "flags_out")
-    bad_uint = ["-1", "-3", "1.5", "nan", "99999999999999999999", "0x10", "010", "", "abc", "1e3", "inf"]
+    # "010" is ten (decimal, never octal) by design, so it is not in this list.
+    bad_uint = ["-1", "-3", "1.5", "nan", "99999999999999999999", "0x10", "", "abc", "1e3", "inf"]
     bad_real = ["nan", "-1", "inf", "-inf", "1e400", "abc", ""]
     commands = [
         (["simulate", "--method", "frequency", "--model", f, x, "--out", os.path.join(work, "z.txt")],
@@ -349,9 +357,11 @@ def invocations_flags(args, rng, work):
         (["statistic", x, "--method", "markov", "--lipschitz", "1"],
          {"--length": bad_uint + ["0"], "--seed": bad_uint, "--locality": bad_uint, "--alphabet": bad_uint + ["0"]},
          {"--length": "10"}),
-        (["threshold", f, g], {"--eps": bad_real + ["0"], "--max-length": bad_uint + ["0"], "--seed": bad_uint,
+        # --eps 0 is valid (ε ≥ 0: any difference is a disagreement).
+        (["threshold", f, g], {"--eps": bad_real, "--max-length": bad_uint + ["0"], "--seed": bad_uint,
                                "--samples": bad_uint}, {"--eps": "0.1", "--max-length": "4"}),
-        (["constants", f], {"--eps": bad_real + ["0", "1"], "--n": bad_uint + ["0"], "--T": bad_real,
+        # --n and --T are real lengths (the bounds are evaluated at any n > 0).
+        (["constants", f], {"--eps": bad_real + ["0", "1"], "--n": bad_real + ["0"], "--T": bad_real,
                             "--alpha0": bad_real, "--bound": ["1/0", "", "((", "foo"], "--set": ["x", "=1", "a=nan"]}, {}),
         (["fuzz", "--out", out_dir], {"--cases": bad_uint, "--seed": bad_uint, "--threads": bad_uint + ["70000"],
                                       "--time-budget": bad_real, "--eps": bad_real, "--lemma-constant": bad_real,
@@ -369,10 +379,10 @@ def invocations_flags(args, rng, work):
                                    "--eps": bad_real, "--seed": bad_uint}, {"--omegas": "1", "--primes": "2", "--alphabets": "2",
                                                                            "--ks": "1", "--seeds": "1", "--kgram-seeds": "1", "--x-length": "100"}),
         (["construct", "simple-task", "--out", os.path.join(work, "m.json")], {"--omega": bad_real + ["0", "1e6"]}, {"--omega": "1"}),
-        (["construct", "modp-task", "--out", os.path.join(work, "m.json")], {"--p": bad_uint + ["0", "4"], "--k": bad_uint}, {"--p": "3", "--k": "1"}),
+        (["construct", "modp-task", "--out", os.path.join(work, "m.json")], {"--p": bad_uint + ["0"], "--k": bad_uint}, {"--p": "3", "--k": "1"}),
         (["construct", "kgram", "--out", os.path.join(work, "m.json")], {"--alphabet": bad_uint + ["0"], "--k": bad_uint,
                                                                           "--scale": bad_real}, {"--alphabet": "2", "--k": "1"}),
-        (["eval", f], {"STRING": ["iid:length=10,alphabet=3,seed=1", "/nonexistent"]}, {}),
+        (["eval", f], {"STRING": ["iid:length=10,alphabet=4,seed=1", "/nonexistent"]}, {}),
         (["generate", x], {"--out": [x.replace(":", "_") + "/nonexistent/dir/o.txt", work]}, {}),
     ]
     out = []
@@ -403,6 +413,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=20.0)
     parser.add_argument("--classes", default="models,strings,witnesses,search-witnesses,campaigns,flags")
     parser.add_argument("--show", type=int, default=3, help="examples printed per non-clean outcome")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the generated inputs (their directory is printed) to inspect")
     args = parser.parse_args()
     ltsim = os.path.abspath(args.ltsim)
     env = dict(os.environ)
@@ -456,7 +468,10 @@ def main():
           f"{totals['accepted']:>10}{totals['unclear']:>9}{totals['memory']:>7}")
     kept = open(os.path.join(work, "keep.txt")).read()
     print("generate X --out X kept X:", "yes" if kept == "0 1 0^5\n" else "NO (lost)")
-    shutil.rmtree(work, ignore_errors=True)
+    if args.keep:
+        print("inputs kept in", work)
+    else:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
