@@ -29,6 +29,9 @@ void AddSearchCommand(CLI::App& app, int& exit_code);
 /// `tightness`: lower side, upper side and paper exponent per parameter with verdicts, and
 /// `--replay` of a point witness (ltsim/study/tightness.h); a replay that differs sets 1.
 void AddTightnessCommand(CLI::App& app, int& exit_code);
+/// `refute --bound EXPR`: a class searched for a pair whose certified T* exceeds EXPR
+/// (ltsim/search/refute.h); exit_code 1 when refuted.
+void AddRefuteCommand(CLI::App& app, int& exit_code);
 /// `fuzz` and `replay` set `exit_code` (refutations found / still refuted: 1).
 void AddFuzzCommand(CLI::App& app, int& exit_code);
 

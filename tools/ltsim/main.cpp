@@ -47,6 +47,7 @@ int RunCommandLine(int argc, char** argv) {
   ltsim::cli::AddFuzzCommand(app, exit_code);
   ltsim::cli::AddSearchCommand(app, exit_code);
   ltsim::cli::AddTightnessCommand(app, exit_code);
+  ltsim::cli::AddRefuteCommand(app, exit_code);
   // `merge` re-runs the shards' command line with their items (dist_options.h).
   ltsim::cli::AddMergeCommand(app, exit_code, [&](const std::vector<std::string>& args) {
     std::vector<std::string> words = {argv[0]};

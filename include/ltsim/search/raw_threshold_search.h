@@ -1,0 +1,156 @@
+// A search that maximises the raw first disagreement T*(f, g, ε) over one-layer pairs of a fixed
+// class under hard constraints (docs/refute.md): certified lower bounds on the training length.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ltsim/check/threshold.h"
+#include "ltsim/eval/type_counts.h"
+#include "ltsim/io/json.h"
+#include "ltsim/model/transformer.h"
+
+namespace ltsim {
+
+/// The class searched: every pair has these sizes, and the constraints hold for f and g.
+struct PairClass {
+  int alphabet = 2;   ///< S
+  int period = 1;     ///< Δ
+  int locality = 0;   ///< τ
+  int width = 4;      ///< d
+  int heads = 2;      ///< H (one layer)
+  int mlp_width = 1;  ///< m (0: no MLP)
+  std::vector<Attention> modes = {Attention::kHardmax};  ///< allowed attention modes
+  int precision_bits = 8;      ///< p of `finite` layers
+  double min_margin = 0.0;     ///< γ₀: γ(f), γ(g) ≥ γ₀ for `finite` layers
+  double max_lipschitz = 1.0;  ///< L₀: L(f), L(g) ≤ L₀
+};
+
+/// InputError (one line naming the option) for a class outside the searchable range.
+void ValidatePairClass(const PairClass& cls);
+
+/// Brings a model of the class back onto the constraints: the readout is scaled so that
+/// L ≤ L₀, and a `finite` layer's logits (qk and bias) so that γ ≥ γ₀. Returns false when it
+/// cannot (γ = 0 impossible to raise).
+bool ProjectOntoClass(const PairClass& cls, Transformer& model);
+
+/// True when the model has the class's sizes and satisfies its constraints (1e-9 relative).
+bool InClass(const PairClass& cls, const Transformer& model);
+
+struct RawSearchOptions {
+  PairClass cls;
+  double eps = 0.05;
+  std::uint64_t max_length = 400;  ///< N: T* is searched exactly up to N (FindThreshold)
+  /// κ: a pair counts only when some certified string has a gap ≥ κε (docs/refute.md: without
+  /// it, T* is gamed by gaps that creep up to just above ε).
+  double separation = 2.0;
+  std::uint64_t budget = 200;  ///< evaluations of T* (FindThreshold calls)
+  int iterations = 24;         ///< proposals per hill climb (restarts = budget/(iterations+1))
+  std::uint64_t seed = 1;
+  int threads = 0;             ///< oneTBB arena size (0 = all cores); never changes the result
+  bool random_only = false;    ///< the baseline: every evaluation a fresh random pair
+  bool family_seeds = true;    ///< the first restarts start from the families fitting the class
+  /// Called after each climb (in completion order, from any thread, serialised): climbs done,
+  /// climbs in all, evaluations spent, best score so far, seconds. Never changes the result.
+  std::function<void(int, int, std::uint64_t, double, double)> progress;
+};
+
+/// The constraints' check and T* of one pair, with what certifies it.
+struct RawEvaluation {
+  bool valid = false;  ///< in the class and FindThreshold accepted the pair
+  std::string note;    ///< why not valid
+  std::optional<std::uint64_t> first_disagreement;  ///< T* ≤ N, or none up to N
+  std::uint64_t checked_up_to = 0;
+  std::vector<Run> witness;                ///< a string of length T* with gap > ε
+  double gap = 0.0;                        ///< its gap
+  double largest_gap_below = 0.0;          ///< max gap over all strings shorter than T*
+  /// The largest gap found on any string (the T* witness scaled up, and a search over the
+  /// statistics of long lengths), and the statistic attaining it.
+  double sup_gap = 0.0;
+  std::optional<TypeCounts> sup_statistic;
+  bool separated = false;  ///< sup_gap ≥ κε
+  double score = 0.0;      ///< what the climb maximises (docs/refute.md)
+  std::uint64_t statistics = 0;  ///< statistics FindThreshold evaluated
+};
+
+/// Evaluates a pair: class check, FindThreshold up to N, separation search (seeded from the
+/// options and the statistics count, plus the `hints` tried first). Pure; any thread.
+RawEvaluation EvaluateRawPair(const RawSearchOptions& options, const Transformer& f,
+                              const Transformer& g, const std::vector<TypeCounts>& hints = {});
+
+/// One hill climb's outcome.
+struct RawRestart {
+  int index = 0;
+  std::string start;  ///< "random" or "family NAME"
+  Transformer f, g;
+  RawEvaluation best;
+  std::vector<double> trajectory;  ///< best score after each evaluation
+  std::vector<int> accepted_by_kind;  ///< proposals that raised the score, per kind
+  std::vector<int> applied_by_kind;   ///< proposals that applied (were evaluated), per kind
+};
+
+/// The 50-digit recheck of a result: the gap at the T* witness (must exceed ε) and at the
+/// separation statistic (must reach κε), recomputed in PreciseReal (eval/precise.h).
+struct RawRecheck {
+  std::string status;  ///< "agrees" or "differs"
+  std::string gap_text, sup_gap_text;  ///< 40 significant digits
+};
+
+struct RawSearchResult {
+  RawSearchOptions options;
+  std::vector<RawRestart> restarts;
+  int best_restart = 0;
+  std::uint64_t evaluations = 0;  ///< T* evaluations spent (≤ budget)
+  RawRecheck recheck;
+};
+
+/// R hill climbs (or the random baseline) in parallel; identical for any thread count.
+RawSearchResult RunRawSearch(const RawSearchOptions& options);
+
+/// The starting pairs built from the families of docs/families.md that fit the class (sizes,
+/// modes, L₀, ε, separation), each projected into the class; possibly empty.
+std::vector<std::pair<std::string, std::pair<Transformer, Transformer>>> FamilySeeds(
+    const RawSearchOptions& options);
+
+/// Rechecks a pair's evaluation in 50 digits.
+RawRecheck RecheckRaw(const RawSearchOptions& options, const Transformer& f, const Transformer& g,
+                      const RawEvaluation& evaluation);
+
+/// The replayable witness (format `ltsim-raw-search-witness`, version 1): options, both models,
+/// T*, the witness runs, the separation statistic and the recheck.
+nlohmann::json RawWitnessToJson(const RawSearchOptions& options, const Transformer& f,
+                                const Transformer& g, const RawEvaluation& evaluation,
+                                const RawRecheck& recheck);
+
+/// What a replay re-checks: the pair, its ε, N and κ, the recorded T* and separation statistic.
+struct ReplayInput {
+  Transformer f, g;
+  double eps = 0.0;
+  std::uint64_t max_length = 1;
+  double separation = 2.0;
+  std::optional<std::uint64_t> first_disagreement;
+  bool separated = false;
+  std::optional<TypeCounts> sup_statistic;
+};
+
+/// Re-runs FindThreshold (T* must be the recorded one, its witness not unconfirmed in 50
+/// digits) and re-evaluates the separation statistic in 50 digits (gap ≥ κε must match
+/// `separated`). True when all reproduce; `report` gets one line.
+bool ReplayPair(const ReplayInput& input, std::string* report);
+
+/// The separation statistic of a witness or refute.json (`{length, far, suffix}` in f's view);
+/// InputError naming the source and key when it is malformed.
+TypeCounts ReadStatistic(const io::JsonReader& statistic, const Transformer& f);
+
+/// Re-evaluates a witness file (format ltsim-raw-search-witness): ReplayPair on its contents.
+/// InputError naming the file and key for a malformed file.
+bool ReplayRawWitness(const std::string& path, std::string* report);
+
+/// "0^3 1 2^2", the run-length text of a string.
+std::string RunLengthText(const std::vector<Run>& runs);
+
+}  // namespace ltsim

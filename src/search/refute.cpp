@@ -1,0 +1,192 @@
+// `ltsim refute`: judge the raw-T* search's pairs against a conjectured bound (docs/refute.md).
+#include "ltsim/search/refute.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <tuple>
+
+#include "ltsim/core/error.h"
+#include "ltsim/model/constants.h"
+#include "ltsim/model/model_file.h"
+#include "ltsim/io/json.h"
+
+namespace ltsim {
+namespace {
+
+ConstantMap PairOf(const Transformer& f, const Transformer& g, double eps) {
+  ConstantMap c = PairConstants(ModelConstants(f), ModelConstants(g));
+  c["eps"] = eps;
+  return c;
+}
+
+bool IsRegistryName(const std::string& bound) {
+  for (const Bound& b : BoundRegistry())
+    if (b.name == bound) return true;
+  return false;
+}
+
+RefuteCandidate Judge(const RefuteOptions& o, const RawRestart& r) {
+  RefuteCandidate c;
+  c.restart = r.index;
+  c.constants = PairOf(r.f, r.g, o.search.eps);
+  c.bound_value = EvaluateRefuteBound(o.bound, c.constants);
+  const double t = r.best.first_disagreement ? static_cast<double>(*r.best.first_disagreement)
+                                             : static_cast<double>(o.search.max_length + 1);
+  if (r.best.valid && std::isfinite(c.bound_value) && c.bound_value > 0) {
+    c.ratio = t / c.bound_value;
+    c.refutes = r.best.separated && t > c.bound_value;
+  }
+  return c;
+}
+
+}  // namespace
+
+double EvaluateRefuteBound(const std::string& bound, const ConstantMap& constants) {
+  if (IsRegistryName(bound)) return FindBound(bound).value(constants);
+  return EvaluateBoundExpression(bound, constants);
+}
+
+void ValidateRefuteBound(const std::string& bound) {
+  if (bound.empty()) throw InputError("--bound: an expression is required");
+  ConstantMap probe;
+  for (const char* name : {"L", "Delta", "S", "tau", "gamma", "p", "C", "gamma_pos", "D", "eps"})
+    probe[name] = 1.0;
+  EvaluateRefuteBound(bound, probe);  // throws InputError naming the expression
+}
+
+RefuteResult RunRefute(const RefuteOptions& o) {
+  ValidateRefuteBound(o.bound);
+  RefuteResult result;
+  result.options = o;
+  result.search = RunRawSearch(o.search);
+  // The best candidate: a refuting one first, then separated pairs (the only ones that count,
+  // docs/refute.md) by ratio, then the rest by ratio; ties keep the lower restart index.
+  auto rank = [](const RefuteCandidate& c, const RawRestart& r) {
+    return std::make_tuple(c.refutes, r.best.valid && r.best.separated,
+                           std::isnan(c.ratio) ? -1.0 : c.ratio);
+  };
+  bool have = false;
+  for (const RawRestart& r : result.search.restarts) {
+    const RefuteCandidate c = Judge(o, r);
+    if (!have || rank(c, r) > rank(result.best, result.search.restarts[result.best.restart])) {
+      result.best = c;
+      have = true;
+    }
+  }
+  result.refuted = result.best.refutes;
+  // The best family for the class, evaluated like any pair.
+  for (const auto& [name, pair] : FamilySeeds(o.search)) {
+    const RawEvaluation e = EvaluateRawPair(o.search, pair.first, pair.second);
+    if (!e.valid || !e.separated) continue;
+    const std::uint64_t t = e.first_disagreement.value_or(o.search.max_length + 1);
+    if (!result.family_first_disagreement || t > *result.family_first_disagreement) {
+      result.family_name = name;
+      result.family_first_disagreement = t;
+      const double L = std::max(LipschitzConstant(pair.first), LipschitzConstant(pair.second));
+      result.family_eps_over_L = static_cast<double>(t) * o.search.eps / L;
+    }
+  }
+  return result;
+}
+
+nlohmann::json RefuteToJson(const RefuteResult& result) {
+  const RefuteOptions& o = result.options;
+  const RawSearchResult& s = result.search;
+  const RawRestart& r = s.restarts[result.best.restart];
+  auto number = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
+  nlohmann::json j;
+  // No thread count: the document is byte-identical for any --threads.
+  j["context"] = {{"command", "refute"}, {"seed", o.search.seed}};
+  j["refuted"] = result.refuted;
+  j["first_disagreement"] = r.best.first_disagreement ? nlohmann::json(*r.best.first_disagreement)
+                                                      : nlohmann::json(nullptr);
+  j["first_disagreement_lower_bound"] =
+      r.best.first_disagreement ? *r.best.first_disagreement : o.search.max_length + 1;
+  j["checked_up_to"] = r.best.checked_up_to;
+  j["bound"] = o.bound;
+  j["bound_value"] = number(result.best.bound_value);
+  j["ratio"] = number(result.best.ratio);
+  j["evaluations"] = s.evaluations;
+  j["budget"] = o.search.budget;
+  j["seed"] = o.search.seed;
+  j["eps"] = o.search.eps;
+  j["max_length"] = o.search.max_length;
+  j["separation"] = o.search.separation;
+  j["separated"] = r.best.separated;
+  j["witness_text"] = RunLengthText(r.best.witness);
+  j["gap"] = number(r.best.gap);
+  j["largest_gap_below"] = number(r.best.largest_gap_below);
+  j["sup_gap"] = number(r.best.sup_gap);
+  j["sup_gap_length"] = r.best.sup_statistic ? nlohmann::json(r.best.sup_statistic->length)
+                                             : nlohmann::json(nullptr);
+  j["sup_statistic"] = r.best.sup_statistic
+                           ? nlohmann::json{{"length", r.best.sup_statistic->length},
+                                            {"far", r.best.sup_statistic->far},
+                                            {"suffix", r.best.sup_statistic->suffix}}
+                           : nlohmann::json(nullptr);
+  j["start"] = r.start;
+  const double L = result.best.constants.count("L") ? result.best.constants.at("L") : NAN;
+  j["lipschitz"] = number(L);
+  const double t = r.best.first_disagreement ? static_cast<double>(*r.best.first_disagreement)
+                                             : static_cast<double>(o.search.max_length + 1);
+  j["first_disagreement_eps_over_L"] = number(t * o.search.eps / L);
+  nlohmann::json constants = nlohmann::json::object();
+  for (const auto& [k, v] : result.best.constants) constants[k] = number(v);
+  j["constants"] = constants;
+  j["recheck"] = {{"digits", 50}, {"status", s.recheck.status}, {"gap", s.recheck.gap_text},
+                  {"sup_gap", s.recheck.sup_gap_text}};
+  j["family"] = result.family_name.empty()
+                    ? nlohmann::json(nullptr)
+                    : nlohmann::json{{"name", result.family_name},
+                                     {"first_disagreement", *result.family_first_disagreement},
+                                     {"first_disagreement_eps_over_L", result.family_eps_over_L}};
+  nlohmann::json restarts = nlohmann::json::array();
+  for (const RawRestart& x : s.restarts)
+    restarts.push_back({{"index", x.index},
+                        {"start", x.start},
+                        {"first_disagreement", x.best.first_disagreement
+                                                   ? nlohmann::json(*x.best.first_disagreement)
+                                                   : nlohmann::json(nullptr)},
+                        {"separated", x.best.separated},
+                        {"applied", x.applied_by_kind},
+                        {"accepted", x.accepted_by_kind},
+                        {"score", x.best.score}});
+  j["restarts"] = restarts;
+  return j;
+}
+
+bool ReplayRefute(const std::string& path, std::string* report) {
+  const io::Json doc = io::ReadJsonFile(path, "refute result");
+  const io::JsonReader j(doc, path);
+  if (j.Has("format")) return ReplayRawWitness(path, report);
+  // A refute.json: the pair is DIR/f.json and DIR/g.json beside it.
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  ReplayInput in;
+  in.f = ReadModel((dir / "f.json").string());
+  in.g = ReadModel((dir / "g.json").string());
+  in.eps = j.At("eps").Positive();
+  in.max_length = j.At("max_length").UInt(1, kThresholdMaxLength);
+  in.separation = j.At("separation").Number(1.0);
+  if (!j.At("first_disagreement").json().is_null())
+    in.first_disagreement = j.At("first_disagreement").UInt(1);
+  in.separated = j.At("separated").Bool();
+  if (!j.At("sup_statistic").json().is_null())
+    in.sup_statistic = ReadStatistic(j.At("sup_statistic"), in.f);
+  std::string pair_report;
+  const bool pair_ok = ReplayPair(in, &pair_report);
+  // The verdict again, from the replayed T* and the bound at the pair's constants.
+  const std::string bound = j.At("bound").String();
+  const double value = EvaluateRefuteBound(bound, PairOf(in.f, in.g, in.eps));
+  const double t = in.first_disagreement ? static_cast<double>(*in.first_disagreement)
+                                         : static_cast<double>(in.max_length + 1);
+  const bool refuted = in.separated && std::isfinite(value) && value > 0 && t > value;
+  const bool same_verdict = refuted == j.At("refuted").Bool();
+  if (report)
+    *report = fmt::format("{}; bound '{}' = {} at the pair's constants, refuted {} (recorded {})",
+                          pair_report, bound, value, refuted, j.At("refuted").Bool());
+  return pair_ok && same_verdict;
+}
+
+}  // namespace ltsim

@@ -1,0 +1,150 @@
+// Command-line tests of `ltsim refute` (docs/refute.md): exit codes 0 / 1 / 2, the --json keys,
+// the --out files (replayed by `threshold` and by `refute --replay`), and identical bytes for
+// any --threads.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+struct Result {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A small class and budget: S = 2, Δ = 1, τ = 0, d = 6, H = 2, m = 1, L₀ = 4, ε = 0.05,
+// 40 evaluations of T* up to N = 300 (well under a second).
+std::vector<std::string> SmallClass(const std::string& bound) {
+  return {"refute",   "--bound",  bound, "--eps",      "0.05", "--max-lipschitz", "4",
+          "--alphabet", "2",      "--period", "1",     "--locality", "0",  "--width", "6",
+          "--heads",  "2",        "--mlp-width", "1",  "--budget",   "40", "--iterations", "9",
+          "--max-length", "300",  "--seed",   "3"};
+}
+
+class RefuteCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("ltsim_refute_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  Result Run(std::vector<std::string> args, const std::vector<std::string>& more = {}) const {
+    args.insert(args.end(), more.begin(), more.end());
+    std::string command = "'" + std::string(LTSIM_BINARY) + "'";
+    for (const std::string& arg : args) command.append(" '").append(arg).append("'");
+    command.append(" >'").append(Path("stdout.txt")).append("' 2>'");
+    command.append(Path("stderr.txt")).append("' </dev/null");
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(Path("stdout.txt")),
+            ReadFile(Path("stderr.txt"))};
+  }
+
+  // Bad input: exit 2, one line on stderr naming `names`, nothing on stdout.
+  void ExpectInputError(const std::vector<std::string>& args, const std::string& names) const {
+    const Result r = Run(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(names), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(RefuteCli, RefutedIsExitOneWithTheKeysAndFiles) {
+  // N = 1 is refuted by any separated pair that agrees at length 1 (T* ≥ 2).
+  const Result r = Run(SmallClass("1"), {"--json", "--out", Path("out")});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  const Json j = Json::parse(r.out);
+  for (const char* key : {"refuted", "first_disagreement", "bound_value", "ratio", "evaluations",
+                          "seed", "witness_text", "largest_gap_below", "sup_gap", "separated",
+                          "first_disagreement_eps_over_L", "family", "recheck"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_TRUE(j["refuted"].get<bool>());
+  EXPECT_TRUE(j["separated"].get<bool>());
+  EXPECT_EQ(j["seed"], 3);
+  EXPECT_EQ(j["bound_value"].get<double>(), 1.0);
+  ASSERT_TRUE(j["first_disagreement"].is_number_unsigned());
+  const auto t = j["first_disagreement"].get<std::uint64_t>();
+  EXPECT_GT(t, 1u);
+  EXPECT_DOUBLE_EQ(j["ratio"].get<double>(), static_cast<double>(t));
+  EXPECT_LE(j["evaluations"].get<std::uint64_t>(), 40u);
+  EXPECT_EQ(j["recheck"]["status"], "agrees");
+  // The files: two ordinary models, the run-length witness, the printed JSON.
+  for (const char* name : {"f.json", "g.json", "witness.txt", "refute.json"})
+    EXPECT_TRUE(fs::exists(dir_ / "out" / name)) << name;
+  EXPECT_EQ(Json::parse(ReadFile(dir_ / "out" / "refute.json")), j);
+  EXPECT_EQ(ReadFile(dir_ / "out" / "witness.txt"), j["witness_text"].get<std::string>() + "\n");
+  // `threshold` on the two model files finds the same T* and witness length.
+  const Result th = Run({"threshold", Path("out/f.json"), Path("out/g.json"), "--eps", "0.05",
+                         "--max-length", "300", "--json"});
+  ASSERT_EQ(th.exit_code, 0) << th.err;
+  const Json tj = Json::parse(th.out);
+  EXPECT_EQ(tj["first_disagreement"], j["first_disagreement"]);
+  EXPECT_EQ(tj["witness_text"], j["witness_text"]);
+  // The pair keeps the class's constraint L ≤ L₀ = 4.
+  EXPECT_LE(j["lipschitz"].get<double>(), 4.0 * (1 + 1e-9));
+  // And the result replays.
+  const Result replay = Run({"refute", "--replay", Path("out/refute.json")});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("reproduced"), std::string::npos);
+}
+
+TEST_F(RefuteCli, NotRefutedIsExitZero) {
+  const Result r = Run(SmallClass("1e9*L/eps"), {"--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json j = Json::parse(r.out);
+  EXPECT_FALSE(j["refuted"].get<bool>());
+  EXPECT_LT(j["ratio"].get<double>(), 1.0);
+  EXPECT_FALSE(r.err.empty());  // progress lines on stderr
+  // The table names the verdict too.
+  const Result table = Run(SmallClass("1e9*L/eps"));
+  EXPECT_EQ(table.exit_code, 0);
+  EXPECT_NE(table.out.find("not refuted"), std::string::npos) << table.out;
+}
+
+TEST_F(RefuteCli, SameBytesForAnyThreadCount) {
+  const Result one = Run(SmallClass("L/eps"), {"--json", "--threads", "1"});
+  const Result two = Run(SmallClass("L/eps"), {"--json", "--threads", "2"});
+  EXPECT_EQ(one.exit_code, two.exit_code);
+  EXPECT_EQ(one.out, two.out);
+}
+
+TEST_F(RefuteCli, BadInputIsExitTwo) {
+  ExpectInputError(SmallClass("L/nope"), "nope");
+  ExpectInputError(SmallClass("L/"), "--bound");
+  std::vector<std::string> no_eps = SmallClass("L/eps");
+  no_eps.erase(no_eps.begin() + 3, no_eps.begin() + 5);
+  ExpectInputError(no_eps, "--eps");
+  std::vector<std::string> modes = SmallClass("L/eps");
+  modes.insert(modes.end(), {"--modes", "hardmax,exact"});
+  ExpectInputError(modes, "--modes");
+  std::vector<std::string> alphabet = SmallClass("L/eps");
+  alphabet[8] = "1";
+  ExpectInputError(alphabet, "--alphabet");
+  ExpectInputError({"refute", "--replay", Path("missing.json")}, "missing.json");
+}
+
+}  // namespace

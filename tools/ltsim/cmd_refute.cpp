@@ -1,0 +1,180 @@
+// `ltsim refute --bound EXPR …`: search a class for a pair whose certified first disagreement
+// exceeds a conjectured training length (docs/refute.md).
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "commands.h"
+#include "ltsim/core/error.h"
+#include "ltsim/model/model_file.h"
+#include "ltsim/search/refute.h"
+
+namespace ltsim::cli {
+namespace {
+
+struct RefuteArgs {
+  RefuteOptions options;
+  std::string modes = "hardmax";
+  std::string out;
+  std::string replay;
+  bool json = false;
+  std::vector<CLI::Option*> required;  ///< the class and the bound: needed unless --replay
+};
+
+std::vector<Attention> ParseModes(const std::string& text) {
+  std::vector<Attention> modes;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    Attention mode;
+    if (item == "hardmax") mode = Attention::kHardmax;
+    else if (item == "finite") mode = Attention::kFinite;
+    else if (item == "softmax") mode = Attention::kSoftmax;
+    else
+      throw InputError(
+          fmt::format("--modes: unknown mode '{}' (known: hardmax, finite, softmax)", item));
+    if (std::find(modes.begin(), modes.end(), mode) == modes.end()) modes.push_back(mode);
+  }
+  if (modes.empty()) throw InputError("--modes: at least one mode");
+  return modes;
+}
+
+void WriteText(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw InputError(fmt::format("--out: cannot write {}", path.string()));
+}
+
+std::string Show(const nlohmann::json& v) { return v.is_null() ? "null" : v.dump(); }
+
+void PrintTable(const RefuteResult& r, const nlohmann::json& j) {
+  const RawSearchOptions& o = r.options.search;
+  std::cout << fmt::format(
+      "refute --bound '{}' (seed {}, {} of {} evaluations, eps {}, N = {}, L0 = {})\n",
+      r.options.bound, o.seed, r.search.evaluations, o.budget, o.eps, o.max_length,
+      o.cls.max_lipschitz);
+  const std::string t = j["first_disagreement"].is_null()
+                            ? fmt::format("> {} (no disagreement up to N)", o.max_length)
+                            : j["first_disagreement"].dump();
+  std::cout << fmt::format("  best pair (start: {}): T* = {}, certified by exact threshold\n",
+                           j["start"].get<std::string>(), t);
+  std::cout << fmt::format("  witness at T*: {}\n", j["witness_text"].get<std::string>());
+  std::cout << fmt::format(
+      "  largest gap below T* = {}; largest gap found = {} at length {} ({}separated: κ = {})\n",
+      Show(j["largest_gap_below"]), Show(j["sup_gap"]), Show(j["sup_gap_length"]),
+      j["separated"].get<bool>() ? "" : "not ", o.separation);
+  std::cout << fmt::format("  L = {}, T*·ε/L = {}\n", Show(j["lipschitz"]),
+                           Show(j["first_disagreement_eps_over_L"]));
+  std::cout << fmt::format("  bound at the pair's constants = {}, T*/bound = {}\n",
+                           Show(j["bound_value"]), Show(j["ratio"]));
+  if (!j["family"].is_null())
+    std::cout << fmt::format("  best built-in family for this class: {} with T* = {}, T*·ε/L = {}\n",
+                             j["family"]["name"].get<std::string>(),
+                             j["family"]["first_disagreement"].dump(),
+                             Show(j["family"]["first_disagreement_eps_over_L"]));
+  else
+    std::cout << "  best built-in family for this class: none fits\n";
+  std::cout << fmt::format("  recheck (50 digits): {}\n", j["recheck"]["status"].dump());
+  std::cout << (r.refuted ? "REFUTED: a separated pair's certified T* exceeds the bound\n"
+                          : "not refuted (the best ratio T*/bound above)\n");
+}
+
+int Run(RefuteArgs& args) {
+  if (!args.replay.empty()) {
+    std::string report;
+    const bool ok = ReplayRefute(args.replay, &report);
+    std::cout << report << (ok ? "\nreproduced\n" : "\nNOT reproduced\n");
+    return ok ? 0 : 1;
+  }
+  for (const CLI::Option* option : args.required)
+    if (option->count() == 0)
+      throw InputError(fmt::format("{}: required (or --replay FILE)", option->get_name()));
+  RawSearchOptions& s = args.options.search;
+  s.cls.modes = ParseModes(args.modes);
+  ValidateRefuteBound(args.options.bound);
+  ValidatePairClass(s.cls);
+  // Progress on stderr, one plain line per finished climb (results never depend on it).
+  s.progress = [](int done, int climbs, std::uint64_t evaluations, double best, double seconds) {
+    std::cerr << fmt::format("refute: {}/{} climbs, {} evaluations, best score {:.0f}, {:.1f} s\n",
+                             done, climbs, evaluations, best, seconds);
+  };
+  const RefuteResult result = RunRefute(args.options);
+  const nlohmann::json j = RefuteToJson(result);
+  if (!args.out.empty()) {
+    const std::filesystem::path dir(args.out);
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    if (error) throw InputError(fmt::format("--out {}: cannot create it", args.out));
+    const RawRestart& best = result.search.restarts[result.best.restart];
+    WriteModel(best.f, (dir / "f.json").string());
+    WriteModel(best.g, (dir / "g.json").string());
+    WriteText(dir / "witness.txt", RunLengthText(best.best.witness) + "\n");
+    WriteText(dir / "refute.json", j.dump(2) + "\n");
+  }
+  if (args.json) std::cout << j.dump(2) << "\n";
+  else PrintTable(result, j);
+  return result.refuted ? 1 : 0;
+}
+
+}  // namespace
+
+void AddRefuteCommand(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<RefuteArgs>();
+  RawSearchOptions& s = args->options.search;
+  CLI::App* cmd = app.add_subcommand(
+      "refute",
+      "Search a class of one-layer pairs for one whose certified first disagreement T* (exact "
+      "threshold) exceeds a conjectured training length EXPR at the pair's own constants "
+      "(docs/refute.md). Exit 1 when refuted, 0 when not, 2 on bad input.\n"
+      "Examples:\n"
+      "  ltsim refute --bound thm4.1-length --eps 0.05 --max-lipschitz 8 --alphabet 2 --period 1 "
+      "--locality 0 --width 6 --heads 2 --mlp-width 1\n"
+      "  ltsim refute --bound 'L/eps' --eps 0.05 --max-lipschitz 8 --alphabet 2 --period 1 "
+      "--locality 0 --width 6 --heads 2 --mlp-width 1\n"
+      "  ltsim refute --bound '0.01*L/eps' --eps 0.05 --max-lipschitz 8 --alphabet 2 --period 2 "
+      "--locality 0 --width 6 --heads 2 --mlp-width 1 --json --out refute-out\n"
+      "  ltsim refute --replay refute-out/refute.json");
+  auto need = [&](CLI::Option* option) { args->required.push_back(option); };
+  need(cmd->add_option("--bound", args->options.bound,
+                       "conjectured N: a muParser expression over L, Delta, S, tau, gamma, p, C, "
+                       "gamma_pos, D, eps (as `ltsim constants --bound`), or a registry bound "
+                       "name such as thm4.1-length"));
+  need(cmd->add_option("--eps", s.eps, "ε")->check(CLI::PositiveNumber));
+  need(cmd->add_option("--max-lipschitz", s.cls.max_lipschitz, "L₀: L(f), L(g) ≤ L₀"));
+  need(cmd->add_option("--alphabet", s.cls.alphabet, "S"));
+  need(cmd->add_option("--period", s.cls.period, "Δ"));
+  need(cmd->add_option("--locality", s.cls.locality, "τ"));
+  need(cmd->add_option("--width", s.cls.width, "d"));
+  need(cmd->add_option("--heads", s.cls.heads, "H (one layer)"));
+  need(cmd->add_option("--mlp-width", s.cls.mlp_width, "m: MLP units (0: no MLP)"));
+  cmd->add_option("--modes", args->modes, "allowed attention modes, comma-separated")
+      ->default_val("hardmax");
+  cmd->add_option("--precision", s.cls.precision_bits, "p of finite attention")->default_val(8);
+  cmd->add_option("--min-margin", s.cls.min_margin, "γ₀: γ(f), γ(g) ≥ γ₀ for finite attention")
+      ->default_val(0.0);
+  cmd->add_option("--max-length", s.max_length, "N: T* is exact up to N")->default_val(5000);
+  cmd->add_option("--budget", s.budget, "T* evaluations (default ≈ 1 minute on 2 cores)")
+      ->default_val(3000);
+  cmd->add_option("--iterations", s.iterations, "proposals per hill climb")->default_val(49);
+  cmd->add_option("--separation", s.separation,
+                  "κ: a pair counts only when some string has a gap ≥ κ·ε")
+      ->default_val(2.0);
+  cmd->add_option("--seed", s.seed, "master seed")->default_val(1);
+  cmd->add_option("--threads", s.threads, "threads (0 = all); never changes the result")
+      ->default_val(0);
+  cmd->add_option("--out", args->out, "write DIR/f.json, g.json, witness.txt, refute.json");
+  cmd->add_option("--replay", args->replay,
+                  "re-check DIR/refute.json (with DIR/f.json, DIR/g.json); exit 1 unless reproduced");
+  cmd->add_flag("--json", args->json, "print JSON");
+  cmd->add_flag("--random", s.random_only,
+                "the baseline: every evaluation a fresh random start, no climbing");
+  cmd->add_flag("!--no-family-seeds", s.family_seeds,
+                "start every climb from a random pair (not from the built-in families)");
+  cmd->callback([args, &exit_code] { exit_code = Run(*args); });
+}
+
+}  // namespace ltsim::cli
