@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Draws DIR/experiment.png from DIR/experiment.json (`ltsim experiment paper --out DIR`).
+"""Draws DIR/experiment.png from DIR/experiment.json (`ltsim experiment paper --out-dir DIR`).
 
 One panel per series (ω, p, S, k): needed length against the parameter, log-log, with the
 fitted line (Debian's matplotlib, Agg). Exit 3 when matplotlib is missing.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Draws DIR/sweep.png from DIR/sweep.json (`ltsim sweep --out DIR`), with Debian's matplotlib.
+"""Draws DIR/sweep.png from DIR/sweep.json (`ltsim sweep --out-dir DIR`), with Debian's matplotlib.
 
 Left: worst needed length against the fitted regressor, log-log (margin: log-linear in 1/gamma,
 the shape of 2^(p/gamma)), with the fitted line and the paper's slope (Thm 4.1) through the first

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Draws one figure per row of DIR/tightness.json (`ltsim tightness --out DIR`), with Debian's
+"""Draws one figure per row of DIR/tightness.json (`ltsim tightness --out-dir DIR`), with Debian's
 matplotlib: DIR/tightness_<parameter>.png and .svg, and DIR/tightness.png (every row, small).
 
 Each figure: the lower side (certified T* of the family members) and the upper side (the

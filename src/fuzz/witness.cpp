@@ -40,7 +40,7 @@ Json WitnessJson(const CaseSpec& spec, const CaseResult& result, Property proper
   w["property"] = PropertyName(property);
   w["seed"] = campaign_seed;
   w["case"] = spec.index;
-  w["replay"] = "ltsim replay THIS_FILE (exit 1: still refuted, 0: no longer)";
+  w["replay"] = "ltsim replay THIS_FILE (exit 0: still refuted, 1: no longer)";
   Json c;
   c["f"] = ModelToJsonValue(spec.f);
   c["g"] = ModelToJsonValue(spec.g);

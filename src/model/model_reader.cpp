@@ -9,6 +9,7 @@
 
 #include "ltsim/core/error.h"
 #include "ltsim/model/limits.h"
+#include "ltsim/core/suggest.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/model/safetensors.h"
 #include "model/model_json.h"
@@ -95,7 +96,9 @@ class ModelReader {
     for (const auto& item : object.items()) {
       const bool known = std::any_of(allowed.begin(), allowed.end(),
                                      [&](const char* key) { return item.key() == key; });
-      if (!known) Fail(Child(path, item.key()), "unknown key");
+      if (!known)
+        Fail(Child(path, item.key()),
+             "unknown key" + DidYouMean(item.key(), {allowed.begin(), allowed.end()}));
     }
     for (const char* key : required) {
       if (!object.contains(key)) Fail(Child(path, key), "missing key");

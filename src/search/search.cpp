@@ -5,6 +5,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -174,9 +175,9 @@ void ValidateSearchOptions(const SearchOptions& o) {
   if (!(o.margin >= 0) || !std::isfinite(o.margin))
     throw InputError("--margin must be finite, ≥ 0");
   if (IsSimObjective(o.objective) && (o.n < 1 || o.n > o.input.length))
-    throw InputError("--n must be in [1, |x|]");
+    throw InputError("--z-length must be in [1, |x|]");
   if (o.objective == "disagreement-length" && (o.n < 1 || o.n > kThresholdMaxLength))
-    throw InputError("--n (the disagreement search's maximum length) must be in [1, " +
+    throw InputError("--max-length (the disagreement search's longest length) must be in [1, " +
                      std::to_string(kThresholdMaxLength) + "]");
 }
 
@@ -283,6 +284,7 @@ SearchResult RunSearch(const SearchOptions& options) {
   const auto restarts = static_cast<std::uint64_t>(options.restarts);
   const std::uint64_t chunk =
       dealer.Processes() > 1 ? static_cast<std::uint64_t>(threads) : restarts;
+  std::atomic<std::uint64_t> finished{0};
   dealer.Deal(
       0, restarts, chunk,
       [&](std::uint64_t begin, std::uint64_t end) {
@@ -290,6 +292,7 @@ SearchResult RunSearch(const SearchOptions& options) {
         arena.execute([&] {
           oneapi::tbb::parallel_for(begin, end, [&](std::uint64_t i) {
             items[i - begin] = RestartBytes(HillClimb(options, static_cast<int>(i)));
+            if (options.progress) options.progress(++finished, restarts);
           });
         });
         return items;

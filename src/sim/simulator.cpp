@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ltsim/core/error.h"
+#include "ltsim/core/suggest.h"
 #include "sim/simulators.h"
 
 namespace ltsim {
@@ -66,7 +67,8 @@ std::unique_ptr<Simulator> MakeSimulator(const std::string& name) {
     if (entry.listed) known += (known.empty() ? "" : ", ") + std::string(entry.name);
   }
   const std::string shown = name.size() > 60 ? name.substr(0, 60) + "..." : name;
-  throw OptionError("method", "unknown method '" + shown + "' (known: " + known + ")");
+  throw OptionError("method", "unknown method '" + shown + "'" + DidYouMean(name, SimulatorNames()) +
+                                  " (known: " + known + ")");
 }
 
 FarRegion PlanFarRegion(const TypeCounts& counts, std::uint64_t target, const char* method) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ltsim/core/error.h"
+#include "ltsim/core/suggest.h"
 #include "ltsim/strings/sources.h"
 #include "strings/iid_spec.h"
 
@@ -180,8 +181,9 @@ std::map<std::string, std::string> SplitPairs(const std::string& spec) {
     }
     const std::string key(item.substr(0, equals));
     if (key != "length" && key != "alphabet" && key != "seed" && key != "probs") {
-      throw InputError(spec + ": unknown key '" + key +
-                       "' (the keys are length, alphabet, seed, probs)");
+      throw InputError(spec + ": unknown key '" + key + "'" +
+                       DidYouMean(key, {"length", "alphabet", "seed", "probs"}) +
+                       " (the keys are length, alphabet, seed, probs)");
     }
     if (!pairs.emplace(key, std::string(item.substr(equals + 1))).second) {
       throw InputError(spec + ": key '" + key + "' is given twice");

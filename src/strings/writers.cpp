@@ -143,9 +143,10 @@ class BinaryWriter {
 
   void CheckFits(Token token, std::uint64_t index) const {
     if (sizeof(T) == 1 && token > 0xff) {
-      throw InputError(out_.path() + ": token " + std::to_string(token) + " at " +
-                       source_.Locate(index) +
-                       " does not fit in one byte (.u8 needs tokens below 256)");
+      // Position first, then the value: "x.u8: iid:…: token 5 is 294, which does not fit".
+      throw InputError(out_.path() + ": " + source_.Locate(index) + " is " +
+                       std::to_string(token) +
+                       ", which does not fit in one byte (.u8 needs tokens below 256; use .u16)");
     }
   }
 

@@ -1,8 +1,13 @@
 // The paper's experiments on constructed models: per task and value, the needed length and trend.
 #include "ltsim/study/experiment.h"
 
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "ltsim/check/needed_length.h"
@@ -116,6 +121,7 @@ ExperimentTrend MakeTrend(const std::vector<ExperimentRow>& rows, const std::str
 }
 
 void Validate(const ExperimentOptions& o) {
+  if (o.threads < 0) throw InputError("--threads must be at least 0");
   for (double w : o.omegas)
     if (!(w > 0) || !std::isfinite(w)) throw InputError("--omegas: ω must be positive");
   for (int p : o.primes) {
@@ -147,12 +153,29 @@ ExperimentResult RunExperiment(const ExperimentOptions& options) {
   const ExperimentOptions& o = options;
   ExperimentResult r;
   r.options = o;
+  // Every row is a pure function of the options: computed in parallel, stored by index, so
+  // the result does not depend on the thread count (docs/design.md §4).
+  std::vector<std::function<ExperimentRow()>> jobs;
   for (double w : o.omegas)
-    r.rows.push_back(OneLayerRow(o, MakeSimpleTask(w, o.accuracy), "simple-task", "omega", w));
+    jobs.push_back([&o, w] {
+      return OneLayerRow(o, MakeSimpleTask(w, o.accuracy), "simple-task", "omega", w);
+    });
   for (int p : o.primes)
-    r.rows.push_back(OneLayerRow(o, MakeModPTask(p, 1 % p), "modp-task", "p", p));
-  for (int s : o.alphabets) r.rows.push_back(KGramRow(o, s, o.kgram_fixed_k, "S", s));
-  for (int k : o.ks) r.rows.push_back(KGramRow(o, o.kgram_fixed_alphabet, k, "k", k));
+    jobs.push_back([&o, p] { return OneLayerRow(o, MakeModPTask(p, 1 % p), "modp-task", "p", p); });
+  for (int s : o.alphabets)
+    jobs.push_back([&o, s] { return KGramRow(o, s, o.kgram_fixed_k, "S", s); });
+  for (int k : o.ks)
+    jobs.push_back([&o, k] { return KGramRow(o, o.kgram_fixed_alphabet, k, "k", k); });
+  r.rows.resize(jobs.size());
+  const int threads = o.threads > 0 ? o.threads : oneapi::tbb::this_task_arena::max_concurrency();
+  oneapi::tbb::task_arena arena(threads);
+  std::atomic<std::uint64_t> finished{0};
+  arena.execute([&] {
+    oneapi::tbb::parallel_for(std::size_t{0}, jobs.size(), [&](std::size_t i) {
+      r.rows[i] = jobs[i]();
+      if (o.progress) o.progress(++finished, jobs.size());
+    });
+  });
   for (ExperimentRow& row : r.rows) Summarise(row);
   const std::pair<const char*, const char*> series[] = {
       {"simple-task", "omega"}, {"modp-task", "p"}, {"kgram", "S"}, {"kgram", "k"}};

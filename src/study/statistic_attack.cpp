@@ -151,7 +151,7 @@ AttackResult AttackStatistic(const Source& x, const AttackOptions& o) {
   if (o.alphabet < 1 || o.locality < 0) throw InputError("--alphabet/--locality out of range");
   if (!(o.lipschitz >= 0) || !std::isfinite(o.lipschitz))
     throw InputError("--lipschitz must be finite and ≥ 0");
-  if (o.length < 1) throw InputError("--length must be at least 1");
+  if (o.length < 1) throw InputError("--z-length must be at least 1");
   JointView view{o.alphabet, 1, o.locality};
   if (!o.models.empty()) view = JointViewOf(o.models);
   const TypeCounts counts = CountTypes(x, view.alphabet, view.period, view.locality);
@@ -208,9 +208,9 @@ AttackResult AttackStatistic(const Source& x, const AttackOptions& o) {
 }
 
 AttackSweepResult RunAttackSweep(const AttackSweepOptions& o) {
-  if (o.lengths.size() < 3) throw InputError("--lengths: a rate needs at least 3 lengths");
+  if (o.lengths.size() < 3) throw InputError("--z-lengths: a rate needs at least 3 lengths");
   for (std::uint64_t n : o.lengths)
-    if (n < 2 || n >= o.x_length) throw InputError("--lengths: each n must be in [2, |x|)");
+    if (n < 2 || n >= o.x_length) throw InputError("--z-lengths: each n must be in [2, |x|)");
   if (o.seeds < 1) throw InputError("--seeds must be at least 1");
   AttackSweepResult result;
   result.options = o;

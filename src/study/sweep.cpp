@@ -5,6 +5,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
@@ -282,6 +283,7 @@ SweepResult RunSweep(const SweepOptions& options) {
   // ranks or shards chunks of a rank's thread count.
   ItemDealer& dealer = options.dealer ? *options.dealer : LocalDealer();
   const std::uint64_t chunk = dealer.Processes() > 1 ? static_cast<std::uint64_t>(threads) : m * k;
+  std::atomic<std::uint64_t> finished{0};
   dealer.Deal(
       0, m * k, std::max<std::uint64_t>(chunk, 1),
       [&](std::uint64_t begin, std::uint64_t end) {
@@ -292,6 +294,7 @@ SweepResult RunSweep(const SweepOptions& options) {
             const std::size_t stream = SharesPairs(options.parameter) ? 0 : point;
             items[i - begin] =
                 PairBytes(RunPair(options, options.values[point], stream * k + pair));
+            if (options.progress) options.progress(++finished, m * k);
           });
         });
         return items;

@@ -6,6 +6,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/uniform_real_distribution.hpp>
 #include <cmath>
@@ -396,7 +397,7 @@ TightnessResult RunTightness(const TightnessOptions& options) {
     std::error_code error;
     for (const RowPlan& p : plans)
       std::filesystem::create_directories(std::filesystem::path(o.out) / p.parameter, error);
-    if (error) throw InputError("--out " + o.out + ": " + error.message());
+    if (error) throw InputError("--out-dir " + o.out + ": " + error.message());
   }
   // Every (row, point, member) and every (row, point) check is independent: computed in
   // parallel, stored by index, reduced in order (identical for any thread count).
@@ -412,9 +413,15 @@ TightnessResult RunTightness(const TightnessOptions& options) {
   const int threads =
       o.threads > 0 ? o.threads : oneapi::tbb::this_task_arena::max_concurrency();
   oneapi::tbb::task_arena arena(threads);
+  // Progress counts the members, then the simulator checks (one per point).
+  std::size_t points = 0;
+  for (const RowPlan& p : plans) points += p.values.size();
+  const std::uint64_t units = tasks.size() + (o.validate ? points : 0);
+  std::atomic<std::uint64_t> finished{0};
   arena.execute([&] {
     oneapi::tbb::parallel_for(std::size_t{0}, tasks.size(), [&](std::size_t t) {
       cells[t] = RunCell(o, plans[tasks[t].row], tasks[t].point, tasks[t].member);
+      if (o.progress) o.progress(++finished, units);
     });
   });
   std::vector<SimulatorCheck> checks;
@@ -427,6 +434,7 @@ TightnessResult RunTightness(const TightnessOptions& options) {
       oneapi::tbb::parallel_for(std::size_t{0}, check_cells.size(), [&](std::size_t c) {
         const Task& t = tasks[check_cells[c]];
         checks[c] = CheckSimulator(o, cells[check_cells[c]], plans[t.row], t.point);
+        if (o.progress) o.progress(++finished, units);
       });
     });
   }

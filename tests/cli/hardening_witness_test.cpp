@@ -9,7 +9,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const std::string kWitness = kSource + "/corpus/witnesses/483c5f2f1c690331.witness.json";
+const std::string kWitness = kSource + "/corpus/witnesses/09f144a0cdb5a831.witness.json";
 const std::string kSearchWitness = kSource + "/corpus/witnesses/0b43827b7127b220.search.json";
 
 class WitnessTest : public HardeningTest {

@@ -51,7 +51,7 @@ for ranks in plain 1 2 4; do
   for threads in 1 2; do
     rm -rf "$work/fuzz"
     prefix=$(launch "$ranks")
-    fuzz_time=$(best_time bash -c "rm -rf '$work/fuzz'; $prefix '$ltsim' $fuzz_args --threads $threads --out '$work/fuzz'")
+    fuzz_time=$(best_time bash -c "rm -rf '$work/fuzz'; $prefix '$ltsim' $fuzz_args --threads $threads --out-dir '$work/fuzz'")
     [ -d "$work/reference" ] || cp -r "$work/fuzz" "$work/reference"
     cmp -s "$work/fuzz/cases.jsonl" "$work/reference/cases.jsonl" || { echo "cases.jsonl differs at $ranks × $threads"; exit 1; }
     threshold_time=$(best_time $prefix "$ltsim" $threshold_args)

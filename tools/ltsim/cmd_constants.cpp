@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "help.h"
 #include "ltsim/bounds/registry.h"
 #include "ltsim/core/error.h"
 #include "ltsim/model/model_file.h"
@@ -47,8 +48,8 @@ void ApplySet(const std::string& text, ConstantMap& constants) {
 // The flags' ranges (the numbers are finite already: strict_numbers.h).
 void CheckArgs(const ConstantsArgs& args) {
   if (!(args.eps > 0 && args.eps < 1)) throw InputError(fmt::format("--eps: must be in (0, 1), not {}", args.eps));
-  if (!(args.n >= 1)) throw InputError(fmt::format("--n: must be at least 1, not {}", args.n));
-  if (args.length < 0) throw InputError(fmt::format("--T: must be positive (0: n), not {}", args.length));
+  if (!(args.n >= 1)) throw InputError(fmt::format("--z-length: must be at least 1, not {}", args.n));
+  if (args.length < 0) throw InputError(fmt::format("--x-length: must be positive (0: n), not {}", args.length));
   if (!(args.alpha0 > 0)) throw InputError(fmt::format("--alpha0: must be positive, not {}", args.alpha0));
   if (args.lipschitz_g < 0) throw InputError(fmt::format("--G-bound: must be ≥ 0, not {}", args.lipschitz_g));
 }
@@ -118,13 +119,19 @@ void AddConstantsCommand(CLI::App& app) {
   cmd->add_option("F", args->f, "model file (the target f)")->required();
   cmd->add_option("G", args->g, "second model file (g); constants of the pair");
   cmd->add_option("--eps", args->eps, "ε (default 0.1)");
-  cmd->add_option("--n", args->n, "the short length n (default 1000)");
-  cmd->add_option("--T", args->length, "the long length T (default n)");
+  cmd->add_option("--z-length", args->n, "the short length n = |z| (default 1000)");
+  AddDeprecated(cmd, "--n", args->n, "--z-length");
+  cmd->add_option("--x-length", args->length, "the long length T = |x| (default n)");
+  AddDeprecated(cmd, "--T", args->length, "--x-length");
   cmd->add_option("--alpha0", args->alpha0, "α₀ of Thm 4.2's Dirichlet prior (default 1)");
   cmd->add_option("--G-bound", args->lipschitz_g, "G of Lemma 5.3 (default 1)");
   cmd->add_option("--set", args->sets, "an extra or overriding constant NAME=VALUE");
   cmd->add_option("--bound", args->bounds, "a bound expression over the constants (muParser)");
   cmd->add_flag("--json", args->json, "print as JSON (null = ∞ or not applicable)");
+  SetExamples(cmd,
+              {"ltsim constants corpus/models/pair/f.json corpus/models/pair/g.json --eps 0.01 "
+               "--z-length 2000 --x-length 1000355",
+               "ltsim constants corpus/models/pair/f.json --bound 'C/SNR*n/T' --set SNR=4"});
   cmd->callback([args] {
     const ConstantMap c = Constants(*args);
     const std::vector<Row> rows = Evaluate(*args, c);

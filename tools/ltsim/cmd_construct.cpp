@@ -11,6 +11,8 @@
 
 #include "commands.h"
 #include "ltsim/construct/families.h"
+#include "help.h"
+#include "output.h"
 #include "ltsim/core/error.h"
 #include "ltsim/construct/kgram.h"
 #include "ltsim/model/model_file.h"
@@ -28,10 +30,20 @@ struct ConstructArgs {
   KGramOptions kgram;
   std::string no_match = "most-matches";
   std::string out;
+  bool json = false;
 };
 
-void Write(const Transformer& model, const std::string& out) {
+void Write(const Transformer& model, const std::string& out, bool json) {
   WriteModel(model, out);
+  if (json) {
+    Json doc;
+    doc["context"] = Context("construct", 0);
+    doc["out"] = out;
+    doc["name"] = model.name;
+    doc["layers"] = model.layers.size();
+    PrintJson(doc);
+    return;
+  }
   std::cout << fmt::format("wrote {} ({})\n", out, model.name);
 }
 
@@ -55,9 +67,11 @@ void AddKGram(CLI::App& construct, const std::shared_ptr<ConstructArgs>& args) {
   kgram->add_flag("--sharpen", args->kgram.sharpen,
                   "first-layer MLP rounding each copy to an exact one-hot");
   kgram->add_option("--out", args->out, "model file to write")->required();
+  kgram->add_flag("--json", args->json, "print what was written as JSON");
+  SetExamples(kgram, {"ltsim construct kgram --alphabet 3 --k 2 --out kgram.json"});
   kgram->callback([args] {
     args->kgram.no_match = ParseNoMatchPolicy(args->no_match);
-    Write(MakeKGram(args->kgram), args->out);
+    Write(MakeKGram(args->kgram), args->out, args->json);
   });
 }
 
@@ -69,6 +83,7 @@ struct FamilyArgs {
   std::map<std::string, std::optional<double>> values;
   std::string out_dir, out_f, out_g;
   bool list = false;
+  bool json = false;
 };
 
 void ListFamilies() {
@@ -103,14 +118,30 @@ void RunFamily(const FamilyArgs& args) {
   }
   WriteModel(member.f, f_path);
   WriteModel(member.g, g_path);
+  const std::string certify = fmt::format("ltsim threshold {} {} --eps {} --max-length {}", f_path,
+                                          g_path, member.eps, member.first_disagreement);
+  if (args.json) {
+    Json doc;
+    doc["context"] = Context("construct family", 0);
+    doc["family"] = args.name;
+    doc["f"] = f_path;
+    doc["g"] = g_path;
+    doc["eps"] = member.eps;
+    doc["first_disagreement"] = member.first_disagreement;
+    doc["closed_form"] = member.closed_form;
+    doc["gap_at_first_disagreement"] = Number(member.gap_at_first_disagreement);
+    doc["sup_gap"] = Number(member.sup_gap);
+    doc["certify"] = certify;
+    PrintJson(doc);
+    return;
+  }
   std::cout << fmt::format("wrote {} and {} ({}, eps = {})\n", f_path, g_path, args.name,
                            member.eps);
   std::cout << fmt::format(
       "closed-form first disagreement T* = {} ({}); gap at T* = {:.6g}, sup gap = {:.6g}\n",
       member.first_disagreement, member.closed_form, member.gap_at_first_disagreement,
       member.sup_gap);
-  std::cout << "certify it: ltsim threshold " << f_path << " " << g_path << " --eps "
-            << member.eps << " --max-length " << member.first_disagreement << "\n";
+  std::cout << "certify it: " << certify << "\n";
 }
 
 void AddFamily(CLI::App& construct) {
@@ -119,11 +150,14 @@ void AddFamily(CLI::App& construct) {
       "family",
       "A lower-bound family member (docs/families.md): two one-layer models whose first "
       "disagreement T* has a closed form, written as F and G with `meta` recording the family, "
-      "its parameters, eps and T*. `--list` prints every family and its parameters.\n"
-      "Examples:\n"
-      "  ltsim construct family bump --slope 8 --eps 0.05 --period 2 --out-dir fam/bump\n"
-      "  ltsim construct family nested --slope 1 --eps 0.05 --out-f f.json --out-g g.json\n"
-      "  ltsim construct family precision --bits 4 --gamma 0.5 --out-dir fam/precision");
+      "its parameters, eps and T*. `--list` prints every family and its parameters.");
+  SetExamples(cmd,
+              {"ltsim construct family --list",
+               "ltsim construct family bump --slope 8 --eps 0.05 --period 2 --out-dir fam/bump",
+               "ltsim construct family nested --slope 0.43 --eps 0.05 --out-f f.json --out-g g.json "
+               "--json",
+               "ltsim construct family precision --bits 4 --gamma 0.5 --out-dir fam/precision"},
+              "The printed `ltsim threshold` line certifies T*.");
   cmd->add_option("NAME", args->name, "family name (bump, precision, nested)");
   cmd->add_flag("--list", args->list, "print the families and their parameters");
   std::set<std::string> seen;
@@ -136,6 +170,7 @@ void AddFamily(CLI::App& construct) {
   cmd->add_option("--out-dir", args->out_dir, "directory to write f.json and g.json into");
   cmd->add_option("--out-f", args->out_f, "model file of f (with --out-g)");
   cmd->add_option("--out-g", args->out_g, "model file of g (with --out-f)");
+  cmd->add_flag("--json", args->json, "print what was written as JSON");
   cmd->callback([args] { RunFamily(*args); });
 }
 
@@ -145,6 +180,8 @@ void AddConstructCommand(CLI::App& app) {
   auto args = std::make_shared<ConstructArgs>();
   CLI::App* cmd = app.add_subcommand("construct", "Write a constructed model: a paper task or a lower-bound family.");
   cmd->require_subcommand(1);
+  SetExamples(cmd, {"ltsim construct modp-task --p 2 --k 1 --out odd.json",
+                    "ltsim construct kgram --alphabet 2 --k 1 --out kgram.json"});
   CLI::App* simple = cmd->add_subcommand(
       "simple-task", "SimpleTask(ω): sin(ω·(c0 − c1)/(c0 + c1)), one hardmax layer and an MLP.");
   simple->add_option("--omega", args->omega, "frequency ω")->required()->check(CLI::PositiveNumber);
@@ -152,11 +189,13 @@ void AddConstructCommand(CLI::App& app) {
       ->default_val(1e-3)
       ->check(CLI::PositiveNumber);
   simple->add_option("--out", args->out, "model file to write")->required();
+  simple->add_flag("--json", args->json, "print what was written as JSON");
+  SetExamples(simple, {"ltsim construct simple-task --omega 4 --out simple.json"});
   simple->callback([args] {
     Transformer model = MakeSimpleTask(args->omega, args->accuracy);
     model.meta_json = fmt::format(R"({{"task":"simple-task","omega":{},"accuracy":{}}})",
                                   args->omega, args->accuracy);
-    Write(model, args->out);
+    Write(model, args->out, args->json);
   });
   CLI::App* modp = cmd->add_subcommand(
       "modp-task", "ModPTask(p, k): the share of 1s among positions ≡ k (mod p).");
@@ -169,13 +208,15 @@ void AddConstructCommand(CLI::App& app) {
       ->default_val(0)
       ->check(CLI::Range(0, 64));
   modp->add_option("--out", args->out, "model file to write")->required();
+  modp->add_flag("--json", args->json, "print what was written as JSON");
+  SetExamples(modp, {"ltsim construct modp-task --p 3 --k 1 --out modp.json"});
   modp->callback([args] {
     if (args->k >= args->p)
       throw InputError(fmt::format("--k: {} is not a residue modulo --p {}", args->k, args->p));
     Transformer model = MakeModPTask(args->p, args->k, args->precision_bits);
     model.meta_json = fmt::format(R"({{"task":"modp-task","p":{},"k":{},"precision_bits":{}}})",
                                   args->p, args->k, args->precision_bits);
-    Write(model, args->out);
+    Write(model, args->out, args->json);
   });
   AddKGram(*cmd, args);
   AddFamily(*cmd);

@@ -7,10 +7,12 @@
 #include <vector>
 
 #include "commands.h"
+#include "help.h"
 #include "ltsim/eval/evaluate.h"
 #include "ltsim/core/error.h"
 #include "ltsim/model/model_file.h"
 #include "output.h"
+#include "progress.h"
 
 namespace ltsim::cli {
 namespace {
@@ -66,8 +68,10 @@ void RunEval(const EvalArgs& args) {
   if (args.batch.empty() && args.string.empty())
     throw InputError("eval: missing STRING (or --batch LIST)");
   if (!args.batch.empty()) return RunBatch(model, args);
-  const auto x = OpenSource(args.string);
+  auto progress = std::make_shared<Progress>("eval", "tokens");
+  const auto x = WithProgress(OpenSource(args.string), progress);
   const Vector output = Evaluate(model, *x);
+  progress->Finish();
   if (args.json) {
     Json doc;
     doc["context"] = Context("eval", 0);
@@ -88,11 +92,12 @@ void AddEvalCommand(CLI::App& app) {
       "eval", "Evaluate a model on a string (one pass for one-layer models, any length).");
   cmd->add_option("MODEL", args->model, "model file (ltsim-model JSON or .safetensors)")
       ->required();
-  cmd->add_option("STRING", args->string,
-                  "string: text (s or s^c tokens), .u8, .u16, or iid:length=N,alphabet=S,seed=K");
+  cmd->add_option("STRING", args->string, kStringHelp);
   cmd->add_option("--batch", args->batch,
                   "file listing one STRING a line: evaluates each, one output line a string");
   cmd->add_flag("--json", args->json, "print {\"output\": [...], \"length\": T} as JSON");
+  SetExamples(cmd, {"ltsim eval corpus/models/pair/f.json corpus/strings/default.txt",
+                    "ltsim eval corpus/models/pair/f.json 'text:0^1000 1 1' --json"});
   cmd->callback([args] { RunEval(*args); });
 }
 

@@ -7,6 +7,9 @@
 
 #include "commands.h"
 #include "ltsim/study/experiment.h"
+#include "common_options.h"
+#include "help.h"
+#include "progress.h"
 #include "ltsim/core/error.h"
 #include "number_list.h"
 #include "output.h"
@@ -181,6 +184,7 @@ void AddExperimentCommand(CLI::App& app) {
   CLI::App* group = app.add_subcommand(
       "experiment", "The paper's experiments on the constructed models (docs/theory.md §6).");
   group->require_subcommand(1);
+  SetExamples(group, {"ltsim experiment paper"});
   auto args = std::make_shared<ExperimentArgs>();
   CLI::App* cmd = group->add_subcommand(
       "paper",
@@ -198,14 +202,25 @@ void AddExperimentCommand(CLI::App& app) {
                   "simulator seeds per k-gram n (default 3)");
   cmd->add_option("--kgram-method", args->options.kgram_method,
                   "markov or blocks (default markov)");
-  cmd->add_option("--seed", args->options.seed, "master seed (default 0)");
+  AddSeed(cmd, args->options.seed, "every x and z");
+  AddThreads(cmd, args->options.threads);
   cmd->add_option("--x-length", args->options.x_length, "|x| (default 20000)");
-  cmd->add_option("--fixed-n", args->options.fixed_n, "n at which sim is recorded (default 500)");
+  cmd->add_option("--z-length", args->options.fixed_n,
+                  "the length n of z at which sim is also recorded (default 500)");
+  AddDeprecated(cmd, "--fixed-n", args->options.fixed_n, "--z-length");
   cmd->add_option("--input", args->input, "input family of x (default uniform)");
-  cmd->add_option("--out", args->out, "write experiment.json, experiment.csv, experiment.png");
+  AddOutDir(cmd, args->out,
+            "write experiment.json, experiment.csv and experiment.png in this directory");
   cmd->add_flag("--json", args->json, "print the JSON document instead of the table");
+  SetExamples(cmd, {"ltsim experiment paper",
+                    "ltsim experiment paper --omegas 1,8 --primes 2,7 --alphabets 2 --ks 1 "
+                    "--x-length 2000 --json"});
   cmd->callback([args] {
-    const ExperimentResult r = RunExperiment(BuildOptions(*args));
+    ExperimentOptions options = BuildOptions(*args);
+    Progress progress("experiment", "rows");
+    options.progress = progress.Callback();
+    const ExperimentResult r = RunExperiment(options);
+    progress.Finish();
     Report(
         ExperimentJson(r), Csv(r), args->json, [&] { PrintTable(r); }, args->out, "experiment",
         LTSIM_PLOT_EXPERIMENT_SCRIPT);

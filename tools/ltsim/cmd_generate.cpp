@@ -6,7 +6,9 @@
 
 #include "commands.h"
 #include "ltsim/io/output_file.h"
+#include "help.h"
 #include "ltsim/strings/sources.h"
+#include "output.h"
 
 namespace ltsim::cli {
 namespace {
@@ -14,6 +16,7 @@ namespace {
 struct GenerateArgs {
   std::string spec;
   std::string out;
+  bool json = false;
 };
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
@@ -24,12 +27,26 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 void RunGenerate(const GenerateArgs& args) {
   io::RefuseOutputIsInput(args.out, {args.spec});
   const auto source = OpenSource(args.spec);
-  if (EndsWith(args.out, ".u8"))
+  std::string format = "text";
+  if (EndsWith(args.out, ".u8")) {
     WriteBinary(*source, args.out, 1);
-  else if (EndsWith(args.out, ".u16"))
+    format = "u8";
+  } else if (EndsWith(args.out, ".u16")) {
     WriteBinary(*source, args.out, 2);
-  else
+    format = "u16";
+  } else {
     WriteRunLengthText(*source, args.out);
+  }
+  if (args.json) {
+    Json doc;
+    doc["context"] = Context("generate", 0);
+    doc["out"] = args.out;
+    doc["format"] = format;
+    doc["length"] = source->length();
+    doc["source"] = source->name();
+    PrintJson(doc);
+    return;
+  }
   std::cout << fmt::format("wrote {} ({} tokens) from {}\n", args.out, source->length(),
                            source->name());
 }
@@ -40,9 +57,13 @@ void AddGenerateCommand(CLI::App& app) {
   auto args = std::make_shared<GenerateArgs>();
   CLI::App* cmd = app.add_subcommand(
       "generate", "Write a string (e.g. iid:length=N,alphabet=S,seed=K) to a file.");
-  cmd->add_option("SPEC", args->spec, "string spec or file to convert")->required();
-  cmd->add_option("--out", args->out, "output: .u8, .u16, anything else run-length text")
+  cmd->add_option("SPEC", args->spec, std::string("the string to write; ") + kStringHelp)
       ->required();
+  cmd->add_option("--out", args->out, "output file: .u8, .u16, anything else run-length text")
+      ->required();
+  cmd->add_flag("--json", args->json, "print what was written as JSON");
+  SetExamples(cmd, {"ltsim generate iid:length=100000,alphabet=3,seed=7 --out x.u8",
+                    "ltsim generate 'text:0^1000 1 1' --out x.txt"});
   cmd->callback([args] { RunGenerate(*args); });
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "help.h"
 #include "ltsim/model/model_file.h"
 
 namespace ltsim::cli {
@@ -30,6 +31,7 @@ void AddImportCommand(CLI::App& app) {
       "import", "Rewrite a model (e.g. a trained .safetensors file, docs/python.md) as JSON.");
   cmd->add_option("IN", args->in, "model file (.safetensors or ltsim-model JSON)")->required();
   cmd->add_option("--out", args->out, "ltsim-model JSON file to write")->required();
+  SetExamples(cmd, {"ltsim import corpus/models/pair/f.json --out f.json"});
   cmd->callback([args] { RunImport(*args); });
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "help.h"
 #include "ltsim/model/constants.h"
 #include "ltsim/model/model_file.h"
 #include "output.h"
@@ -82,16 +83,23 @@ void PrintTextInfo(const Transformer& model, const Info& info) {
       model.outputs());
   for (std::size_t l = 0; l < model.layers.size(); ++l) {
     const Layer& layer = model.layers[l];
-    std::cout << fmt::format("layer {}          {} heads, {}{}, bias scaling {}, {}\n", l + 1,
-                             layer.heads.size(), AttentionName(layer.attention),
+    std::cout << fmt::format("layer {}          {}, {}{}, bias scaling {}, {}\n", l + 1,
+                             Plural(layer.heads.size(), "head"), AttentionName(layer.attention),
                              layer.attention == Attention::kFinite
                                  ? fmt::format(" (p = {})", layer.precision_bits)
                                  : std::string(),
                              BiasScalingName(layer.bias_scaling), layer.mlp ? "MLP" : "no MLP");
   }
   std::cout << fmt::format("logit margin γ   {}\n", Show(info.logit_margin));
-  std::cout << fmt::format("hardmax length   {} (log2 = {})\n", Show(info.hardmax_length),
-                           Show(info.log2_hardmax_length));
+  // T_hard exists only for one-layer `finite` models; say why it is missing instead of "n/a".
+  if (std::isnan(info.log2_hardmax_length)) {
+    std::cout << fmt::format("hardmax length   none ({})\n",
+                             model.layers.size() != 1 ? "defined for one-layer models only"
+                                                      : "not a `finite` model");
+  } else {
+    std::cout << fmt::format("hardmax length   {} (log2 = {})\n", Show(info.hardmax_length),
+                             Show(info.log2_hardmax_length));
+  }
   std::cout << fmt::format("Lipschitz L(f)   {}\n", Show(info.lipschitz));
   std::cout << fmt::format("positional γ_pos {}\n", Show(info.positional_margin));
   std::cout << fmt::format("complexity C(f)  {} (ln = {})\n", Show(std::exp(info.log_complexity)),
@@ -110,6 +118,8 @@ void AddInfoCommand(CLI::App& app) {
       app.add_subcommand("info", "Print a model's sizes and constants (γ, T_hard, L, γ_pos).");
   cmd->add_option("MODEL", args->model, "model file (ltsim-model JSON)")->required();
   cmd->add_flag("--json", args->json, "print as JSON (null = ∞ or not applicable)");
+  SetExamples(cmd, {"ltsim info corpus/models/pair/g.json",
+                    "ltsim info corpus/models/kgram_S3_k2.json --json"});
   cmd->callback([args] {
     const Transformer model = ReadModel(args->model);
     const Info info = Compute(model);

@@ -9,9 +9,14 @@
 #include <sstream>
 
 #include "commands.h"
+#include "common_options.h"
+#include "help.h"
 #include "ltsim/core/error.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/search/refute.h"
+#include "output.h"
+#include "progress.h"
+#include "replay.h"
 
 namespace ltsim::cli {
 namespace {
@@ -84,31 +89,29 @@ void PrintTable(const RefuteResult& r, const nlohmann::json& j) {
 }
 
 int Run(RefuteArgs& args) {
-  if (!args.replay.empty()) {
-    std::string report;
-    const bool ok = ReplayRefute(args.replay, &report);
-    std::cout << report << (ok ? "\nreproduced\n" : "\nNOT reproduced\n");
-    return ok ? 0 : 1;
-  }
+  if (!args.replay.empty()) return RunRefuteReplay(args.replay, args.json);
   for (const CLI::Option* option : args.required)
     if (option->count() == 0)
-      throw InputError(fmt::format("{}: required (or --replay FILE)", option->get_name()));
+      throw InputError(fmt::format("{}: required", option->get_name()));
   RawSearchOptions& s = args.options.search;
   s.cls.modes = ParseModes(args.modes);
   ValidateRefuteBound(args.options.bound);
   ValidatePairClass(s.cls);
-  // Progress on stderr, one plain line per finished climb (results never depend on it).
-  s.progress = [](int done, int climbs, std::uint64_t evaluations, double best, double seconds) {
-    std::cerr << fmt::format("refute: {}/{} climbs, {} evaluations, best score {:.0f}, {:.1f} s\n",
-                             done, climbs, evaluations, best, seconds);
+  // Progress on stderr (results never depend on it): climbs, with evaluations and the best.
+  auto progress = std::make_shared<Progress>(
+      "refute", "climbs", Progress::Options{.quiet_seconds = 0, .always_final = true});
+  s.progress = [progress](int done, int climbs, std::uint64_t evaluations, double best, double) {
+    progress->Update(static_cast<std::uint64_t>(done), static_cast<std::uint64_t>(climbs),
+                     fmt::format("{} evaluations, best score {:.0f}", evaluations, best));
   };
   const RefuteResult result = RunRefute(args.options);
+  progress->Finish();
   const nlohmann::json j = RefuteToJson(result);
   if (!args.out.empty()) {
     const std::filesystem::path dir(args.out);
     std::error_code error;
     std::filesystem::create_directories(dir, error);
-    if (error) throw InputError(fmt::format("--out {}: cannot create it", args.out));
+    if (error) throw InputError(fmt::format("--out-dir {}: cannot create it", args.out));
     const RawRestart& best = result.search.restarts[result.best.restart];
     WriteModel(best.f, (dir / "f.json").string());
     WriteModel(best.g, (dir / "g.json").string());
@@ -122,6 +125,23 @@ int Run(RefuteArgs& args) {
 
 }  // namespace
 
+int RunRefuteReplay(const std::string& path, bool json) {
+  std::string report;
+  const bool ok = ReplayRefute(path, &report);
+  if (json) {
+    Json doc;
+    doc["context"] = Context("replay", 0);
+    doc["file"] = path;
+    doc["format"] = "refute";
+    doc["report"] = report;
+    doc["reproduced"] = ok;
+    PrintJson(doc);
+  } else {
+    std::cout << report << (ok ? "\nreproduced\n" : "\nNOT reproduced\n");
+  }
+  return ok ? kReproduced : kNotReproduced;
+}
+
 void AddRefuteCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<RefuteArgs>();
   RawSearchOptions& s = args->options.search;
@@ -129,15 +149,21 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
       "refute",
       "Search a class of one-layer pairs for one whose certified first disagreement T* (exact "
       "threshold) exceeds a conjectured training length EXPR at the pair's own constants "
-      "(docs/refute.md). Exit 1 when refuted, 0 when not, 2 on bad input.\n"
-      "Examples:\n"
-      "  ltsim refute --bound thm4.1-length --eps 0.05 --max-lipschitz 8 --alphabet 2 --period 1 "
-      "--locality 0 --width 6 --heads 2 --mlp-width 1\n"
-      "  ltsim refute --bound 'L/eps' --eps 0.05 --max-lipschitz 8 --alphabet 2 --period 1 "
-      "--locality 0 --width 6 --heads 2 --mlp-width 1\n"
-      "  ltsim refute --bound '0.01*L/eps' --eps 0.05 --max-lipschitz 8 --alphabet 2 --period 2 "
-      "--locality 0 --width 6 --heads 2 --mlp-width 1 --json --out refute-out\n"
-      "  ltsim refute --replay refute-out/refute.json");
+      "(docs/refute.md). Exit 1 when refuted, 0 when not, 2 on bad input.");
+  SetExamples(cmd,
+              {"ltsim refute --bound 'L/eps' --eps 0.05 --max-lipschitz 8 --alphabet 2 --period 1 "
+               "--locality 0 --width 6 --heads 2 --mlp-width 1 --max-length 300 --budget 40 "
+               "--iterations 5",
+               "ltsim refute --bound thm4.1-length --eps 0.05 --max-lipschitz 3 --alphabet 2 "
+               "--period 1 --locality 0 --width 6 --heads 2 --mlp-width 1 --max-length 200 "
+               "--budget 40 --iterations 5 --threads 2 --json",
+               "ltsim refute --bound '0.01*L/eps' --eps 0.05 --max-lipschitz 8 --alphabet 2 "
+               "--period 2 --locality 0 --width 6 --heads 2 --mlp-width 1 --max-length 300 --budget 40 "
+               "--iterations 5 --out-dir refute-out; ltsim replay refute-out/refute.json"},
+              "The first and third example refute their bound (exit 1), the second does not "
+              "(exit 0). The default --budget (3000 evaluations) takes about a minute on 2 "
+              "cores; the examples use 40. `ltsim replay DIR/refute.json` re-derives T*, the separation "
+              "and the verdict from the files.");
   auto need = [&](CLI::Option* option) { args->required.push_back(option); };
   need(cmd->add_option("--bound", args->options.bound,
                        "conjectured N: a muParser expression over L, Delta, S, tau, gamma, p, C, "
@@ -163,12 +189,10 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--separation", s.separation,
                   "κ: a pair counts only when some string has a gap ≥ κ·ε")
       ->default_val(2.0);
-  cmd->add_option("--seed", s.seed, "master seed")->default_val(1);
-  cmd->add_option("--threads", s.threads, "threads (0 = all); never changes the result")
-      ->default_val(0);
-  cmd->add_option("--out", args->out, "write DIR/f.json, g.json, witness.txt, refute.json");
-  cmd->add_option("--replay", args->replay,
-                  "re-check DIR/refute.json (with DIR/f.json, DIR/g.json); exit 1 unless reproduced");
+  AddSeed(cmd, s.seed);
+  AddThreads(cmd, s.threads);
+  AddOutDir(cmd, args->out, "write f.json, g.json, witness.txt and refute.json in this directory");
+  AddDeprecated(cmd, "--replay", args->replay, "ltsim replay FILE");
   cmd->add_flag("--json", args->json, "print JSON");
   cmd->add_flag("--random", s.random_only,
                 "the baseline: every evaluation a fresh random start, no climbing");

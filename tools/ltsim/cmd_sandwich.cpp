@@ -1,13 +1,16 @@
 // `ltsim sandwich F G STRING`: |f(x)−f(z)|, |g(x)−g(z)|, |f(z)−g(z)| and the triangle bound.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <iostream>
 #include <memory>
 
 #include "commands.h"
+#include "help.h"
 #include "ltsim/model/model_file.h"
 #include "method_options.h"
 #include "output.h"
+#include "progress.h"
 
 namespace ltsim::cli {
 namespace {
@@ -15,6 +18,7 @@ namespace {
 struct SandwichArgs {
   std::string f, g, string;
   SandwichOptions options;
+  ZLengthOptions z_length;
   bool json = false;
 };
 
@@ -31,6 +35,38 @@ Json Constants(const SandwichResult& r) {
   c["eta_achieved_g"] = Number(r.g.eta_achieved);
   c["theta"] = Number(r.simulation.theta);
   return c;
+}
+
+// gap_z + (L_f + L_g)·η: what z alone says about |f(x) − g(x)| (NaN when no η is claimed or
+// a Lipschitz constant is not available).
+double CertifiedBound(const SandwichResult& r) {
+  return r.gap_z + (r.f.lipschitz + r.g.lipschitz) * r.simulation.eta;
+}
+
+// The one-line conclusion in words (README "What the default run shows").
+std::string Conclusion(const SandwichResult& r) {
+  const std::string z = Thousands(r.z_length) + "-token z";
+  const std::string x = Thousands(r.x_length) + "-token x";
+  if (std::isnan(r.simulation.eta)) {
+    return fmt::format(
+        "conclusion: {} claims no η, so the {} certifies nothing about the {}: the models differ "
+        "by {} on z and by {} on x (the sandwich {} needs f(x) and g(x) themselves)",
+        r.method, z, x, Show(r.gap_z), Show(r.gap_x), Show(r.f.sim + r.gap_z + r.g.sim));
+  }
+  const double bound = CertifiedBound(r);
+  if (std::isnan(bound)) {
+    return fmt::format(
+        "conclusion: the construction claims η = {}, but L is not available for these models, "
+        "so the {} gives no certified bound on the {} (measured |f(x) - g(x)| = {})",
+        Show(r.simulation.eta), z, x, Show(r.gap_x));
+  }
+  return fmt::format(
+      "conclusion: from the {} alone, |f(x) - g(x)| ≤ |f(z) - g(z)| + (L_f + L_g)·η = {} + {} = "
+      "{} on the {} ({}); measured on x: {}{}",
+      z, Show(r.gap_z), Show(bound - r.gap_z), Show(bound), x,
+      r.rate_holds ? "the rate sim ≤ L·η held for both models, as the construction certifies"
+                   : "but the rate sim ≤ L·η FAILED, so this bound is not certified here",
+      Show(r.gap_x), r.gap_x <= bound ? "" : " (ABOVE the bound)");
 }
 
 void PrintJsonResult(const SandwichArgs& args, const SandwichResult& r) {
@@ -51,25 +87,36 @@ void PrintJsonResult(const SandwichArgs& args, const SandwichResult& r) {
   doc["holds"] = r.holds;
   doc["rate_holds"] = r.rate_holds;
   doc["detail"] = r.simulation.detail;
+  doc["certified_bound"] = Number(CertifiedBound(r));
+  doc["conclusion"] = Conclusion(r);
   PrintJson(doc);
 }
 
+void Row(const std::string& label, const std::string& f, const std::string& g) {
+  std::cout << fmt::format("  {:<26} {:>16} {:>16}\n", label, f, g);
+}
+
+// One row per output coordinate, so vector outputs keep the columns.
+void Rows(const std::string& label, const Vector& f, const Vector& g) {
+  if (f.size() == 1 && g.size() == 1) return Row(label, Show(f[0]), Show(g[0]));
+  for (Eigen::Index k = 0; k < std::max(f.size(), g.size()); ++k)
+    Row(fmt::format("{} [{}]", label, k), k < f.size() ? Show(f[k]) : "",
+        k < g.size() ? Show(g[k]) : "");
+}
+
 void PrintTable(const SandwichArgs& args, const SandwichResult& r) {
-  auto row = [](const std::string& label, const std::string& f, const std::string& g) {
-    std::cout << fmt::format("  {:<26} {:>16} {:>16}\n", label, f, g);
-  };
   std::cout << fmt::format("ltsim sandwich   seed {}   method {}\n", args.options.seed, r.method);
   std::cout << fmt::format("  x: {}  (T = {})\n", args.string, r.x_length);
   std::cout << fmt::format("  z: |z| = {} (target {}); {}\n\n", r.z_length, args.options.length,
                            r.simulation.detail);
-  row("", "f", "g");
-  row("output on x", Show(r.f.on_x), Show(r.g.on_x));
-  row("output on z", Show(r.f.on_z), Show(r.g.on_z));
-  row("sim = |.(x) - .(z)|", Show(r.f.sim), Show(r.g.sim));
-  row("Lipschitz L", Show(r.f.lipschitz), Show(r.g.lipschitz));
-  row("logit margin γ", Show(r.f.logit_margin), Show(r.g.logit_margin));
-  row("attention distance η(x,z)", Show(r.f.eta_achieved), Show(r.g.eta_achieved));
-  row("L·η (construction's η)", Show(r.f.lipschitz * r.simulation.eta),
+  Row("", "f", "g");
+  Rows("output on x", r.f.on_x, r.g.on_x);
+  Rows("output on z", r.f.on_z, r.g.on_z);
+  Row("sim = |.(x) - .(z)|", Show(r.f.sim), Show(r.g.sim));
+  Row("Lipschitz L", Show(r.f.lipschitz), Show(r.g.lipschitz));
+  Row("logit margin γ", Show(r.f.logit_margin), Show(r.g.logit_margin));
+  Row("attention distance η(x,z)", Show(r.f.eta_achieved), Show(r.g.eta_achieved));
+  Row("L·η (construction's η)", Show(r.f.lipschitz * r.simulation.eta),
       Show(r.g.lipschitz * r.simulation.eta));
   std::cout << "\n";
   std::cout << fmt::format("  gap on z  |f(z) - g(z)| = {}\n", Show(r.gap_z));
@@ -80,6 +127,19 @@ void PrintTable(const SandwichArgs& args, const SandwichResult& r) {
                            std::isnan(r.simulation.eta) ? "no η claimed by this method"
                            : r.rate_holds               ? "holds"
                                                         : "FAILS");
+  std::cout << "\n" << Conclusion(r) << "\n";
+}
+
+void RunSandwichCommand(const SandwichArgs& args) {
+  RequireZLength(args.z_length);
+  const Transformer f = ReadModel(args.f);
+  const Transformer g = ReadModel(args.g);
+  CheckPair(f, g, args.f, args.g);
+  auto progress = std::make_shared<Progress>("sandwich", "tokens");
+  const auto x = WithProgress(OpenSource(args.string), progress);
+  const SandwichResult result = RunSandwich(f, g, *x, args.options);
+  progress->Finish();
+  args.json ? PrintJsonResult(args, result) : PrintTable(args, result);
 }
 
 }  // namespace
@@ -90,18 +150,15 @@ void AddSandwichCommand(CLI::App& app) {
       "sandwich", "Build z from x and check |f(x)-g(x)| ≤ sim_f + |f(z)-g(z)| + sim_g.");
   cmd->add_option("F", args->f, "target model f")->required();
   cmd->add_option("G", args->g, "learned model g")->required();
-  cmd->add_option("STRING", args->string, "x: text, .u8, .u16 or iid:length=N,alphabet=S,seed=K")
-      ->required();
-  AddMethodOptions(cmd, args->options);
+  cmd->add_option("STRING", args->string, kStringHelp)->required();
+  args->z_length = AddMethodOptions(cmd, args->options);
   cmd->add_flag("--json", args->json, "print every number as JSON");
-  cmd->callback([args] {
-    const Transformer f = ReadModel(args->f);
-    const Transformer g = ReadModel(args->g);
-    CheckPair(f, g, args->f, args->g);
-    const auto x = OpenSource(args->string);
-    const SandwichResult result = RunSandwich(f, g, *x, args->options);
-    args->json ? PrintJsonResult(*args, result) : PrintTable(*args, result);
-  });
+  SetExamples(cmd,
+              {"ltsim sandwich corpus/models/pair/f.json corpus/models/pair/g.json "
+               "corpus/strings/default.txt --z-length 2000",
+               "ltsim sandwich corpus/models/pair/f.json corpus/models/pair/g.json "
+               "corpus/strings/default.txt --method truncate --z-length 2000"});
+  cmd->callback([args] { RunSandwichCommand(*args); });
 }
 
 }  // namespace ltsim::cli

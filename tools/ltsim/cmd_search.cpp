@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -10,7 +11,12 @@
 #include "ltsim/search/search.h"
 #include "ltsim/search/proposals.h"
 #include "ltsim/search/witness_io.h"
+#include "common_options.h"
+#include "help.h"
+#include "progress.h"
+#include "replay.h"
 #include "ltsim/core/error.h"
+#include "ltsim/dist/dist.h"
 #include "output.h"
 
 namespace ltsim::cli {
@@ -20,7 +26,9 @@ namespace {
 // deterministic function of the stored weights, which round-trip exactly).
 
 struct SearchArgs {
-  std::string input = "stress", out, replay;
+  std::string input = "stress", out, out_dir, replay;
+  const CLI::Option* z_length = nullptr;
+  const CLI::Option* max_length = nullptr;
   std::uint64_t x_length = 2000;
   SearchOptions options;
   bool json = false;
@@ -30,6 +38,12 @@ struct SearchArgs {
 
 SearchOptions BuildOptions(const SearchArgs& args) {
   SearchOptions options = args.options;
+  const bool disagreement = options.objective == "disagreement-length";
+  if (disagreement && args.z_length->count() > 0)
+    throw InputError("--z-length: disagreement-length has no z; its limit is --max-length");
+  if (!disagreement && args.max_length->count() > 0)
+    throw InputError("--max-length: only for --objective disagreement-length (the other "
+                     "objectives take --z-length)");
   options.input.kind = ParseInputKind(args.input);
   options.input.length = args.x_length;
   options.search_x = !args.fixed_x;
@@ -128,16 +142,38 @@ void PrintTable(const SearchResult& r) {
   const ShrinkResult& s = r.shrunk;
   const SearchCandidate& shrunk = s.candidate;
   std::cout << fmt::format(
-      "shrunk   {} with {} heads, width {}, |x| = {}{} ({} heads and {} coordinates removed, "
-      "weights ×0.9^{}, |x| halved {}×, {} runs removed, {} runs halved, {} prefix cuts)\n",
-      Show(shrunk.objective), shrunk.f.layers[0].heads.size(), shrunk.f.width, XLength(shrunk),
-      shrunk.x_runs.empty() ? "" : " (explicit)", s.heads_removed, s.widths_removed, s.scalings,
-      s.halvings, s.runs_removed, s.runs_shortened, s.prefix_cuts);
+      "shrunk   {} with {}, width {}, |x| = {}{} ({} and {} removed, weights ×0.9^{}, |x| "
+      "halved {}×, {} removed, {} halved, {})\n",
+      Show(shrunk.objective), Plural(shrunk.f.layers[0].heads.size(), "head"), shrunk.f.width,
+      XLength(shrunk), shrunk.x_runs.empty() ? "" : " (explicit)", Plural(s.heads_removed, "head"),
+      Plural(s.widths_removed, "coordinate"), s.scalings, s.halvings,
+      Plural(s.runs_removed, "run"), Plural(s.runs_shortened, "run"),
+      Plural(s.prefix_cuts, "prefix cut"));
 }
 
 // Saves the shrunk witness after its high-precision recheck (search_witness_io.h): a file, or a
 // content-hash name in a directory. 1 when the recheck differs (the double objective is a
 // rounding artefact; the file records that), else 0.
+// Where --out / --out-dir put the witness: `--out FILE.json` a file; `--out-dir DIR` (created
+// when missing) a content-hash name in DIR. `--out X` without `.json`, or naming a directory,
+// is the old directory spelling: X is created as a directory, never written as a file.
+std::string WitnessTarget(const SearchArgs& args) {
+  namespace fs = std::filesystem;
+  std::string dir = args.out_dir;
+  if (dir.empty()) {
+    const bool is_file = args.out.ends_with(".json") && !fs::is_directory(args.out);
+    if (is_file) return args.out;
+    NoteDeprecated("--out DIR", "--out-dir DIR", "in search, --out names a .json file");
+    FlushDeprecationNotes();
+    dir = args.out;
+  }
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error || !fs::is_directory(dir))
+    throw InputError("--out-dir '" + dir + "': cannot create the directory");
+  return dir;
+}
+
 int WriteWitness(const std::string& path, const SearchOptions& o, const SearchCandidate& c,
                  bool json) {
   if (!std::isfinite(c.objective))
@@ -158,29 +194,6 @@ int WriteWitness(const std::string& path, const SearchOptions& o, const SearchCa
   return 0;
 }
 
-// Re-evaluates a witness (double objective and high-precision recheck): 0 when it reproduces
-// its recorded value and recheck status, 1 otherwise.
-int Replay(const std::string& path, bool json) {
-  const SearchReplay r = ReplaySearchWitness(path);
-  const std::string recorded =
-      r.recorded_recheck_status.empty() ? "none" : r.recorded_recheck_status;
-  if (json) {
-    Json out;
-    out["context"] = Context("search", 0);
-    out["replay"] = {{"objective", r.witness.objective}, {"value", Number(r.value)},
-                     {"stored", Number(r.stored)},       {"recheck", r.recheck.status},
-                     {"recorded_recheck", recorded},     {"precise", r.recheck.precise_text},
-                     {"reproduced", r.reproduced}};
-    PrintJson(out);
-  } else {
-    std::cout << fmt::format(
-        "replay {}: {} = {} (stored {}); recheck {} (recorded {}), precise {}: {}\n", path,
-        r.witness.objective, Show(r.value), Show(r.stored), r.recheck.status, recorded,
-        r.recheck.precise_text, r.reproduced ? "reproduced" : "DIFFERS");
-  }
-  return r.reproduced ? 0 : 1;
-}
-
 }  // namespace
 
 void AddSearchCommand(CLI::App& app, int& exit_code) {
@@ -196,13 +209,16 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--objective", o.objective,
                   "needed-length, sim-ratio (default), sim-over-eta, needed, disagreement-length");
   cmd->add_option("--eps", o.eps, "ε (default 0.01)");
-  cmd->add_option("--n", o.n,
-                  "|z| for sim-ratio and sim-over-eta; the longest length disagreement-length "
-                  "searches (default 200)");
+  args->z_length = cmd->add_option(
+      "--z-length", o.n, "|z| for sim-ratio and sim-over-eta (default 200)");
+  args->max_length = cmd->add_option(
+      "--max-length", o.n,
+      "the longest length disagreement-length searches (default 200)");
+  AddDeprecated(cmd, "--n", o.n, "--z-length (or --max-length for disagreement-length)");
   cmd->add_option("--restarts", o.restarts, "R parallel hill climbs (default 4)");
   cmd->add_option("--iterations", o.iterations, "I proposals per restart (default 20)");
-  cmd->add_option("--seed", o.seed, "master seed (default 0)");
-  cmd->add_option("--threads", o.threads, "oneTBB threads, 0 = all (never changes the result)");
+  AddSeed(cmd, o.seed);
+  AddThreads(cmd, o.threads);
   cmd->add_option("--step", o.step, "σ of the Gaussian step per weight (default 0.25)");
   cmd->add_option("--step-grid", o.step_grid,
                   "round steps to multiples of this, 0 = none (default 0.125: keeps ties)");
@@ -215,26 +231,34 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--x-length", args->x_length, "|x| (default 2000)");
   cmd->add_option("--input", args->input, "input family of x (default stress)");
   cmd->add_option("--out", args->out,
-                  "write the shrunk witness (JSON, rechecked in 50 digits) to this file, or to "
-                  "DIR/<content hash>.search.json when it is a directory (e.g. corpus/witnesses)");
-  cmd->add_option("--replay", args->replay,
-                  "re-evaluate a witness written by --out; exit 1 unless its value reproduces "
-                  "within 1e-12 relative and its high-precision recheck gives the recorded status");
+                  "write the shrunk witness (JSON, rechecked in 50 digits) to this .json file");
+  cmd->add_option("--out-dir", args->out_dir,
+                  "write it to DIR/<content hash>.search.json instead (DIR is created; e.g. "
+                  "corpus/witnesses)");
+  AddDeprecated(cmd, "--replay", args->replay, "ltsim replay FILE");
   cmd->add_flag("--json", args->json, "print JSON instead of the table");
   AddDistOptions(cmd, args->dist);
+  SetExamples(cmd, {"ltsim search --objective sim-ratio --z-length 40 --restarts 2 --iterations 4 "
+                    "--x-length 400",
+                    "ltsim search --objective disagreement-length --max-length 8 --restarts 2 "
+                    "--iterations 4 --out-dir witnesses"});
   cmd->callback([args, &exit_code] {
     if (!args->replay.empty()) {
-      exit_code = Replay(args->replay, args->json);
+      exit_code = RunSearchReplay(args->replay, args->json);
       return;
     }
     CommandDealer dealer(args->dist);
     SearchOptions options = BuildOptions(*args);
     options.dealer = &dealer.get();  // the restarts, over MPI ranks or shards
+    // This process's share of the restarts (rank 0 alone prints under MPI).
+    Progress progress("search", "restarts");
+    if (dist::Rank() == 0) options.progress = progress.Callback();
     const SearchResult r = RunSearch(options);
+    progress.Finish();
     if (!dealer.Reduces()) return dealer.FinishShard();
     args->json ? PrintJson(SearchJson(r)) : PrintTable(r);
-    if (!args->out.empty())
-      exit_code = WriteWitness(args->out, r.options, r.shrunk.candidate, args->json);
+    if (!args->out.empty() || !args->out_dir.empty())
+      exit_code = WriteWitness(WitnessTarget(*args), r.options, r.shrunk.candidate, args->json);
   });
 }
 

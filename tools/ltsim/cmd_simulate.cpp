@@ -5,12 +5,14 @@
 #include <memory>
 
 #include "commands.h"
+#include "help.h"
 #include "ltsim/core/error.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/strings/sources.h"
 #include "method_options.h"
 #include "ltsim/io/output_file.h"
 #include "output.h"
+#include "progress.h"
 
 namespace ltsim::cli {
 namespace {
@@ -20,10 +22,12 @@ struct SimulateArgs {
   std::string string;
   std::string out;
   SandwichOptions options;
+  ZLengthOptions z_length;
   bool json = false;
 };
 
 void RunSimulate(const SimulateArgs& args) {
+  RequireZLength(args.z_length);
   if (args.models.size() > 2)
     throw InputError(fmt::format("--model: give one or two models, not {}", args.models.size()));
   std::vector<std::string> inputs = args.models;
@@ -33,8 +37,10 @@ void RunSimulate(const SimulateArgs& args) {
   for (const std::string& path : args.models) models.push_back(ReadModel(path));
   std::vector<const Transformer*> pointers;
   for (const Transformer& model : models) pointers.push_back(&model);
-  const auto x = OpenSource(args.string);
+  auto progress = std::make_shared<Progress>("simulate", "tokens");
+  const auto x = WithProgress(OpenSource(args.string), progress);
   const Simulation z = RunSimulation(pointers, *x, args.options);
+  progress->Finish();
   WriteRunLengthText(*MakeRunSource(z.z, "z"), args.out);
   if (args.json) {
     Json doc;
@@ -68,11 +74,13 @@ void AddSimulateCommand(CLI::App& app) {
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  AddMethodOptions(cmd, args->options);
-  cmd->add_option("STRING", args->string, "x: text, .u8, .u16 or iid:length=N,alphabet=S,seed=K")
-      ->required();
-  cmd->add_option("--out", args->out, "where to write z (run-length text)")->required();
+  args->z_length = AddMethodOptions(cmd, args->options);
+  cmd->add_option("STRING", args->string, kStringHelp)->required();
+  cmd->add_option("--out", args->out, "the file z is written to (run-length text)")->required();
   cmd->add_flag("--json", args->json, "print the summary as JSON");
+  SetExamples(cmd, {"ltsim simulate --model corpus/models/pair/f.json --model "
+                    "corpus/models/pair/g.json corpus/strings/default.txt --z-length 2000 --out "
+                    "z.txt"});
   cmd->callback([args] { RunSimulate(*args); });
 }
 

@@ -11,9 +11,11 @@
 #include "ltsim/core/error.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/strings/sources.h"
+#include "help.h"
 #include "ltsim/study/statistic_attack.h"
 #include "method_options.h"
 #include "output.h"
+#include "progress.h"
 
 namespace ltsim::cli {
 namespace {
@@ -21,6 +23,7 @@ namespace {
 struct StatisticArgs {
   std::string string;
   SandwichOptions options;
+  ZLengthOptions z_length;
   std::string model;
   double lipschitz = 0.0;
   int locality = 0;
@@ -42,6 +45,7 @@ struct StatisticArgs {
 void Validate(const StatisticArgs& args) {
   if (args.sweep) return;
   if (args.string.empty()) throw InputError("STRING: required (unless --sweep)");
+  RequireZLength(args.z_length);
   const bool random = args.lipschitz_flag->count() > 0;
   if (args.adversarial) {
     if (!random) throw InputError("--adversarial: needs --lipschitz L (the class searched)");
@@ -136,7 +140,8 @@ constexpr const char* kAttackLabel =
     "(G = 1) L-Lipschitz test functions, a lower bound on the supremum the lemma bounds";
 
 void RunAdversarial(const StatisticArgs& args) {
-  const auto x = OpenSource(args.string);
+  auto progress = std::make_shared<Progress>("statistic --adversarial", "tokens");
+  const auto x = WithProgress(OpenSource(args.string), progress);
   AttackOptions o = args.attack;
   o.method = args.options.method;
   o.length = args.options.length;
@@ -151,6 +156,7 @@ void RunAdversarial(const StatisticArgs& args) {
     o.models = {model.get()};
   }
   const AttackResult r = AttackStatistic(*x, o);
+  progress->Finish();
   if (args.json) {
     Json doc;
     doc["context"] = Context("statistic --adversarial", o.seed);
@@ -186,11 +192,11 @@ void RunSweep(const StatisticArgs& args) {
   AttackSweepOptions o = args.sweep_options;
   o.methods = Split(args.methods, "--methods");
   o.lengths.clear();
-  for (const std::string& n : Split(args.lengths, "--lengths")) {
+  for (const std::string& n : Split(args.lengths, "--z-lengths")) {
     try {
       o.lengths.push_back(std::stoull(n));
     } catch (const std::exception&) {
-      throw InputError("--lengths: '" + n + "' is not a length");
+      throw InputError("--z-lengths: '" + n + "' is not a length");
     }
   }
   o.inputs.clear();
@@ -267,7 +273,8 @@ void RunStatistic(const StatisticArgs& args) {
   Validate(args);
   if (args.sweep) return RunSweep(args);
   if (args.adversarial) return RunAdversarial(args);
-  const auto x = OpenSource(args.string);
+  auto progress = std::make_shared<Progress>("statistic", "tokens");
+  const auto x = WithProgress(OpenSource(args.string), progress);
   std::unique_ptr<Transformer> model;
   std::unique_ptr<TestFunction> p;
   std::vector<const Transformer*> models;
@@ -280,6 +287,7 @@ void RunStatistic(const StatisticArgs& args) {
     p = std::make_unique<FirstLayerFunction>(*model);
   }
   const Lemma53Result result = RunLemma53(*x, *p, models, args.options);
+  progress->Finish();
   args.json ? PrintJsonResult(args, *p, result) : PrintTable(args, *p, result);
 }
 
@@ -290,9 +298,8 @@ void AddStatisticCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "statistic",
       "Lemma 5.3: average a test function over the positions of x and of z, and compare.");
-  cmd->add_option("STRING", args->string,
-                  "x: text, .u8, .u16 or iid:length=N,alphabet=S,seed=K (not with --sweep)");
-  AddMethodOptions(cmd, args->options);
+  cmd->add_option("STRING", args->string, std::string(kStringHelp) + " (not with --sweep)");
+  args->z_length = AddMethodOptions(cmd, args->options);
   cmd->get_option("--method")->default_val("markov");
   args->lipschitz_flag = cmd->add_option(
       "--lipschitz", args->lipschitz,
@@ -314,15 +321,25 @@ void AddStatisticCommand(CLI::App& app) {
   cmd->add_option("--random-functions", args->attack.random_functions,
                   "random cos functions of the baseline (default 16)");
   cmd->add_flag("--sweep", args->sweep,
-                "the adversarial error over --lengths per --methods and --inputs, with the fitted "
-                "rate b (error ~ n^b), CIs and censoring; no STRING");
+                "the adversarial error over --z-lengths per --methods and --inputs, with the "
+                "fitted rate b (error ~ n^b), CIs and censoring; no STRING");
   cmd->add_option("--methods", args->methods, "--sweep: schemes (default markov,blocks,uniform,truncate)");
-  cmd->add_option("--lengths", args->lengths, "--sweep: n grid, ≥ 3 (default 16,160,1600,16000)");
+  cmd->add_option("--z-lengths", args->lengths,
+                  "--sweep: the grid of z lengths n, ≥ 3 (default 16,160,1600,16000)");
+  AddDeprecated(cmd, "--lengths", args->lengths, "--z-lengths");
   cmd->add_option("--inputs", args->inputs, "--sweep: input families (default uniform,markov,periodic)");
   cmd->add_option("--x-length", args->sweep_options.x_length, "--sweep: |x| (default 320000)");
   cmd->add_option("--seeds", args->sweep_options.seeds, "--sweep: z seeds per point (default 2)");
-  cmd->add_option("--threads", args->sweep_options.threads, "--sweep: oneTBB threads (0 = all)");
-  cmd->add_option("--out", args->out, "--sweep: write statistic.json and statistic.csv here");
+  AddThreads(cmd, args->sweep_options.threads)->description(
+      "--sweep: oneTBB threads, 0 = every core (never changes the result)");
+  AddOutDir(cmd, args->out, "--sweep: write statistic.json and statistic.csv in this directory");
+  SetExamples(cmd, {"ltsim statistic corpus/strings/default.txt --z-length 5000 --lipschitz 2",
+                    "ltsim statistic corpus/strings/default.txt --method blocks --z-length 5000 "
+                    "--model corpus/models/pair/g.json",
+                    "ltsim statistic corpus/strings/default.txt --z-length 500 --lipschitz 2 "
+                    "--adversarial --iterations 20",
+                    "ltsim statistic --sweep --z-lengths 16,160,1600 --methods markov,blocks "
+                    "--inputs uniform --x-length 20000 --iterations 10"});
   cmd->callback([args] { RunStatistic(*args); });
 }
 

@@ -8,7 +8,12 @@
 #include "commands.h"
 #include "dist_options.h"
 #include "ltsim/study/sweep.h"
+#include "common_options.h"
+#include "help.h"
+#include "progress.h"
 #include "ltsim/core/error.h"
+#include "ltsim/core/suggest.h"
+#include "ltsim/dist/dist.h"
 #include "number_list.h"
 #include "output.h"
 
@@ -27,7 +32,8 @@ SweepOptions BuildOptions(const SweepArgs& args) {
   options.values = ParseNumberList(args.values, "--values");
   options.input = ParseInputKind(args.input);
   if (args.method != "search" && args.method != "random")
-    throw InputError("--method: unknown '" + args.method + "' (known: search, random)");
+    throw InputError("--strategy: unknown '" + args.method + "'" +
+                     DidYouMean(args.method, {"search", "random"}) + " (known: search, random)");
   options.search = args.method == "search";
   return options;
 }
@@ -174,31 +180,42 @@ void AddSweepCommand(CLI::App& app) {
   cmd->add_option("--eps", args->options.eps, "ε (default 0.01)");
   cmd->add_option("--pairs", args->options.pairs,
                   "K per point: search restarts or random pairs (default 4)");
-  cmd->add_option("--method", args->method,
-                  "search (default: K hill climbs per point, structure and x move, L fixed) or "
-                  "random (max over K random pairs)");
+  cmd->add_option("--strategy", args->method,
+                  "how the worst pair of a point is found: search (default: K hill climbs per "
+                  "point, structure and x move, L fixed) or random (max over K random pairs)");
+  AddDeprecated(cmd, "--method", args->method, "--strategy",
+                "in sweep it named the search strategy, not a simulator");
   cmd->add_option("--iterations", args->options.iterations,
-                  "proposals per hill climb with --method search (default 16)");
-  cmd->add_option("--threads", args->options.threads,
-                  "oneTBB threads, 0 = all (never changes the result)");
+                  "proposals per hill climb with --strategy search (default 16)");
+  AddThreads(cmd, args->options.threads);
   cmd->add_option("--precision", args->options.precision_bits,
                   "p bits of the margin sweep's finite attention (default 8)");
-  cmd->add_option("--seed", args->options.seed, "master seed (default 0)");
+  AddSeed(cmd, args->options.seed);
   cmd->add_option("--x-length", args->options.x_length, "|x| (default 20000)");
-  cmd->add_option("--fixed-n", args->options.fixed_n, "n at which sim is recorded (default 500)");
+  cmd->add_option("--z-length", args->options.fixed_n,
+                  "the length n of z at which sim is also recorded (default 500)");
+  AddDeprecated(cmd, "--fixed-n", args->options.fixed_n, "--z-length");
   cmd->add_option(
       "--grid", args->options.base.grid,
       "weight grid 2^-k (default 1: coarse grids tie logits, so maximal sets have several types)");
   cmd->add_option("--delta", args->options.delta, "g = f + δ·N(0, 1) (default 0.01)");
   cmd->add_option("--input", args->input, "input family of x (default stress)");
-  cmd->add_option("--out", args->out, "write sweep.json, sweep.csv and sweep.png here");
+  AddOutDir(cmd, args->out, "write sweep.json, sweep.csv and sweep.png in this directory");
   cmd->add_flag("--json", args->json, "print the JSON document instead of the table");
   AddDistOptions(cmd, args->dist);
+  SetExamples(cmd, {"ltsim sweep --parameter period --values 1,2,3 --pairs 2 --x-length 1500 "
+                    "--z-length 100",
+                    "ltsim sweep --parameter margin --values 1,2,4 --pairs 2 --strategy random "
+                    "--x-length 1500 --json"});
   cmd->callback([args] {
     CommandDealer dealer(args->dist);
     SweepOptions options = BuildOptions(*args);
     options.dealer = &dealer.get();  // the (point, pair) cells, over MPI ranks or shards
+    // This process's share of the cells (rank 0 alone prints under MPI).
+    Progress progress("sweep", "pairs");
+    if (dist::Rank() == 0) options.progress = progress.Callback();
     const SweepResult r = RunSweep(options);
+    progress.Finish();
     if (!dealer.Reduces()) return dealer.FinishShard();
     Report(
         SweepJson(r), Csv(r), args->json, [&] { PrintTable(r); }, args->out, "sweep",

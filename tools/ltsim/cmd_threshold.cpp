@@ -6,11 +6,14 @@
 #include <memory>
 
 #include "commands.h"
+#include "common_options.h"
+#include "help.h"
 #include "dist_options.h"
 #include "ltsim/check/threshold.h"
 #include "ltsim/eval/precise.h"
 #include "ltsim/model/model_file.h"
 #include "output.h"
+#include "progress.h"
 
 namespace ltsim::cli {
 namespace {
@@ -158,14 +161,16 @@ void RunThreshold(ThresholdArgs args) {
   ThresholdOptions options = args.options;
   options.dealer = &dealer.get();  // the lengths, over MPI ranks or shards
   options.prune = !args.no_prune;
+  std::shared_ptr<Progress> progress;
   if (!args.quiet && dealer.Reduces()) {
-    const ProgressPrinter print = MakeProgressPrinter("threshold", "lengths", true);
-    options.progress = [print](std::uint64_t done, std::uint64_t total,
-                               std::uint64_t evaluations, double seconds) {
-      print(done, total, fmt::format("{} evaluations", evaluations), seconds);
+    progress = std::make_shared<Progress>("threshold", "lengths");
+    options.progress = [progress](std::uint64_t done, std::uint64_t total,
+                                  std::uint64_t evaluations, double) {
+      progress->Update(done, total, fmt::format("{} evaluations", evaluations));
     };
   }
   const ThresholdResult result = FindThreshold(f, g, options);
+  if (progress) progress->Finish();
   if (!dealer.Reduces()) return dealer.FinishShard();
   args.json ? PrintJsonResult(args, result) : PrintTable(args, result);
 }
@@ -193,19 +198,27 @@ void AddThresholdCommand(CLI::App& app) {
       "threshold",
       "The smallest length T ≤ N with a string where |f(x) - g(x)| > ε: exact for one-layer "
       "pairs, exhaustive then random for two-layer pairs.");
-  cmd->footer(LimitsText());
+  SetExamples(cmd,
+              {"ltsim threshold corpus/models/pair/f.json corpus/models/pair/g.json --eps 0.1 "
+               "--max-length 12",
+               "ltsim threshold corpus/models/modp_task_p3_k1.json "
+               "corpus/models/modp_task_p5_k0.json --eps 0.5 --max-length 12 --json",
+               "ltsim threshold corpus/families/bump_s2.71_period2/f.json "
+               "corpus/families/bump_s2.71_period2/g.json --eps 0.05 --max-length 40 --threads 2",
+               "ltsim threshold corpus/models/pair/f.json corpus/models/pair/g.json --eps 0.6 "
+               "--max-length 30 --no-prune"},
+              LimitsText());
   cmd->add_option("F", args->f, "model f")->required();
   cmd->add_option("G", args->g, "model g (same alphabet and number of outputs)")->required();
   cmd->add_option("--eps", args->options.epsilon, "ε ≥ 0: a disagreement is a gap > ε")->required();
-  cmd->add_option("--max-length", args->options.max_length, "N: search lengths 1 … N")->required();
-  cmd->add_option("--seed", args->options.seed, "master seed of the random search (printed)")
-      ->default_val(1);
+  cmd->add_option("--max-length", args->options.max_length,
+                  "N, the longest length searched: lengths 1 … N")
+      ->required();
+  AddSeed(cmd, args->options.seed, "the random search of two-layer pairs");
   cmd->add_option("--samples", args->options.samples_per_length,
                   "random strings a length beyond the exhaustive range (two-layer pairs)")
       ->default_val(100);
-  cmd->add_option("--threads", args->options.threads,
-                  "threads (0 = every core); results do not depend on it")
-      ->default_val(0);
+  AddThreads(cmd, args->options.threads);
   cmd->add_flag("--no-prune", args->no_prune,
                 "evaluate every statistic (one-layer pairs) instead of pruning cells");
   cmd->add_option("--max-evaluations", args->options.max_evaluations,

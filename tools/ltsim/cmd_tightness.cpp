@@ -7,10 +7,14 @@
 #include <memory>
 
 #include "commands.h"
+#include "common_options.h"
+#include "help.h"
 #include "ltsim/core/error.h"
 #include "ltsim/study/point_witness.h"
 #include "ltsim/study/tightness.h"
 #include "output.h"
+#include "progress.h"
+#include "replay.h"
 
 namespace ltsim::cli {
 namespace {
@@ -214,30 +218,6 @@ void PrintTable(const TightnessResult& result) {
                "point is a bound and is not fitted)\n";
 }
 
-int Replay(const std::string& path, bool json) {
-  const PointWitness w = ReadPointWitness(path);
-  const PointReplay r = ReplayPoint(w);
-  if (json) {
-    Json doc;
-    doc["context"] = Context("tightness --replay", 0);
-    doc["file"] = path;
-    doc["kind"] = w.kind;
-    doc["label"] = w.label;
-    doc["recorded"] = {{"value", w.value}, {"censored", w.censored}};
-    doc["replayed"] = {{"value", r.value}, {"censored", r.censored}};
-    doc["reproduced"] = r.reproduced;
-    doc["detail"] = r.detail;
-    PrintJson(doc);
-  } else {
-    std::cout << fmt::format("{}: {} ({})\n  recorded {}{}, replayed {}{}: {}\n", path, w.kind,
-                             w.label, w.value, w.censored ? " (censored)" : "", r.value,
-                             r.censored ? " (censored)" : "",
-                             r.reproduced ? "reproduced" : "DIFFERS");
-    if (!r.detail.empty()) std::cout << "  " << r.detail << "\n";
-  }
-  return r.reproduced ? 0 : 1;
-}
-
 std::vector<std::string> SplitList(const std::string& text) {
   std::vector<std::string> out;
   std::string item;
@@ -255,6 +235,31 @@ std::vector<std::string> SplitList(const std::string& text) {
 
 }  // namespace
 
+int RunPointReplay(const std::string& path, bool json) {
+  const PointWitness w = ReadPointWitness(path);
+  const PointReplay r = ReplayPoint(w);
+  if (json) {
+    Json doc;
+    doc["context"] = Context("replay", 0);
+    doc["file"] = path;
+    doc["kind"] = w.kind;
+    doc["label"] = w.label;
+    doc["recorded"] = {{"value", w.value}, {"censored", w.censored}};
+    doc["replayed"] = {{"value", r.value}, {"censored", r.censored}};
+    doc["format"] = "ltsim-point";
+    doc["reproduced"] = r.reproduced;
+    doc["detail"] = r.detail;
+    PrintJson(doc);
+  } else {
+    std::cout << fmt::format("{}: {} ({})\n  recorded {}{}, replayed {}{}: {}\n", path, w.kind,
+                             w.label, w.value, w.censored ? " (censored)" : "", r.value,
+                             r.censored ? " (censored)" : "",
+                             r.reproduced ? "reproduced" : "DIFFERS");
+    if (!r.detail.empty()) std::cout << "  " << r.detail << "\n";
+  }
+  return r.reproduced ? kReproduced : kNotReproduced;
+}
+
 void AddTightnessCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<TightnessArgs>();
   CLI::App* cmd = app.add_subcommand(
@@ -262,13 +267,20 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
       "Per parameter of Theorem 4.1: the lower side (certified first disagreement T* of built-in "
       "families, exact thresholds), the upper side (the frequency construction's certified "
       "length), the paper's exponent, and a verdict tight / gap / contradicts / inconclusive "
-      "(docs/tightness.md). Example: ltsim tightness --parameters eps,margin --out runs/t");
+      "(docs/tightness.md).");
+  SetExamples(cmd,
+              {"ltsim tightness --parameters eps --points 3 --seeds 1 --no-validate",
+               "ltsim tightness --parameters eps,scale --points 3 --seeds 1 --heads 1 "
+               "--no-validate --threads 2",
+               "ltsim tightness --parameters eps,margin --points 3 --seeds 2 --out-dir runs/t "
+               "--json"},
+              "Every point's members are written as point witnesses with --out-dir; `ltsim "
+              "replay FILE` re-runs one (exit 0 = reproduced, 1 = not).");
   cmd->add_option("--theorem", args->options.theorem, "4.1 (default)");
   cmd->add_option("--parameters", args->parameters,
                   "comma list of eps, scale, period, alphabet, locality, margin (default all)");
-  cmd->add_option("--seed", args->options.seed, "master seed (default 1)");
-  cmd->add_option("--threads", args->options.threads,
-                  "oneTBB threads, 0 = all (never changes the result)");
+  AddSeed(cmd, args->options.seed);
+  AddThreads(cmd, args->options.threads);
   cmd->add_option("--seeds", args->options.seeds, "family members per point (default 3)");
   auto* points = cmd->add_option("--points", args->options.points,
                                  "grid points per parameter (default 5; period 4 unless given)");
@@ -283,22 +295,24 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-x-length", args->options.max_x_length,
                   "cap on |x| of the simulator check (default 200000)");
   cmd->add_flag("--no-validate", args->no_validate, "skip the simulator check on found x");
-  cmd->add_option("--out", args->options.out,
-                  "write tightness.json, tightness.csv, one figure per parameter "
-                  "(tightness_<parameter>.png/.svg) and a point witness per member");
-  cmd->add_option("--replay", args->replay,
-                  "re-run one point witness (*.point.json): exit 0 if reproduced, 1 if not");
+  AddOutDir(cmd, args->options.out,
+            "write tightness.json, tightness.csv, one figure per parameter "
+            "(tightness_<parameter>.png/.svg) and a point witness per member in this directory");
+  AddDeprecated(cmd, "--replay", args->replay, "ltsim replay FILE");
   cmd->add_flag("--json", args->json, "print the JSON document instead of the table");
   cmd->callback([args, points, &exit_code] {
     if (!args->replay.empty()) {
-      exit_code = Replay(args->replay, args->json);
+      exit_code = RunPointReplay(args->replay, args->json);
       return;
     }
     TightnessOptions o = args->options;
     if (!args->parameters.empty()) o.parameters = SplitList(args->parameters);
     o.points_given = points->count() > 0;
     o.validate = !args->no_validate;
+    Progress progress("tightness", "members and checks");
+    o.progress = progress.Callback();
     const TightnessResult r = RunTightness(o);
+    progress.Finish();
     Report(
         TightnessJson(r), Csv(r), args->json, [&] { PrintTable(r); }, o.out, "tightness",
         LTSIM_PLOT_TIGHTNESS_SCRIPT);

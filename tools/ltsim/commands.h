@@ -3,6 +3,9 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <utility>
+
+#include "help.h"
 
 namespace ltsim::cli {
 
@@ -16,28 +19,63 @@ void AddGenerateCommand(CLI::App& app);
 void AddConstructCommand(CLI::App& app);
 void AddStatisticCommand(CLI::App& app);
 void AddThresholdCommand(CLI::App& app);
-/// `constants`: the bound registry and user bound expressions (ltsim/bounds/registry.h).
+/// `constants`: the bound registry and user bound expressions.
 void AddConstantsCommand(CLI::App& app);
 /// `sweep`: needed length against one parameter, fitted exponent, PNG (ltsim/study/sweep.h).
 void AddSweepCommand(CLI::App& app);
 /// `experiment paper`: needed length vs ω, p, S and k on the constructed models
 /// (ltsim/study/experiment.h).
 void AddExperimentCommand(CLI::App& app);
-/// `search`: hill climbing for counterexamples, shrinking, `--replay` (ltsim/search/search.h);
-/// a replay that does not reproduce sets `exit_code` to 1.
+/// `search`: hill climbing for counterexamples, shrinking (ltsim/search/search.h); `--replay` (deprecated for
+/// `ltsim replay`) sets `exit_code` to 1 when the witness does not reproduce.
 void AddSearchCommand(CLI::App& app, int& exit_code);
-/// `tightness`: lower side, upper side and paper exponent per parameter with verdicts, and
-/// `--replay` of a point witness (ltsim/study/tightness.h); a replay that differs sets 1.
+/// `tightness`: lower side, upper side and paper exponent per parameter with verdicts
+/// (ltsim/study/tightness.h); `--replay` (deprecated for `ltsim replay`) of a point witness
+/// that differs sets `exit_code` to 1.
 void AddTightnessCommand(CLI::App& app, int& exit_code);
 /// `refute --bound EXPR`: a class searched for a pair whose certified T* exceeds EXPR
 /// (ltsim/search/refute.h); exit_code 1 when refuted.
 void AddRefuteCommand(CLI::App& app, int& exit_code);
-/// `fuzz` and `replay` set `exit_code` (refutations found / still refuted: 1).
+/// `fuzz` sets `exit_code` (1: a property was refuted; 130: stopped by a signal).
 void AddFuzzCommand(CLI::App& app, int& exit_code);
+/// `replay FILE`: a fuzz, search or point (tightness) witness; `exit_code` 0 = the recorded
+/// result reproduced, 1 = it did not.
+void AddReplayCommand(CLI::App& app, int& exit_code);
 
-/// The flag that sets a library option (OptionError::option()): `--` and the field name with
-/// `_` as `-` (min_length → --min-length), which is how every command names its flags.
+/// Every command but `merge` and `help` (main.cpp adds those), in the order `ltsim --help`
+/// lists them.
+inline void AddCommands(CLI::App& app, int& exit_code) {
+  AddEvalCommand(app);
+  AddInfoCommand(app);
+  AddImportCommand(app);
+  AddSimulateCommand(app);
+  AddSandwichCommand(app);
+  AddGenerateCommand(app);
+  AddConstructCommand(app);
+  AddStatisticCommand(app);
+  AddThresholdCommand(app);
+  AddConstantsCommand(app);
+  AddSweepCommand(app);
+  AddExperimentCommand(app);
+  AddFuzzCommand(app, exit_code);
+  AddReplayCommand(app, exit_code);
+  AddSearchCommand(app, exit_code);
+  AddTightnessCommand(app, exit_code);
+  AddRefuteCommand(app, exit_code);
+}
+
+/// The flag that sets a library option (OptionError::option()): the fields whose concept has
+/// one name across commands (README "One name per concept": `length` is the z length,
+/// `min_length` the shortest x of a campaign, `epsilon` is `--eps`), else `--` and the field
+/// name with `_` as `-` (max_width → --max-width).
 inline std::string FlagForOption(const std::string& option) {
+  static const std::pair<const char*, const char*> kRenamed[] = {
+      {"length", "--z-length"},         {"epsilon", "--eps"},
+      {"min_length", "--min-x-length"}, {"max_length", "--max-x-length"},
+      {"min_target", "--min-z-length"}, {"max_target", "--max-z-length"},
+      {"out", "--out-dir"}};
+  for (const auto& [field, renamed] : kRenamed)
+    if (option == field) return renamed;
   std::string flag = "--" + option;
   for (char& c : flag)
     if (c == '_') c = '-';

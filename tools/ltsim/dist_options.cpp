@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "help.h"
 #include "ltsim/core/error.h"
 
 namespace ltsim::cli {
@@ -34,7 +35,8 @@ void SetCommandLine(int argc, char** argv) { g_command_line.assign(argv + 1, arg
 void AddDistOptions(CLI::App* cmd, DistArgs& args) {
   cmd->add_option("--shard", args.shard,
                   "I/K: compute only shard I of K (0 ≤ I < K) into a shard file, without MPI "
-                  "(a Slurm job array); `ltsim merge` then writes the outputs");
+                  "(a Slurm job array); `ltsim merge` then writes the outputs (see ltsim merge "
+                  "--help)");
   cmd->add_option("--shard-out", args.shard_out,
                   "the shard file of --shard (default shard-I-of-K.ltsim-shard)");
 }
@@ -68,6 +70,17 @@ void AddMergeCommand(CLI::App& app, int& exit_code,
       "command run in one process.");
   cmd->add_option("SHARD", *paths, "the shard files (every shard 0 … K−1 once, any order)")
       ->required();
+  SetExamples(cmd,
+              {"ltsim threshold corpus/models/pair/f.json corpus/models/pair/g.json --eps 0.1 "
+               "--max-length 12 --shard 0/2 && ltsim threshold corpus/models/pair/f.json "
+               "corpus/models/pair/g.json --eps 0.1 --max-length 12 --shard 1/2 && ltsim merge "
+               "shard-0-of-2.ltsim-shard shard-1-of-2.ltsim-shard",
+               "ltsim fuzz --cases 64 --out-dir runs/shared --shard 0/2 --shard-out a.ltsim-shard "
+               "&& ltsim fuzz --cases 64 --out-dir runs/shared --shard 1/2 --shard-out "
+               "b.ltsim-shard && ltsim merge a.ltsim-shard b.ltsim-shard"},
+              "Each shard runs anywhere (a Slurm job array, other machines) as one process; "
+              "merge checks that the shards belong to one command line and that none is "
+              "missing or repeated (docs/distributed.md).");
   cmd->callback([paths, &exit_code, run] {
     dist::ShardReplay replay(*paths);
     if (dist::Size() > 1) throw InputError("merge: runs as one process, not under mpirun");

@@ -6,11 +6,32 @@
 
 #include "commands.h"
 #include "dist_options.h"
+#include "help.h"
 #include "ltsim/core/error.h"
+#include "ltsim/core/suggest.h"
 #include "ltsim/dist/dist.h"
 #include "strict_numbers.h"
 
 namespace {
+
+// "(see ltsim CMD --help)" for the command argv names.
+std::string SeeHelp(const CLI::App& app, int argc, char** argv) {
+  const std::string path = ltsim::cli::CommandPath(app, argc, argv);
+  return " (see ltsim " + (path.empty() ? "" : path + " ") + "--help)";
+}
+
+// CLI11's parse errors, made one line with a suggestion for a mistyped flag.
+std::string ParseErrorLine(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  std::string message = e.what();
+  for (char& c : message)
+    if (c == '\n') c = ' ';
+  // CLI11 names a hidden option (an old spelling) "": its validator names it instead.
+  if (message.starts_with(": ")) message = message.substr(2);
+  const CLI::App* cmd = ltsim::cli::CommandOf(app, argc, argv);
+  const std::string path = ltsim::cli::CommandPath(app, argc, argv);
+  return (path.empty() ? "" : path + ": ") + message + ltsim::cli::SuggestFlag(*cmd, argc, argv) +
+         SeeHelp(app, argc, argv);
+}
 
 // Error lines come from rank 0 alone (every rank parses the same command line, so every rank
 // meets the same bad input); the others' are swallowed.
@@ -27,27 +48,18 @@ std::ostream& Error() {
 int RunCommandLine(int argc, char** argv) {
   CLI::App app{
       "ltsim: limit transformers, short simulating strings and the length-generalization "
-      "sandwich (Izzo–Nichani–Lee, ICLR 2026)."};
+      "sandwich (Izzo–Nichani–Lee, ICLR 2026). Start with `tools/demo.sh`, then the guided "
+      "tour in README.md; `ltsim help CMD` explains one command.",
+      "ltsim"};
+  ltsim::cli::UseHelpFormatter(app);
+  ltsim::cli::SetExamples(&app, {"ltsim sandwich corpus/models/pair/f.json corpus/models/pair/g.json "
+                                 "corpus/strings/default.txt --z-length 2000",
+                                 "ltsim help sandwich"});
   app.set_version_flag("--version", std::string("ltsim ") + LTSIM_VERSION + "\nMPI: " +
                                         ltsim::dist::MpiDescription());
   app.require_subcommand(1);
-  ltsim::cli::AddEvalCommand(app);
-  ltsim::cli::AddInfoCommand(app);
-  ltsim::cli::AddImportCommand(app);
-  ltsim::cli::AddSimulateCommand(app);
-  ltsim::cli::AddSandwichCommand(app);
-  ltsim::cli::AddGenerateCommand(app);
-  ltsim::cli::AddConstructCommand(app);
-  ltsim::cli::AddStatisticCommand(app);
-  ltsim::cli::AddThresholdCommand(app);
-  ltsim::cli::AddConstantsCommand(app);
-  ltsim::cli::AddSweepCommand(app);
-  ltsim::cli::AddExperimentCommand(app);
   int exit_code = 0;
-  ltsim::cli::AddFuzzCommand(app, exit_code);
-  ltsim::cli::AddSearchCommand(app, exit_code);
-  ltsim::cli::AddTightnessCommand(app, exit_code);
-  ltsim::cli::AddRefuteCommand(app, exit_code);
+  ltsim::cli::AddCommands(app, exit_code);
   // `merge` re-runs the shards' command line with their items (dist_options.h).
   ltsim::cli::AddMergeCommand(app, exit_code, [&](const std::vector<std::string>& args) {
     std::vector<std::string> words = {argv[0]};
@@ -56,12 +68,17 @@ int RunCommandLine(int argc, char** argv) {
     for (std::string& w : words) pointers.push_back(w.data());
     return RunCommandLine(static_cast<int>(pointers.size()), pointers.data());
   });
+  ltsim::cli::AddHelpCommand(app);
   ltsim::cli::RequireStrictNumbers(app);
   try {
     const auto named = [&](const CLI::App* sub) { return sub->check_name(argv[1]); };
     if (argc >= 2 && argv[1][0] != '-' && app.get_subcommands(named).empty())
-      throw ltsim::InputError(std::string("unknown command '") + argv[1] + "' (see ltsim --help)");
+      throw ltsim::InputError(std::string("unknown command '") + argv[1] + "'" +
+                              ltsim::DidYouMean(argv[1], ltsim::cli::SubcommandNames(app)) +
+                              " (see ltsim --help)");
     app.parse(argc, argv);
+    // The old spellings' notes once the command has run: an error instead stays one line.
+    if (ltsim::dist::Rank() == 0) ltsim::cli::FlushDeprecationNotes();
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -69,14 +86,26 @@ int RunCommandLine(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    Error() << e.what() << " (see ltsim --help)\n";
+    ltsim::cli::DiscardDeprecationNotes();
+    Error() << ParseErrorLine(app, e, argc, argv) << "\n";
     return 2;
   } catch (const ltsim::OptionError& e) {
+    ltsim::cli::DiscardDeprecationNotes();
     // The library names the option by its field; on the command line it is a flag.
-    std::cerr << "ltsim: " << ltsim::cli::FlagForOption(e.option()) << ": " << e.rule() << "\n";
+    Error() << ltsim::cli::AsTyped(ltsim::cli::FlagForOption(e.option())) << ": " << e.rule()
+            << SeeHelp(app, argc, argv) << "\n";
     return 2;
   } catch (const ltsim::InputError& e) {
-    Error() << e.what() << "\n";
+    ltsim::cli::DiscardDeprecationNotes();
+    // An error about a flag names it as typed (an old spelling) and points to the help.
+    std::string message = e.what();
+    if (message.starts_with("--")) {
+      const std::size_t end = message.find_first_of(": ");
+      const std::string flag = message.substr(0, end);
+      message = ltsim::cli::AsTyped(flag) + message.substr(flag.size());
+    }
+    Error() << message << (message.starts_with("--") ? SeeHelp(app, argc, argv) : std::string())
+            << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
     Error() << "out of memory (the input asks for more than this machine holds)\n";

@@ -62,7 +62,6 @@ Json Array(const Vector& v) {
 }
 
 Json Context(const std::string& command, std::uint64_t seed) {
-  nlohmann::ordered_json context;
   return {{"version", LTSIM_VERSION}, {"command", command}, {"seed", seed}, {"threads", 1}};
 }
 
@@ -81,6 +80,19 @@ std::string Show(double value) {
   if (std::isnan(value)) return "n/a";
   if (std::isinf(value)) return value > 0 ? "∞" : "-∞";
   return fmt::format("{:.6g}", value);
+}
+
+std::string Plural(std::uint64_t count, const std::string& word) {
+  return fmt::format("{} {}{}", count, word, count == 1 ? "" : "s");
+}
+
+std::string Thousands(std::uint64_t count) {
+  std::string digits = std::to_string(count), out;
+  for (std::size_t k = 0; k < digits.size(); ++k) {
+    if (k > 0 && (digits.size() - k) % 3 == 0) out += ',';
+    out += digits[k];
+  }
+  return out;
 }
 
 std::string Show(const Vector& v) {

@@ -51,4 +51,10 @@ ProgressPrinter MakeProgressPrinter(const std::string& command, const std::strin
 /// A number for humans ("∞", "n/a" for NaN, else 6 significant digits).
 std::string Show(double value);
 
+/// "1 head", "2 heads" (English plural by an added "s").
+std::string Plural(std::uint64_t count, const std::string& word);
+
+/// 1000355 → "1,000,355".
+std::string Thousands(std::uint64_t count);
+
 }  // namespace ltsim::cli

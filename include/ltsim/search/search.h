@@ -2,6 +2,8 @@
 // (docs/theory.md §7.3).
 #pragma once
 
+#include "ltsim/core/progress.h"
+
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -52,6 +54,8 @@ struct SearchOptions {
   /// Who computes the restarts (core/work.h; null: this process). Under MPI every rank calls
   /// RunSearch; only the reducing rank's result is filled in (the others return no restarts).
   ItemDealer* dealer = nullptr;
+  /// Called with (restarts finished, R) as the climbs end; never changes the result.
+  ProgressCallback progress;
   double step = 0.25;  ///< σ of the Gaussian step on every weight
   /// Each step is rounded to a multiple of this (0: no rounding). Dyadic steps keep grid
   /// pairs on a dyadic grid, so exact logit ties (large maximal sets) survive the climb.

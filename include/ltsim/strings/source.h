@@ -50,8 +50,12 @@ class Source {
   virtual std::string Locate(std::uint64_t index) const;
 };
 
-/// Opens a string by name: a path (".u8", ".u16", anything else text) or a generator spec
-/// "iid:length=N,alphabet=S,seed=K[,probs=p0/p1/…]". Errors name the file and position.
+/// Opens a string by name: a path (".u8", ".u16", anything else text), `-` (text on stdin),
+/// `text:TOKENS` (the text format inline, e.g. "text:0^1000 1 1") or a generator spec
+/// "iid:length=N,alphabet=S,seed=K[,probs=w0/w1/…]" (probs are weights, normalised to sum
+/// 1). A path that is not a regular file (/dev/stdin, a FIFO, `<(…)`) is read into memory
+/// (at most 1 GiB: such an input cannot be read a second time). Errors name the file and
+/// position.
 std::unique_ptr<Source> OpenSource(const std::string& spec);
 
 /// Checks every token is < alphabet; throws InputError naming the first bad position.

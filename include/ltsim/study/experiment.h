@@ -2,6 +2,8 @@
 // (docs/theory.md §6).
 #pragma once
 
+#include "ltsim/core/progress.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,6 +34,9 @@ struct ExperimentOptions {
   std::uint64_t fixed_n = 500;     ///< n at which |f(x) − f(z)| is also recorded
   InputKind input = InputKind::kUniform;  ///< family of x (alphabet of the task)
   std::string kgram_method = "markov";    ///< markov or blocks (two-layer models)
+  int threads = 0;  ///< oneTBB arena size over the rows; 0 = all. Never changes results.
+  /// Called with (rows finished, rows) as they end; never changes the result.
+  ProgressCallback progress;
 };
 
 /// One (task, parameter value) point.

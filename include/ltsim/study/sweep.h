@@ -3,6 +3,8 @@
 // Each point's worst case is found by a short search (search.h) or as the max over random pairs.
 #pragma once
 
+#include "ltsim/core/progress.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,6 +38,8 @@ struct SweepOptions {
   /// Who computes the (point, pair) cells (core/work.h; null: this process). Under MPI every
   /// rank calls RunSweep; only the reducing rank's result is filled in.
   ItemDealer* dealer = nullptr;
+  /// Called with (pairs finished, points × K) as they end; never changes the result.
+  ProgressCallback progress;
   int precision_bits = 8;  ///< p of the margin sweep's `finite` attention
   std::uint64_t seed = 0;
   std::uint64_t x_length = 20000;  ///< |x|, fixed over the sweep

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ltsim/core/progress.h"
 #include "ltsim/core/types.h"
 #include "ltsim/study/fit.h"
 #include "ltsim/study/verdict.h"
@@ -32,6 +33,8 @@ struct TightnessOptions {
   bool validate = true;               ///< run the frequency simulator on found x per point
   std::uint64_t max_x_length = 200'000;  ///< cap on |x| of the simulator check
   std::string out;                    ///< witness directory ("" writes none)
+  /// Called with (units finished, units) as members and checks end; never changes the result.
+  ProgressCallback progress;
 };
 
 /// One sample: a family member's number at a point and the file that replays it.

@@ -254,7 +254,8 @@ TEST(ModelFile, UnwritablePathIsAnInputError) {
 TEST(ModelFileErrors, UnknownKey) {
   Json json = Base();
   json["layers"][0]["heads"][0]["qkk"] = 1;
-  EXPECT_EQ(MutationError(json), "m.json: layers[0].heads[0].qkk: unknown key");
+  EXPECT_EQ(MutationError(json),
+            "m.json: layers[0].heads[0].qkk: unknown key (did you mean 'qk'?)");
   json = Base();
   json["extra"] = 1;
   EXPECT_EQ(MutationError(json), "m.json: extra: unknown key");

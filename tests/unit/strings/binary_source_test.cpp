@@ -136,8 +136,8 @@ TEST_F(BinaryFileTest, U8RefusesWideTokensAndLeavesNoFile) {
   const auto source = MakeTokenSource({1, 2, 300}, "memory");
   EXPECT_EQ(ErrorOf([&] { WriteBinary(*source, path, 1); }),
             path +
-                ": token 300 at memory: token 3 does not fit in one byte (.u8 needs tokens "
-                "below 256)");
+                ": memory: token 3 is 300, which does not fit in one byte (.u8 needs tokens "
+                "below 256; use .u16)");
   EXPECT_FALSE(fs::exists(path));
   const auto runs = MakeRunSource({{1, 5}, {256, 2}}, "runs");
   EXPECT_NE(ErrorOf([&] { WriteBinary(*runs, path, 1); }).find("runs: token 6"), std::string::npos);

@@ -1,0 +1,51 @@
+// Command-line tests of `ltsim search` (docs/design.md §8).
+#include "cli_test_support.h"
+
+namespace ltsim::cli_test {
+namespace {
+
+TEST_F(CliTest, SearchIsReproducibleAndItsWitnessReplays) {
+  const std::string witness = Path("search.json").string();
+  const std::vector<std::string> args = {
+      "search",       "--objective", "sim-ratio",  "--z-length", "40",    "--restarts", "2",
+      "--iterations", "4",           "--x-length", "400", "--seed", "11"};
+  std::vector<std::string> one = args, two = args;
+  one.insert(one.end(), {"--threads", "1", "--json"});
+  two.insert(two.end(), {"--threads", "2", "--json", "--out", witness});
+  const Result a = Run(one), b = Run(two);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const Json da = Json::parse(a.out), db = Json::parse(b.out);
+  EXPECT_EQ(da["restarts"], db["restarts"]);
+  EXPECT_EQ(da["best"], db["best"]);
+  EXPECT_EQ(da["context"]["seed"], 11);
+  const Json w = Json::parse(ReadFile(witness));
+  EXPECT_EQ(w["format"], "ltsim-search-witness");
+  EXPECT_EQ(w["recheck"]["status"], "agrees");  // rechecked in 50 digits before it was written
+  EXPECT_EQ(w["recheck"]["digits"], 50);
+  const Result r = Run({"replay", witness});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("recheck agrees (recorded agrees)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("reproduced"), std::string::npos) << r.out;
+  // --out DIR names the witness by its content, as corpus/witnesses/ holds it.
+  fs::create_directories(Path("corpus"));
+  std::vector<std::string> to_dir = args;
+  to_dir.insert(to_dir.end(), {"--out-dir", Path("corpus").string()});
+  const Result c = Run(to_dir);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  std::vector<fs::path> saved;
+  for (const auto& e : fs::directory_iterator(Path("corpus"))) saved.push_back(e.path());
+  ASSERT_EQ(saved.size(), 1u);
+  EXPECT_EQ(saved[0].string().substr(saved[0].string().size() - 12), ".search.json");
+  EXPECT_EQ(Run({"replay", saved[0].string()}).exit_code, 0);
+  Json tampered = w;
+  tampered["value"] = w["value"].get<double>() + 1.0;
+  WriteFile(Path("tampered.json"), tampered.dump());
+  EXPECT_EQ(Run({"replay", Path("tampered.json").string()}).exit_code, 1);
+  EXPECT_TRUE(db["shrunk"].contains("widths_removed") && db["shrunk"].contains("runs_removed"));
+  ExpectInputError({"search", "--objective", "nope"}, "--objective");
+  ExpectInputError({"search", "--proposals", "annealing"}, "--proposals");
+}
+
+}  // namespace
+}  // namespace ltsim::cli_test

@@ -1,0 +1,138 @@
+// Command-line tests of `ltsim threshold` (docs/design.md §8).
+#include "cli_test_support.h"
+
+namespace ltsim::cli_test {
+namespace {
+
+// f = share of 1s at odd positions, g = at positions ≡ 1 (mod 3) (Δ* = 6). Their largest gap
+// is 0, 0, 1/2, 1/2, 2/3 at T = 1…5 (unit/check/threshold_test.cpp derives it): with ε = 0.6
+// the first disagreement is T = 5.
+class ThresholdCliTest : public CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    f_ = Path("odd.json").string();
+    g_ = Path("mod3.json").string();
+    ASSERT_EQ(Run({"construct", "modp-task", "--p", "2", "--k", "1", "--out", f_}).exit_code, 0);
+    ASSERT_EQ(Run({"construct", "modp-task", "--p", "3", "--k", "1", "--out", g_}).exit_code, 0);
+  }
+  std::string f_, g_;
+};
+
+TEST_F(ThresholdCliTest, JsonGivesTheKnownFirstDisagreementAndAWitnessThatDisagrees) {
+  const Json doc = RunJson({"threshold", f_, g_, "--eps", "0.6", "--max-length", "30", "--json"});
+  const Result raw = Run({"threshold", f_, g_, "--eps", "0.6", "--max-length", "30", "--json"});
+  EXPECT_EQ(nlohmann::ordered_json::parse(raw.out).begin().key(), "context");
+  EXPECT_EQ(doc["context"]["command"], "threshold");
+  EXPECT_EQ(doc["method"], "statistics");
+  EXPECT_EQ(doc["first_disagreement"], 5);
+  EXPECT_EQ(doc["checked_up_to"], 5);
+  EXPECT_EQ(doc["exhaustive"], true);
+  EXPECT_EQ(doc["view"]["period"], 6);
+  ASSERT_EQ(doc["max_gap_per_length"].size(), 5u);
+  EXPECT_NEAR(doc["max_gap_per_length"][4].get<double>(), 2.0 / 3.0, kPrinted);
+  EXPECT_NEAR(doc["gap"].get<double>(), 2.0 / 3.0, kPrinted);
+  // The witness, as a file, evaluated by `ltsim eval`.
+  const std::string w = Temp("w.txt", doc["witness_text"].get<std::string>() + "\n");
+  const Json fw = RunJson({"eval", f_, w, "--json"});
+  const Json gw = RunJson({"eval", g_, w, "--json"});
+  EXPECT_EQ(fw["length"], 5);
+  EXPECT_GT(std::abs(fw["output"][0].get<double>() - gw["output"][0].get<double>()), 0.6);
+  std::uint64_t length = 0;
+  for (const Json& run : doc["witness"]) length += run[1].get<std::uint64_t>();
+  EXPECT_EQ(length, 5u);
+}
+
+TEST_F(ThresholdCliTest, IdenticalModelsGiveNullUpToTheMaxLength) {
+  const Json doc = RunJson({"threshold", f_, f_, "--eps", "0", "--max-length", "25", "--json"});
+  EXPECT_TRUE(doc["first_disagreement"].is_null());
+  EXPECT_TRUE(doc["witness"].is_null());
+  EXPECT_EQ(doc["checked_up_to"], 25);
+  EXPECT_EQ(doc["exhaustive"], true);
+  EXPECT_EQ(doc["max_gap_per_length"].size(), 25u);
+}
+
+TEST_F(ThresholdCliTest, TextOutputStatesTheVerdictAndTheWitness) {
+  const Result r = Run({"threshold", f_, g_, "--eps", "0.6", "--max-length", "30"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("first disagreement at T = 5"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("witness: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("method statistics"), std::string::npos) << r.out;
+}
+
+// A two-layer pair: every string up to T = 15 (Σ 2^T ≤ 2^16), random strings beyond.
+TEST_F(ThresholdCliTest, TwoLayerPairIsLabelledExhaustivePlusRandom) {
+  const std::string kgram = kSource + "/corpus/models/kgram_S2_k1.json";
+  const Json doc = RunJson({"threshold", kgram, kgram, "--eps", "0.01", "--max-length", "17",
+                            "--seed", "5", "--samples", "20", "--json"});
+  EXPECT_EQ(doc["context"]["seed"], 5);
+  EXPECT_EQ(doc["method"], "exhaustive+random");
+  EXPECT_TRUE(doc["first_disagreement"].is_null());
+  EXPECT_EQ(doc["exhaustive"], false);
+  EXPECT_EQ(doc["exhaustive_up_to"], 15);
+  EXPECT_EQ(doc["checked_up_to"], 17);
+  EXPECT_EQ(doc["samples_per_length"], 20);
+}
+
+TEST_F(ThresholdCliTest, RefusesBeyondItsLimitsWithOneLine) {
+  // Σ_{T ≤ 5000} #statistics is far above 2·10^7 for S = 2, Δ* = 6: full enumeration refuses.
+  ExpectInputError({"threshold", f_, g_, "--eps", "0.1", "--max-length", "5000", "--no-prune"},
+                   "--max-length");
+  ExpectInputError({"threshold", f_, g_, "--eps", "0.1", "--max-length", "0"}, "--max-length");
+  ExpectInputError({"threshold", f_, g_, "--eps", "-1", "--max-length", "5"}, "--eps");
+  const std::string p7 = Path("p7.json").string(), p5 = Path("p5.json").string();
+  ASSERT_EQ(Run({"construct", "modp-task", "--p", "7", "--k", "0", "--out", p7}).exit_code, 0);
+  ASSERT_EQ(Run({"construct", "modp-task", "--p", "5", "--k", "0", "--out", p5}).exit_code, 0);
+  ExpectInputError({"threshold", p7, p5, "--eps", "0.1", "--max-length", "5"}, "limit of 64");
+  const std::string kgram = kSource + "/corpus/models/kgram_S2_k1.json";
+  ExpectInputError({"threshold", kgram, kgram, "--eps", "0.1", "--max-length", "100000"},
+                   "--max-length 100000");
+  ExpectInputError({"threshold", f_, kSource + "/corpus/models/pair/f.json", "--eps", "0.1",
+                    "--max-length", "5"},
+                   "alphabets");
+}
+
+// The pruned search (the default): the same answer as --no-prune, the coverage keys, the
+// 50-digit recheck, and every number the same for any --threads.
+TEST_F(ThresholdCliTest, PrunedSearchReportsItsCoverageAndDoesNotDependOnThreads) {
+  const Json one = RunJson({"threshold", f_, g_, "--eps", "0.6", "--max-length", "3000",
+                            "--threads", "1", "--json"});
+  Json two = RunJson({"threshold", f_, g_, "--eps", "0.6", "--max-length", "3000", "--threads",
+                      "2", "--json"});
+  const Json full = RunJson({"threshold", f_, g_, "--eps", "0.6", "--max-length", "30",
+                             "--no-prune", "--json"});
+  EXPECT_EQ(one["first_disagreement"], 5);
+  EXPECT_EQ(full["first_disagreement"], 5);
+  EXPECT_EQ(one["recheck"]["status"], "confirmed");
+  EXPECT_EQ(one["recheck"]["digits"], 50);
+  EXPECT_EQ(one["statistics_evaluated"].get<std::uint64_t>() +
+                one["statistics_pruned"].get<std::uint64_t>(),
+            one["statistics_total"].get<std::uint64_t>());
+  EXPECT_TRUE(one["pruning"].is_string());
+  EXPECT_EQ(one["tolerance"]["relative"], 1e-9);
+  EXPECT_EQ(two["threads"], 2);
+  for (Json* doc : {&two}) {
+    (*doc)["threads"] = one["threads"];
+    (*doc)["context"] = one["context"];
+  }
+  EXPECT_EQ(one.dump(), two.dump());
+  // No disagreement up to 200 at ε = 0.7 > every gap (at most 2/3): certified, mostly pruned.
+  const Json none = RunJson({"threshold", f_, g_, "--eps", "0.7", "--max-length", "200",
+                             "--json"});
+  EXPECT_TRUE(none["first_disagreement"].is_null());
+  EXPECT_EQ(none["checked_up_to"], 200);
+  EXPECT_EQ(none["exhaustive"], true);
+  EXPECT_EQ(none["complete"], true);
+  EXPECT_GT(none["statistics_pruned"].get<double>(), none["statistics_evaluated"].get<double>());
+}
+
+TEST_F(ThresholdCliTest, HelpStatesTheLimits) {
+  const Result r = Run({"threshold", "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("--max-length"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("20000000"), std::string::npos) << r.out;  // kThresholdMaxStatistics
+  EXPECT_NE(r.out.find("D* = S·Δ* ≤ 64"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace ltsim::cli_test

@@ -1,0 +1,60 @@
+// The options every command spells the same way (README "One name per concept"): seed,
+// threads, lengths of x and z, output file and directory, with their old spellings.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+
+#include "help.h"
+#include "ltsim/core/error.h"
+
+namespace ltsim::cli {
+
+/// The master seed's default in every command.
+constexpr std::uint64_t kDefaultSeed = 1;
+
+/// `--seed S` (default kDefaultSeed).
+template <typename T>
+CLI::Option* AddSeed(CLI::App* cmd, T& seed, const std::string& what = "every random choice") {
+  seed = kDefaultSeed;
+  return cmd->add_option("--seed", seed, "master seed of " + what + " (printed)")
+      ->default_str(std::to_string(kDefaultSeed));
+}
+
+/// `--threads K` (0 = every core; the results never depend on it).
+template <typename T>
+CLI::Option* AddThreads(CLI::App* cmd, T& threads) {
+  return cmd
+      ->add_option("--threads", threads, "oneTBB threads, 0 = every core (never changes the result)")
+      ->default_str("0");
+}
+
+/// `--out-dir DIR`, and its old spelling `--out` (a directory in this command).
+inline CLI::Option* AddOutDir(CLI::App* cmd, std::string& dir, const std::string& what) {
+  AddDeprecated(cmd, "--out", dir, "--out-dir", "a directory in this command");
+  return cmd->add_option("--out-dir", dir, what);
+}
+
+/// A whole number ≥ 1. CLI11 prefixes the message with the option's name, except for a
+/// hidden option (an old spelling), whose `name` the message then carries itself.
+inline CLI::Validator AtLeastOne(const std::string& name = "") {
+  return CLI::Validator(
+      [name](std::string& value) {
+        return value.find_first_not_of("0123456789") == std::string::npos &&
+                       value.find_first_not_of('0') != std::string::npos
+                   ? std::string()
+                   : (name.empty() ? "" : name + ": ") +
+                         "must be a whole number of at least 1, not '" + value + "'";
+      },
+      "");
+}
+
+/// Throws "NAME: required …" unless one of the spellings was given.
+inline void RequireOne(const CLI::Option* option, const CLI::Option* old_spelling,
+                       const std::string& what) {
+  if (option->count() == 0 && (old_spelling == nullptr || old_spelling->count() == 0))
+    throw InputError(option->get_name() + ": required (" + what + ")");
+}
+
+}  // namespace ltsim::cli
