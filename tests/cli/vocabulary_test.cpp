@@ -156,6 +156,15 @@ TEST_F(CliTest, LaterFlagsSpeakTheSameVocabulary) {
   Json t2 = RunJson(with(threshold, {"--threads", "2"}));
   EXPECT_EQ(t1["first_disagreement"], t2["first_disagreement"]);
   EXPECT_EQ(t1["max_gap_per_length"], t2["max_gap_per_length"]);
+  // The bits of finite attention are --precision in construct modp-task too.
+  const Json bits = RunJson({"construct", "modp-task", "--p", "5", "--k", "0", "--precision", "8",
+                             "--out", Path("m8.json").string(), "--json"});
+  const Result old_bits = Run({"construct", "modp-task", "--p", "5", "--k", "0",
+                               "--precision-bits", "8", "--out", Path("o8.json").string()});
+  ASSERT_EQ(old_bits.exit_code, 0) << old_bits.err;
+  ExpectDeprecated(old_bits, "--precision-bits", "--precision");
+  EXPECT_EQ(ReadFile(Path("m8.json")), ReadFile(Path("o8.json")));
+  EXPECT_EQ(Json::parse(ReadFile(Path("m8.json")))["meta"]["precision_bits"], 8);
   // construct family writes into --out-dir and prints JSON with --json.
   const Json family = RunJson({"construct", "family", "bump", "--slope", "8", "--eps", "0.05",
                                "--period", "2", "--out-dir", Path("fam").string(), "--json"});

@@ -203,13 +203,16 @@ void AddConstructCommand(CLI::App& app) {
   modp->add_option("--k", args->k, "residue k in [0, p)")
       ->required()
       ->check(CLI::NonNegativeNumber);
-  modp->add_option("--precision-bits", args->precision_bits,
-                   "0: hardmax; b > 0: finite attention with b bits")
+  modp->add_option("--precision", args->precision_bits,
+                   "0: hardmax; p > 0: finite attention with p bits")
       ->default_val(0)
+      ->check(CLI::Range(0, 64));
+  AddDeprecated(modp, "--precision-bits", args->precision_bits, "--precision")
       ->check(CLI::Range(0, 64));
   modp->add_option("--out", args->out, "model file to write")->required();
   modp->add_flag("--json", args->json, "print what was written as JSON");
-  SetExamples(modp, {"ltsim construct modp-task --p 3 --k 1 --out modp.json"});
+  SetExamples(modp, {"ltsim construct modp-task --p 3 --k 1 --out modp.json",
+                     "ltsim construct modp-task --p 5 --k 0 --precision 8 --out modp8.json"});
   modp->callback([args] {
     if (args->k >= args->p)
       throw InputError(fmt::format("--k: {} is not a residue modulo --p {}", args->k, args->p));
