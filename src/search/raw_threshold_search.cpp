@@ -367,6 +367,91 @@ Start RandomStart(const RawSearchOptions& o, int index) {
 
 }  // namespace
 
+namespace {
+
+// The weight arrays a shrink move visits, in a fixed order.
+std::vector<Eigen::Ref<Matrix>> WeightArrays(Transformer& m) {
+  std::vector<Eigen::Ref<Matrix>> arrays;
+  arrays.emplace_back(m.embedding);
+  arrays.emplace_back(m.positional);
+  for (Head& h : m.layers[0].heads) {
+    arrays.emplace_back(h.qk);
+    arrays.emplace_back(h.ov);
+  }
+  if (m.layers[0].mlp) {
+    arrays.emplace_back(m.layers[0].mlp->in);
+    arrays.emplace_back(m.layers[0].mlp->out);
+  }
+  arrays.emplace_back(m.readout_weight);
+  return arrays;
+}
+
+bool ZeroSmall(Eigen::Ref<Matrix> a) {
+  const double top = a.cwiseAbs().maxCoeff();
+  bool changed = false;
+  for (Eigen::Index i = 0; i < a.size(); ++i)
+    if (a.data()[i] != 0.0 && std::abs(a.data()[i]) < 0.01 * top) {
+      a.data()[i] = 0.0;
+      changed = true;
+    }
+  return changed;
+}
+
+bool Round3(Eigen::Ref<Matrix> a) {
+  bool changed = false;
+  for (Eigen::Index i = 0; i < a.size(); ++i) {
+    const double x = a.data()[i];
+    if (x == 0.0) continue;
+    const double unit = std::pow(10.0, std::floor(std::log10(std::abs(x))) - 2);
+    const double y = std::round(x / unit) * unit;
+    if (y != x) {
+      a.data()[i] = y;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace
+
+int ShrinkRestart(const RawSearchOptions& o, RawRestart& restart, std::uint64_t budget,
+                  std::uint64_t* spent) {
+  auto rank = [&](const Transformer& f, const Transformer& g, const RawEvaluation& e) {
+    return o.rank ? o.rank(f, g, e) : std::array<double, 3>{e.score, 0.0, 0.0};
+  };
+  auto current = rank(restart.f, restart.g, restart.best);
+  int kept = 0;
+  std::uint64_t used = 0;
+  const std::size_t arrays = WeightArrays(restart.f).size();
+  for (int move = 0; move < 2; ++move)
+    for (int side = 0; side < 2; ++side)
+      for (std::size_t k = 0; k < arrays; ++k) {
+        if (used >= budget) goto done;
+        Transformer f = restart.f, g = restart.g;
+        Transformer& m = side == 0 ? f : g;
+        auto list = WeightArrays(m);
+        if (k >= list.size()) continue;
+        if (!(move == 0 ? ZeroSmall(list[k]) : Round3(list[k]))) continue;
+        if (!ProjectOntoClass(o.cls, f) || !ProjectOntoClass(o.cls, g)) continue;
+        ++used;
+        std::vector<TypeCounts> hints;
+        if (restart.best.sup_statistic) hints.push_back(*restart.best.sup_statistic);
+        const RawEvaluation e = EvaluateRawPair(o, f, g, hints);
+        if (!e.valid) continue;
+        const auto r = rank(f, g, e);
+        if (r >= current && e.score >= restart.best.score) {
+          restart.f = std::move(f);
+          restart.g = std::move(g);
+          restart.best = e;
+          current = r;
+          ++kept;
+        }
+      }
+done:
+  if (spent) *spent += used;
+  return kept;
+}
+
 RawSearchResult RunRawSearch(const RawSearchOptions& o) {
   ValidatePairClass(o.cls);
   if (!(o.eps > 0) || !std::isfinite(o.eps)) throw InputError("--eps: must be finite and > 0");
@@ -380,12 +465,14 @@ RawSearchResult RunRawSearch(const RawSearchOptions& o) {
                          ? std::vector<std::pair<std::string, std::pair<Transformer, Transformer>>>{}
                          : FamilySeeds(o);
   int restarts, iterations;
+  const std::uint64_t shrink_budget = o.random_only ? 0 : std::min(o.shrink_budget, o.budget / 10);
+  const std::uint64_t search_budget = o.budget - shrink_budget;
   if (o.random_only) {
     restarts = static_cast<int>(o.budget);
     iterations = 0;
   } else {
-    iterations = static_cast<int>(std::min<std::uint64_t>(o.iterations, o.budget - 1));
-    restarts = static_cast<int>(std::max<std::uint64_t>(1, o.budget / (iterations + 1)));
+    iterations = static_cast<int>(std::min<std::uint64_t>(o.iterations, search_budget - 1));
+    restarts = static_cast<int>(std::max<std::uint64_t>(1, search_budget / (iterations + 1)));
   }
   result.restarts.resize(restarts);
   std::atomic<int> done{0};
@@ -413,12 +500,18 @@ RawSearchResult RunRawSearch(const RawSearchOptions& o) {
   };
   tbb::task_arena arena(o.threads > 0 ? o.threads : tbb::task_arena::automatic);
   arena.execute([&] { tbb::parallel_for(0, restarts, run); });
+  auto rank = [&](const RawRestart& r) {
+    return o.rank ? o.rank(r.f, r.g, r.best) : std::array<double, 3>{r.best.score, 0.0, 0.0};
+  };
   for (int i = 0; i < restarts; ++i) {
     result.evaluations += result.restarts[i].trajectory.size();
-    if (result.restarts[i].best.score > result.restarts[result.best_restart].best.score)
+    if (rank(result.restarts[i]) > rank(result.restarts[result.best_restart]))
       result.best_restart = i;
   }
-  const RawRestart& best = result.restarts[result.best_restart];
+  RawRestart& best = result.restarts[result.best_restart];
+  if (!o.random_only && shrink_budget > 0)
+    result.shrink_accepted = ShrinkRestart(o, best, shrink_budget, &result.shrink_evaluations);
+  result.evaluations += result.shrink_evaluations;
   result.recheck = RecheckRaw(o, best.f, best.g, best.best);
   return result;
 }

@@ -5,7 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
-#include <tuple>
+#include <array>
 
 #include "ltsim/core/error.h"
 #include "ltsim/model/constants.h"
@@ -60,21 +60,22 @@ RefuteResult RunRefute(const RefuteOptions& o) {
   ValidateRefuteBound(o.bound);
   RefuteResult result;
   result.options = o;
-  result.search = RunRawSearch(o.search);
   // The best candidate: a refuting one first, then separated pairs (the only ones that count,
-  // docs/refute.md) by ratio, then the rest by ratio; ties keep the lower restart index.
-  auto rank = [](const RefuteCandidate& c, const RawRestart& r) {
-    return std::make_tuple(c.refutes, r.best.valid && r.best.separated,
-                           std::isnan(c.ratio) ? -1.0 : c.ratio);
-  };
-  bool have = false;
-  for (const RawRestart& r : result.search.restarts) {
+  // docs/refute.md) by ratio, then the rest by ratio; ties keep the lower restart index. The
+  // search reports (and shrinks) its best by this order.
+  RawSearchOptions search = o.search;
+  search.rank = [&o](const Transformer& f, const Transformer& g, const RawEvaluation& e) {
+    RawRestart r;
+    r.f = f;
+    r.g = g;
+    r.best = e;
     const RefuteCandidate c = Judge(o, r);
-    if (!have || rank(c, r) > rank(result.best, result.search.restarts[result.best.restart])) {
-      result.best = c;
-      have = true;
-    }
-  }
+    return std::array<double, 3>{c.refutes ? 1.0 : 0.0, e.valid && e.separated ? 1.0 : 0.0,
+                                 std::isnan(c.ratio) ? -1.0 : c.ratio};
+  };
+  result.search = RunRawSearch(search);
+  result.search.options.rank = nullptr;
+  result.best = Judge(o, result.search.restarts[result.search.best_restart]);
   result.refuted = result.best.refutes;
   // The best family for the class, evaluated like any pair.
   for (const auto& [name, pair] : FamilySeeds(o.search)) {
@@ -110,6 +111,8 @@ nlohmann::json RefuteToJson(const RefuteResult& result) {
   j["ratio"] = number(result.best.ratio);
   j["evaluations"] = s.evaluations;
   j["budget"] = o.search.budget;
+  j["shrink_evaluations"] = s.shrink_evaluations;
+  j["shrink_accepted"] = s.shrink_accepted;
   j["seed"] = o.search.seed;
   j["eps"] = o.search.eps;
   j["max_length"] = o.search.max_length;

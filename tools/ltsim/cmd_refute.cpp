@@ -184,7 +184,7 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
       ->default_val(0.0);
   cmd->add_option("--max-length", s.max_length, "N: T* is exact up to N")->default_val(5000);
   cmd->add_option("--budget", s.budget, "T* evaluations (default ≈ 1 minute on 2 cores)")
-      ->default_val(3000);
+      ->default_val(2000);
   cmd->add_option("--iterations", s.iterations, "proposals per hill climb")->default_val(49);
   cmd->add_option("--separation", s.separation,
                   "κ: a pair counts only when some string has a gap ≥ κ·ε")

@@ -2,6 +2,7 @@
 // class under hard constraints (docs/refute.md): certified lower bounds on the training length.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -41,23 +42,6 @@ bool ProjectOntoClass(const PairClass& cls, Transformer& model);
 /// True when the model has the class's sizes and satisfies its constraints (1e-9 relative).
 bool InClass(const PairClass& cls, const Transformer& model);
 
-struct RawSearchOptions {
-  PairClass cls;
-  double eps = 0.05;
-  std::uint64_t max_length = 400;  ///< N: T* is searched exactly up to N (FindThreshold)
-  /// κ: a pair counts only when some certified string has a gap ≥ κε (docs/refute.md: without
-  /// it, T* is gamed by gaps that creep up to just above ε).
-  double separation = 2.0;
-  std::uint64_t budget = 200;  ///< evaluations of T* (FindThreshold calls)
-  int iterations = 24;         ///< proposals per hill climb (restarts = budget/(iterations+1))
-  std::uint64_t seed = 1;
-  int threads = 0;             ///< oneTBB arena size (0 = all cores); never changes the result
-  bool random_only = false;    ///< the baseline: every evaluation a fresh random pair
-  bool family_seeds = true;    ///< the first restarts start from the families fitting the class
-  /// Called after each climb (in completion order, from any thread, serialised): climbs done,
-  /// climbs in all, evaluations spent, best score so far, seconds. Never changes the result.
-  std::function<void(int, int, std::uint64_t, double, double)> progress;
-};
 
 /// The constraints' check and T* of one pair, with what certifies it.
 struct RawEvaluation {
@@ -75,6 +59,31 @@ struct RawEvaluation {
   bool separated = false;  ///< sup_gap ≥ κε
   double score = 0.0;      ///< what the climb maximises (docs/refute.md)
   std::uint64_t statistics = 0;  ///< statistics FindThreshold evaluated
+};
+
+struct RawSearchOptions {
+  PairClass cls;
+  double eps = 0.05;
+  std::uint64_t max_length = 400;  ///< N: T* is searched exactly up to N (FindThreshold)
+  /// κ: a pair counts only when some certified string has a gap ≥ κε (docs/refute.md: without
+  /// it, T* is gamed by gaps that creep up to just above ε).
+  double separation = 2.0;
+  std::uint64_t budget = 200;  ///< evaluations of T* (FindThreshold calls)
+  int iterations = 24;         ///< proposals per hill climb (restarts = budget/(iterations+1))
+  std::uint64_t seed = 1;
+  int threads = 0;             ///< oneTBB arena size (0 = all cores); never changes the result
+  bool random_only = false;    ///< the baseline: every evaluation a fresh random pair
+  bool family_seeds = true;    ///< the first restarts start from the families fitting the class
+  /// The order in which climbs' results are ranked for the reported best and kept while
+  /// shrinking (larger is better, compared lexicographically); empty: by score.
+  std::function<std::array<double, 3>(const Transformer&, const Transformer&,
+                                      const RawEvaluation&)>
+      rank;
+  /// Evaluations reserved (out of budget) for shrinking the best pair: min(this, budget/10).
+  std::uint64_t shrink_budget = 40;
+  /// Called after each climb (in completion order, from any thread, serialised): climbs done,
+  /// climbs in all, evaluations spent, best score so far, seconds. Never changes the result.
+  std::function<void(int, int, std::uint64_t, double, double)> progress;
 };
 
 /// Evaluates a pair: class check, FindThreshold up to N, separation search (seeded from the
@@ -103,10 +112,21 @@ struct RawRecheck {
 struct RawSearchResult {
   RawSearchOptions options;
   std::vector<RawRestart> restarts;
-  int best_restart = 0;
-  std::uint64_t evaluations = 0;  ///< T* evaluations spent (≤ budget)
-  RawRecheck recheck;
+  int best_restart = 0;           ///< by options.rank (score when empty), lowest index on ties
+  std::uint64_t evaluations = 0;  ///< T* evaluations spent (≤ budget), shrinking included
+  /// Shrinking of the best pair (ShrinkRestart): evaluations spent, simplifications kept.
+  std::uint64_t shrink_evaluations = 0;
+  int shrink_accepted = 0;
+  RawRecheck recheck;  ///< of the best pair, after shrinking
 };
+
+/// Simplifies a pair while keeping its rank (options.rank, else score) from decreasing, in a
+/// fixed order of moves (per weight array of f and g: entries below 1% of the array's largest
+/// set to 0, then every entry rounded to 3 significant digits), each projected onto the class
+/// and evaluated like any proposal, at most `budget` evaluations. Returns moves kept; adds
+/// the evaluations spent to *spent.
+int ShrinkRestart(const RawSearchOptions& options, RawRestart& restart, std::uint64_t budget,
+                  std::uint64_t* spent);
 
 /// R hill climbs (or the random baseline) in parallel; identical for any thread count.
 RawSearchResult RunRawSearch(const RawSearchOptions& options);

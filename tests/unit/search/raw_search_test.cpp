@@ -222,7 +222,7 @@ TEST(RawSearch, HalfSpaceOnTheNestedHeadsBeatsTheFamily) {
 TEST(RawSearch, SearchBeatsRandomStartsOnTheSameBudget) {
   // Hill climbs from random starts (no family seeds) against the random baseline (every
   // evaluation a fresh random start, drawn as the climbs' starts are, mechanism included), 150
-  // evaluations of T* each (3 climbs of 50), N = 200, S = 2, Δ = 1, τ = 0, d = 6, H = 2, m = 1,
+  // evaluations of T* each (3 climbs of 50, no shrinking), N = 200, S = 2, Δ = 1, τ = 0, d = 6, H = 2, m = 1,
   // L₀ = 3, ε = 0.05. Measured when written, best separated T* (201 = none up to N):
   //   seed      1    2    3    4    5    6    7    8
   //   search  134  201  141   21  193  201  118   15   (median 137.5)
@@ -237,6 +237,7 @@ TEST(RawSearch, SearchBeatsRandomStartsOnTheSameBudget) {
     o.budget = 150;
     o.iterations = 49;
     o.family_seeds = false;
+    o.shrink_budget = 0;  // the climbs alone
     o.seed = seed;
     auto best_t = [](const RawSearchResult& r) {
       std::uint64_t t = 0;
@@ -254,6 +255,27 @@ TEST(RawSearch, SearchBeatsRandomStartsOnTheSameBudget) {
   }
   EXPECT_GE(search_wins, 2);
   EXPECT_GT(search_total, 2 * random_total) << search_total << " vs " << random_total;
+}
+
+TEST(RawSearch, ShrinkingKeepsTheClassAndTheScore) {
+  RawSearchOptions o = Small();
+  o.budget = 60;
+  o.iterations = 19;
+  o.shrink_budget = 0;
+  const RawSearchResult r = RunRawSearch(o);
+  RawRestart best = r.restarts[r.best_restart];
+  std::uint64_t spent = 0;
+  ShrinkRestart(o, best, 30, &spent);
+  EXPECT_LE(spent, 30u);
+  EXPECT_TRUE(InClass(o.cls, best.f) && InClass(o.cls, best.g));
+  EXPECT_GE(best.best.score, r.restarts[r.best_restart].best.score);
+  // The kept evaluation is the pair's own.
+  const RawEvaluation again = EvaluateRawPair(o, best.f, best.g,
+                                              best.best.sup_statistic
+                                                  ? std::vector<TypeCounts>{*best.best.sup_statistic}
+                                                  : std::vector<TypeCounts>{});
+  EXPECT_EQ(again.first_disagreement, best.best.first_disagreement);
+  EXPECT_EQ(again.separated, best.best.separated);
 }
 
 TEST(Refute, SameBytesForAnyThreadCountAndRun) {
