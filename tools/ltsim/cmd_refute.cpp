@@ -161,8 +161,8 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
                "--period 2 --locality 0 --width 6 --heads 2 --mlp-width 1 --max-length 300 --budget 40 "
                "--iterations 5 --out-dir refute-out; ltsim replay refute-out/refute.json"},
               "The first and third example refute their bound (exit 1), the second does not "
-              "(exit 0). The default --budget (3000 evaluations) takes about a minute on 2 "
-              "cores; the examples use 40. `ltsim replay DIR/refute.json` re-derives T*, the separation "
+              "(exit 0). The default --budget (2000 evaluations) takes about a minute on 2 "
+              "cores (25-180 s measured, depending on load); the examples use 40. `ltsim replay DIR/refute.json` re-derives T*, the separation "
               "and the verdict from the files.");
   auto need = [&](CLI::Option* option) { args->required.push_back(option); };
   need(cmd->add_option("--bound", args->options.bound,
