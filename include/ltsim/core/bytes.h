@@ -68,27 +68,47 @@ class ByteReader {
   template <typename T>
   std::vector<T> GetVector() {
     const auto n = Get<std::uint64_t>();
+    Fits(n, sizeof(T));  // before allocating: a count read from a file may be anything
     std::vector<T> values(n);
-    std::memcpy(values.data(), Take(n * sizeof(T)), n * sizeof(T));
+    CopyTo(values.data(), n * sizeof(T));
     return values;
   }
   Matrix GetMatrix() {
     const auto rows = Get<std::int64_t>(), cols = Get<std::int64_t>();
-    LTSIM_CHECK(rows >= 0 && cols >= 0);
+    Expect(rows >= 0 && cols >= 0);
+    // rows·cols doubles still in the buffer (checked without overflow) before allocating.
+    Expect(rows == 0 || static_cast<std::uint64_t>(cols) <=
+                            Remaining() / sizeof(double) / static_cast<std::uint64_t>(rows),
+           "truncated");
     Matrix m(rows, cols);
-    std::memcpy(m.data(), Take(m.size() * sizeof(double)), m.size() * sizeof(double));
+    CopyTo(m.data(), static_cast<std::size_t>(m.size()) * sizeof(double));
     return m;
   }
   Vector GetEigenVector() {
     const auto n = Get<std::int64_t>();
-    LTSIM_CHECK(n >= 0);
+    Expect(n >= 0);
+    Fits(static_cast<std::uint64_t>(n), sizeof(double));
     Vector v(n);
-    std::memcpy(v.data(), Take(n * sizeof(double)), n * sizeof(double));
+    CopyTo(v.data(), static_cast<std::size_t>(n) * sizeof(double));
     return v;
   }
   bool done() const { return at_ == bytes_.size(); }
 
  private:
+  std::uint64_t Remaining() const { return bytes_.size() - at_; }
+  void Expect(bool ok, const char* what = "malformed") const {
+    if (!where_.empty() && !ok) throw InputError(where_ + ": " + what);
+    LTSIM_CHECK(ok);
+  }
+  // `count` items of `size` bytes are still in the buffer (no overflow in count·size).
+  void Fits(std::uint64_t count, std::size_t size) const {
+    Expect(count <= Remaining() / size, "truncated");
+  }
+  // memcpy never sees a null pointer (an empty vector's data()): n = 0 copies nothing.
+  void CopyTo(void* out, std::size_t n) {
+    const char* p = Take(n);
+    if (n > 0) std::memcpy(out, p, n);
+  }
   const char* Take(std::size_t n) {
     if (!where_.empty() && n > bytes_.size() - at_) throw InputError(where_ + ": truncated");
     LTSIM_CHECK(n <= bytes_.size() - at_);
