@@ -19,8 +19,15 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug "${launcher[@]}" \
 cmake --build "$build" -j"$(nproc)"
 built=$(date +%s)
 export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:strict_string_checks=1"
-# Open MPI's own allocations at MPI_Init are never freed (tools/lsan.supp lists them).
 export LSAN_OPTIONS="suppressions=$PWD/tools/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
+# Everything but the MPI tests with leak detection; the tests that start mpirun without it:
+# Open MPI never frees what MPI_Init allocates, partly in plugins it has unloaded by exit,
+# whose frames no suppression can name.
+mpi='DistCli|mpi_dealer'
+status=0
+ctest --test-dir "$build" --output-on-failure -j"$(nproc)" -E "$mpi" || status=1
+ASAN_OPTIONS="abort_on_error=1:detect_leaks=0" \
+  ctest --test-dir "$build" --output-on-failure -j"$(nproc)" -R "$mpi" || status=1
 echo "sanitize: build $((built - start)) s, tests $(( $(date +%s) - built )) s"
+exit "$status"
