@@ -2,32 +2,31 @@
 #include "ltsim/check/threshold.h"
 
 #include <fmt/format.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <numeric>
 #include <optional>
-
-#include "ltsim/core/bytes.h"
-#include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/task_arena.h>
-
-#include <chrono>
+#include <utility>
 
 #include "check/threshold_cells.h"
+#include "eval/layer_math.h"
+#include "ltsim/core/bytes.h"
 #include "ltsim/core/error.h"
-#include "ltsim/core/work.h"
 #include "ltsim/core/seed.h"
+#include "ltsim/core/work.h"
 #include "ltsim/eval/evaluate.h"
 #include "ltsim/eval/one_layer.h"
 #include "ltsim/eval/precise.h"
 #include "ltsim/eval/two_layer.h"
 #include "ltsim/eval/type_counts.h"
-#include "eval/layer_math.h"
 #include "ltsim/strings/sources.h"
 
 namespace ltsim {
@@ -82,7 +81,9 @@ void CheckCommon(const Transformer& f, const Transformer& g, const ThresholdOpti
   JointViewOf({&f, &g});  // throws on different alphabets
 }
 
-void CheckStatisticsLimits(const Transformer& f, const Transformer& g, std::uint64_t max_length) {
+// Δ* = lcm of the periods and τ* = max of the localities, within the exact searches' limits
+// on the types D* = S·Δ* and on τ* (both searches, pruned or not).
+std::pair<long long, int> CheckTypeLimits(const Transformer& f, const Transformer& g) {
   const long long period = std::lcm<long long>(f.period, g.period);  // no int overflow
   if (period > kThresholdMaxTypes || f.alphabet * period > kThresholdMaxTypes)
     throw InputError(fmt::format(
@@ -95,6 +96,11 @@ void CheckStatisticsLimits(const Transformer& f, const Transformer& g, std::uint
         fmt::format("threshold: τ* = {} (max of the localities), over the exact "
                     "search's limit of {}",
                     locality, kThresholdMaxLocality));
+  return {period, locality};
+}
+
+void CheckStatisticsLimits(const Transformer& f, const Transformer& g, std::uint64_t max_length) {
+  const auto [period, locality] = CheckTypeLimits(f, g);
   std::uint64_t total = 0;
   for (std::uint64_t t = 1; t <= max_length; ++t) {
     const std::uint64_t next =
@@ -457,18 +463,7 @@ using threshold::TaskOutcome;
 using threshold::TaskSpec;
 
 void CheckCellLimits(const Transformer& f, const Transformer& g, const ThresholdOptions& o) {
-  const long long period = std::lcm<long long>(f.period, g.period);
-  if (period > kThresholdMaxTypes || f.alphabet * period > kThresholdMaxTypes)
-    throw InputError(fmt::format(
-        "threshold: D* = S·Δ* = {}·{} types (Δ* = lcm({}, {})), over the exact search's limit "
-        "of {}",
-        f.alphabet, period, f.period, g.period, kThresholdMaxTypes));
-  const int locality = std::max(f.locality, g.locality);
-  if (locality > kThresholdMaxLocality)
-    throw InputError(
-        fmt::format("threshold: τ* = {} (max of the localities), over the exact "
-                    "search's limit of {}",
-                    locality, kThresholdMaxLocality));
+  const auto [period, locality] = CheckTypeLimits(f, g);
   std::uint64_t contexts = static_cast<std::uint64_t>(period);
   for (int t = 0; t <= locality; ++t) contexts = SaturatingMul(contexts, f.alphabet);
   if (contexts > kThresholdMaxContexts)

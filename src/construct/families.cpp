@@ -10,32 +10,17 @@
 
 #include "ltsim/core/error.h"
 #include "ltsim/model/constants.h"
+#include "construct/skeleton.h"
 
 namespace ltsim {
 namespace {
+
+using construct::Skeleton;
 
 // Relative distance a deciding comparison of a closed form must keep from its boundary, so
 // that double rounding in the evaluators (and a stated comparison tolerance in `threshold`)
 // cannot move T*: parameters closer to a boundary are refused.
 constexpr double kBoundaryMargin = 1e-6;
-
-Transformer Skeleton(int alphabet, int width, int period, Attention attention, int heads) {
-  Transformer model;
-  model.alphabet = alphabet;
-  model.width = width;
-  model.period = period;
-  model.locality = 0;
-  model.embedding = Matrix::Zero(alphabet, width);
-  model.positional = Matrix::Zero(period, width);
-  Layer layer;
-  layer.attention = attention;
-  for (int h = 0; h < heads; ++h)
-    layer.heads.push_back({Matrix::Zero(width, width), Matrix::Zero(width, width), Vector::Zero(1)});
-  model.layers.push_back(layer);
-  model.readout_weight = Matrix::Zero(1, width);
-  model.readout_bias = Vector::Zero(1);
-  return model;
-}
 
 Mlp OneUnit(int width) { return {Matrix::Zero(1, width), Vector::Zero(1), Matrix::Zero(width, 1)}; }
 

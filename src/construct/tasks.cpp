@@ -7,27 +7,12 @@
 
 #include "ltsim/core/error.h"
 #include "ltsim/model/limits.h"
+#include "construct/skeleton.h"
 
 namespace ltsim {
 namespace {
 
-Transformer Skeleton(int alphabet, int width, int period, Attention attention) {
-  Transformer model;
-  model.alphabet = alphabet;
-  model.width = width;
-  model.period = period;
-  model.locality = 0;
-  model.embedding = Matrix::Zero(alphabet, width);
-  model.positional = Matrix::Zero(period, width);
-  Layer layer;
-  layer.attention = attention;
-  Head head{Matrix::Zero(width, width), Matrix::Zero(width, width), Vector::Zero(1)};
-  layer.heads.push_back(head);
-  model.layers.push_back(layer);
-  model.readout_weight = Matrix::Zero(1, width);
-  model.readout_bias = Vector::Zero(1);
-  return model;
-}
+using construct::Skeleton;
 
 }  // namespace
 
