@@ -150,22 +150,6 @@ void CheckStringLimits(const Transformer& f, const Transformer& g, const Thresho
 
 // ---- The enumeration of statistics ---------------------------------------------------------
 
-// Steps a composition c[0..k) of its sum to the next one, (n, 0, …, 0) first and
-// (0, …, 0, n) last; false (and back to the first) after the last.
-bool NextComposition(std::uint64_t* c, int k) {
-  const std::uint64_t last = c[k - 1];
-  c[k - 1] = 0;
-  int i = k - 2;
-  while (i >= 0 && c[i] == 0) --i;
-  if (i < 0) {
-    c[0] = last;
-    return false;
-  }
-  --c[i];
-  c[i + 1] = last + 1;
-  return true;
-}
-
 // Every statistic (far counts per type, suffix) of one length in a view, in a fixed order:
 // the suffix fastest, then the composition of each residue class, the last class first.
 class StatisticsOdometer {

@@ -28,20 +28,6 @@ double Uniform01(Engine& e) { return boost::random::uniform_01<double>()(e); }
 double Normal(Engine& e) { return boost::random::normal_distribution<double>(0.0, 1.0)(e); }
 double Grid(Engine& e) { return 0.5 * UniformInt(e, -2, 2); }
 
-bool NextComposition(std::uint64_t* c, int k) {
-  const std::uint64_t last = c[k - 1];
-  c[k - 1] = 0;
-  int i = k - 2;
-  while (i >= 0 && c[i] == 0) --i;
-  if (i < 0) {
-    c[0] = last;
-    return false;
-  }
-  --c[i];
-  c[i + 1] = last + 1;
-  return true;
-}
-
 TypeCounts Empty(int alphabet, int period, int locality, std::uint64_t length) {
   TypeCounts c;
   c.alphabet = alphabet;

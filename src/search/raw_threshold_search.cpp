@@ -634,6 +634,11 @@ bool ReplayRawWitness(const std::string& path, std::string* report) {
   ReplayInput in;
   in.f = ModelFromJson(j.At("f").json(), path + ": f");
   in.g = ModelFromJson(j.At("g").json(), path + ": g");
+  ReadReplayNumbers(j, in);
+  return ReplayPair(in, report);
+}
+
+void ReadReplayNumbers(const io::JsonReader& j, ReplayInput& in) {
   in.eps = j.At("eps").Positive();
   in.max_length = j.At("max_length").UInt(1, kThresholdMaxLength);
   in.separation = j.At("separation").Number(1.0);
@@ -642,7 +647,6 @@ bool ReplayRawWitness(const std::string& path, std::string* report) {
   in.separated = j.At("separated").Bool();
   if (!j.At("sup_statistic").json().is_null())
     in.sup_statistic = ReadStatistic(j.At("sup_statistic"), in.f);
-  return ReplayPair(in, report);
 }
 
 }  // namespace ltsim

@@ -169,14 +169,7 @@ bool ReplayRefute(const std::string& path, std::string* report) {
   ReplayInput in;
   in.f = ReadModel((dir / "f.json").string());
   in.g = ReadModel((dir / "g.json").string());
-  in.eps = j.At("eps").Positive();
-  in.max_length = j.At("max_length").UInt(1, kThresholdMaxLength);
-  in.separation = j.At("separation").Number(1.0);
-  if (!j.At("first_disagreement").json().is_null())
-    in.first_disagreement = j.At("first_disagreement").UInt(1);
-  in.separated = j.At("separated").Bool();
-  if (!j.At("sup_statistic").json().is_null())
-    in.sup_statistic = ReadStatistic(j.At("sup_statistic"), in.f);
+  ReadReplayNumbers(j, in);
   std::string pair_report;
   const bool pair_ok = ReplayPair(in, &pair_report);
   // The verdict again, from the replayed T* and the bound at the pair's constants.

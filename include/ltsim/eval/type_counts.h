@@ -41,4 +41,21 @@ TypeCounts Coarsen(const TypeCounts& counts, int period, int locality);
 /// Builds the statistics of a string held in memory (tests and small strings).
 TypeCounts CountTypes(const std::vector<Token>& tokens, int alphabet, int period, int locality);
 
+/// Steps a composition c[0..k) of its sum to the next one, (n, 0, …, 0) first and
+/// (0, …, 0, n) last; false (and back to the first) after the last. Enumerates the far counts
+/// of one residue class (threshold's odometer, the raw search's statistic sweeps).
+inline bool NextComposition(std::uint64_t* c, int k) {
+  const std::uint64_t last = c[k - 1];
+  c[k - 1] = 0;
+  int i = k - 2;
+  while (i >= 0 && c[i] == 0) --i;
+  if (i < 0) {
+    c[0] = last;
+    return false;
+  }
+  --c[i];
+  c[i + 1] = last + 1;
+  return true;
+}
+
 }  // namespace ltsim

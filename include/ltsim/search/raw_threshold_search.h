@@ -166,6 +166,11 @@ bool ReplayPair(const ReplayInput& input, std::string* report);
 /// InputError naming the source and key when it is malformed.
 TypeCounts ReadStatistic(const io::JsonReader& statistic, const Transformer& f);
 
+/// Fills `in`'s numbers (eps, max_length, separation, first_disagreement, separated,
+/// sup_statistic) from a witness or refute.json; in.f must already be set (the statistic is in
+/// f's view). InputError naming the source and key when one is malformed.
+void ReadReplayNumbers(const io::JsonReader& record, ReplayInput& in);
+
 /// Re-evaluates a witness file (format ltsim-raw-search-witness): ReplayPair on its contents.
 /// InputError naming the file and key for a malformed file.
 bool ReplayRawWitness(const std::string& path, std::string* report);
