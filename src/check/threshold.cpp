@@ -312,11 +312,13 @@ void RecheckWitness(const Transformer& f, const Transformer& g, double epsilon,
       return;
     }
   }
-  const PreciseReal gap = PreciseSupDistance(EvaluatePrecise(f, *witness), EvaluatePrecise(g, *witness));
+  const PreciseReal gap =
+      PreciseSupDistance(EvaluatePrecise(f, *witness), EvaluatePrecise(g, *witness));
   r.precise_gap = PreciseText(gap);
   r.status = gap > PreciseReal(epsilon) ? "confirmed" : "unconfirmed";
-  r.note = fmt::format("the witness string re-evaluated with {}-digit arithmetic; {} ε", kPreciseDigits,
-                       r.status == "confirmed" ? "its gap exceeds" : "its gap does not exceed");
+  r.note =
+      fmt::format("the witness string re-evaluated with {}-digit arithmetic; {} ε", kPreciseDigits,
+                  r.status == "confirmed" ? "its gap exceeds" : "its gap does not exceed");
 }
 
 // Sets the witness from a string or statistics and re-evaluates it as a string.
@@ -408,9 +410,9 @@ void SearchLengths(const Transformer& f, const Transformer& g, const ThresholdOp
         const LengthOutcome outcome = OutcomeFromBytes(bytes, result.evaluations);
         if (Record(f, g, t, outcome, options.epsilon, result)) return false;
         if (options.progress)
-          options.progress(t, options.max_length, result.evaluations,
-                           std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                               .count());
+          options.progress(
+              t, options.max_length, result.evaluations,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         return true;
       });
 }
@@ -457,9 +459,7 @@ void CheckCellLimits(const Transformer& f, const Transformer& g, const Threshold
   if (!(o.leaf_statistics >= 1.0)) throw InputError("threshold: leaf statistics must be ≥ 1");
 }
 
-bool LogScaled(const Transformer& m) {
-  return m.layers.front().bias_scaling == BiasScaling::kLog;
-}
+bool LogScaled(const Transformer& m) { return m.layers.front().bias_scaling == BiasScaling::kLog; }
 
 struct Context {
   int residue;
@@ -552,8 +552,8 @@ int SearchPeriod(const Transformer& f, const Transformer& g, int period) {
     for (const Transformer* m : {&f, &g})
       for (int s = 0; s < m->alphabet && same; ++s)
         for (int r = 0; r < period && same; ++r)
-          same = InputVector(*m, s, r % m->period) ==
-                 InputVector(*m, s, (r % candidate) % m->period);
+          same =
+              InputVector(*m, s, r % m->period) == InputVector(*m, s, (r % candidate) % m->period);
     if (same) return candidate;
   }
   return period;
@@ -587,8 +587,8 @@ ThresholdResult FindByCells(const Transformer& f, const Transformer& g,
     for (std::uint64_t t = 1; t <= checked; ++t)
       result.statistics_total = SaturatingAdd(
           result.statistics_total, CountStatistics(view.alphabet, view.period, view.locality, t));
-    result.statistics_pruned = result.statistics_total - std::min(result.statistics_total,
-                                                                   result.statistics_evaluated);
+    result.statistics_pruned =
+        result.statistics_total - std::min(result.statistics_total, result.statistics_evaluated);
     return result;
   };
   // Lengths T ≤ τ* + 1 have no far positions: every statistic, as before.
@@ -639,11 +639,13 @@ ThresholdResult FindByCells(const Transformer& f, const Transformer& g,
         result.statistics_evaluated += o.evaluated[q];
         if (o.pruned.size() > q) result.statistics_pruned_counted += o.pruned[q];
         double& best = result.max_gap_per_length[T - 1];
-        if (!std::isnan(o.max_gap[q]) && (std::isnan(best) || o.max_gap[q] > best)) best = o.max_gap[q];
+        if (!std::isnan(o.max_gap[q]) && (std::isnan(best) || o.max_gap[q] > best))
+          best = o.max_gap[q];
       }
     }
     for (std::uint64_t t = a; t <= b; ++t)
-      cumulative = SaturatingAdd(cumulative, CountStatistics(view.alphabet, view.period, view.locality, t));
+      cumulative =
+          SaturatingAdd(cumulative, CountStatistics(view.alphabet, view.period, view.locality, t));
     if (first != 0) {
       // The largest gap at T* and its statistic: every statistic of T* evaluated or bounded by
       // a certified bound ≤ the largest gap found.
@@ -659,7 +661,8 @@ ThresholdResult FindByCells(const Transformer& f, const Transformer& g,
         result.cells_pruned += o.cells_pruned;
         result.statistics_evaluated += o.evaluated[0];
         if (!o.pruned.empty()) result.statistics_pruned_counted += o.pruned[0];
-        if (!o.best_counts.empty() && (arg == best.size() || o.best_gap > best[arg].best_gap)) arg = i;
+        if (!o.best_counts.empty() && (arg == best.size() || o.best_gap > best[arg].best_gap))
+          arg = i;
       }
       LTSIM_CHECK(arg < best.size());  // the kFirst search found a disagreeing statistic here
       result.max_gap_per_length[first - 1] = best[arg].best_gap;
@@ -695,9 +698,8 @@ ThresholdResult FindByStrings(const Transformer& f, const Transformer& g,
         return strings * static_cast<double>(t);
       },
       [&](std::uint64_t t, std::uint64_t& evaluations) {
-        return t <= exhaustive
-                   ? SearchAllStrings(f, g, alphabet, t, options.epsilon, evaluations)
-                   : SearchRandomStrings(f, g, alphabet, t, options, evaluations);
+        return t <= exhaustive ? SearchAllStrings(f, g, alphabet, t, options.epsilon, evaluations)
+                               : SearchRandomStrings(f, g, alphabet, t, options, evaluations);
       },
       result);
   result.exhaustive_up_to = std::min(exhaustive, result.checked_up_to);

@@ -13,8 +13,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-ModelTable BuildModelTable(const Transformer& model, const JointView& view,
-                           const ContextKey& key) {
+ModelTable BuildModelTable(const Transformer& model, const JointView& view, const ContextKey& key) {
   const int S = view.alphabet, D = S * view.period;
   const int m = static_cast<int>(key.suffix.size());
   const int slots = D + m;
@@ -36,7 +35,8 @@ ModelTable BuildModelTable(const Transformer& model, const JointView& view,
   keys.reserve(slots);
   for (int kappa = 0; kappa < D; ++kappa)
     keys.push_back(InputVector(model, kappa % S, (kappa / S) % model.period));
-  for (int t = 0; t < m; ++t) keys.push_back(InputVector(model, key.suffix[m - 1 - t], suffix_residue(t)));
+  for (int t = 0; t < m; ++t)
+    keys.push_back(InputVector(model, key.suffix[m - 1 - t], suffix_residue(t)));
   const Vector query = keys[D];
   t.query.assign(query.data(), query.data() + query.size());
   const double beta = BiasScale(layer.bias_scaling, static_cast<double>(key.length));
@@ -249,7 +249,8 @@ double CellBound(const CellBoundInput& in) {
     if (heads[a].cls >= 0) continue;
     heads[a].cls = classes;
     for (std::size_t b = a + 1; b < heads.size(); ++b)
-      if (heads[b].cls < 0 && (same_constant_weights(heads[a], heads[b]) || same_rule(heads[a], heads[b])))
+      if (heads[b].cls < 0 &&
+          (same_constant_weights(heads[a], heads[b]) || same_rule(heads[a], heads[b])))
         heads[b].cls = classes;
     ++classes;
   }
@@ -278,7 +279,8 @@ double CellBound(const CellBoundInput& in) {
       if (pre - r >= 0.0) {
         active[s][a] = 1;
       } else if (pre + r > 0.0) {
-        for (int k = 0; k < K; ++k) bound[k] += std::abs(mt.WB[static_cast<std::size_t>(k) * M + a]) * r;
+        for (int k = 0; k < K; ++k)
+          bound[k] += std::abs(mt.WB[static_cast<std::size_t>(k) * M + a]) * r;
       }
     }
   }
@@ -318,7 +320,6 @@ double CellBound(const CellBoundInput& in) {
   return worst * (1.0 + 1e-12);
 }
 
-
 bool Disagrees(double gap, double epsilon, const std::vector<double>& f,
                const std::vector<double>& g) {
   if (!(gap > epsilon)) return false;
@@ -341,7 +342,11 @@ class Engine {
  public:
   Engine(const Transformer& f, const Transformer& g, const JointView& view, const TaskSpec& spec,
          const EngineOptions& options)
-      : view_(view), spec_(spec), o_(options), S_(view.alphabet), R_(view.period),
+      : view_(view),
+        spec_(spec),
+        o_(options),
+        S_(view.alphabet),
+        R_(view.period),
         D_(view.alphabet * view.period) {
     table_ = BuildPairTable(f, g, view, spec.key);
     const std::int64_t m = static_cast<std::int64_t>(spec.key.suffix.size());
@@ -428,7 +433,8 @@ class Engine {
   double Volume(const Cell& c) const {
     double v = static_cast<double>(c.k_hi - c.k_lo + 1);
     for (int r = 0; r < R_; ++r)
-      for (int s = 0; s + 1 < S_; ++s) v *= static_cast<double>(c.hi[r * S_ + s] - c.lo[r * S_ + s] + 1);
+      for (int s = 0; s + 1 < S_; ++s)
+        v *= static_cast<double>(c.hi[r * S_ + s] - c.lo[r * S_ + s] + 1);
     return v;
   }
 
@@ -495,11 +501,13 @@ class Engine {
         sum_hi += c.hi[r * S_ + s];
       }
       LTSIM_CHECK(sum_lo <= total && total <= sum_hi);
-      const double frac = sum_hi > sum_lo ? static_cast<double>(total - sum_lo) / (sum_hi - sum_lo) : 0.0;
+      const double frac =
+          sum_hi > sum_lo ? static_cast<double>(total - sum_lo) / (sum_hi - sum_lo) : 0.0;
       std::int64_t left = total;
       for (int s = 0; s < S_; ++s) {
         const std::int64_t lo = c.lo[r * S_ + s], hi = c.hi[r * S_ + s];
-        const std::int64_t v = std::min(hi, lo + static_cast<std::int64_t>(std::floor(frac * (hi - lo))));
+        const std::int64_t v =
+            std::min(hi, lo + static_cast<std::int64_t>(std::floor(frac * (hi - lo))));
         n_[r * S_ + s] = static_cast<std::uint64_t>(v);
         left -= v;
       }
@@ -559,7 +567,8 @@ class Engine {
     EnumerateToken(c, k, r, 0, base_[r] + k, evaluate);
   }
 
-  void EnumerateToken(const Cell& c, std::int64_t k, int r, int s, std::int64_t left, bool evaluate) {
+  void EnumerateToken(const Cell& c, std::int64_t k, int r, int s, std::int64_t left,
+                      bool evaluate) {
     const int kappa = r * S_ + s;
     if (s == S_ - 1) {
       if (left < c.lo[kappa] || left > c.hi[kappa]) return;
@@ -587,7 +596,8 @@ class Engine {
     Cell low = c, high = c;
     low.k_hi = mid;
     high.k_lo = mid + 1;
-    for (int kappa = 0; kappa < D_; ++kappa) low.hi[kappa] = std::min(low.hi[kappa], base_[kappa / S_] + mid);
+    for (int kappa = 0; kappa < D_; ++kappa)
+      low.hi[kappa] = std::min(low.hi[kappa], base_[kappa / S_] + mid);
     stack.push_back(std::move(high));  // shorter lengths first
     stack.push_back(std::move(low));
   }
@@ -646,7 +656,8 @@ class Engine {
     in.mult_lo = &mlo_;
     in.mult_hi = &mhi_;
     in.score = &score_;
-    const double bound = std::isfinite(gap) ? CellBound(in) : std::numeric_limits<double>::infinity();
+    const double bound =
+        std::isfinite(gap) ? CellBound(in) : std::numeric_limits<double>::infinity();
     const double limit = o_.goal == Goal::kFirst ? o_.epsilon : out_.best_gap;
     if (bound <= limit) {
       ++out_.cells_pruned;

@@ -15,9 +15,9 @@ namespace ltsim::threshold {
 /// model with `log` bias scaling, T itself. Joint slots are the D* far types κ = r·S + s
 /// (count n_κ ≥ 0), then the m suffix positions t = 0 … m−1 (t = 0: the last token, count 1).
 struct ContextKey {
-  int residue = 0;                 ///< T mod Δ*
-  std::vector<int> suffix;         ///< x_{T−m+1} … x_T, oldest first
-  std::uint64_t length = 0;        ///< a T of the context (its β(T) for `log` bias scaling)
+  int residue = 0;           ///< T mod Δ*
+  std::vector<int> suffix;   ///< x_{T−m+1} … x_T, oldest first
+  std::uint64_t length = 0;  ///< a T of the context (its β(T) for `log` bias scaling)
 };
 
 /// One head of one model in a context: its logit on every joint slot (bit-identical to the
@@ -112,13 +112,13 @@ struct EngineOptions {
 };
 
 struct TaskOutcome {
-  std::uint64_t first_T = 0;  ///< kFirst: the smallest disagreeing T found, 0 if none
-  double best_gap = -1.0;     ///< kMax: the largest gap found above ε (−1 if none)
+  std::uint64_t first_T = 0;               ///< kFirst: the smallest disagreeing T found, 0 if none
+  double best_gap = -1.0;                  ///< kMax: the largest gap found above ε (−1 if none)
   std::vector<std::uint64_t> best_counts;  ///< its far counts
   std::uint64_t best_T = 0;
   std::vector<std::uint64_t> evaluated;  ///< [k − k_lo]: statistics evaluated one by one
-  std::vector<std::uint64_t> pruned;     ///< [k − k_lo]: statistics in pruned cells (count_pruned)
-  std::vector<double> max_gap;           ///< [k − k_lo]: the largest evaluated gap, NaN if none
+  std::vector<std::uint64_t> pruned;  ///< [k − k_lo]: statistics in pruned cells (count_pruned)
+  std::vector<double> max_gap;        ///< [k − k_lo]: the largest evaluated gap, NaN if none
   std::uint64_t evaluations = 0, cells = 0, cells_pruned = 0;
   double max_pruned_bound = 0.0;  ///< the largest bound of a pruned cell
 };

@@ -8,9 +8,9 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "construct/skeleton.h"
 #include "ltsim/core/error.h"
 #include "ltsim/model/constants.h"
-#include "construct/skeleton.h"
 
 namespace ltsim {
 namespace {
@@ -85,10 +85,10 @@ FamilyMember BuildBump(const FamilyValues& v) {
   const double r = 1.0 / static_cast<double>(n_star);
   member.gap_at_first_disagreement = s * r - 2.0 * s * std::max(0.0, r - kappa * eps / s);
   member.sup_gap = kappa * eps;
-  member.f.name = fmt::format("family bump f (slope={}, eps={}, period={}, height={})", s, eps,
-                              period, kappa);
-  member.g.name = fmt::format("family bump g (slope={}, eps={}, period={}, height={})", s, eps,
-                              period, kappa);
+  member.f.name =
+      fmt::format("family bump f (slope={}, eps={}, period={}, height={})", s, eps, period, kappa);
+  member.g.name =
+      fmt::format("family bump g (slope={}, eps={}, period={}, height={})", s, eps, period, kappa);
   return member;
 }
 
@@ -101,8 +101,8 @@ FamilyMember BuildPrecision(const FamilyValues& v) {
   const int extra = static_cast<int>(Get(v, "extra-bits"));
   const double gamma = Get(v, "gamma"), eps = Get(v, "eps");
   if (p / gamma > 40.0)
-    throw InputError(fmt::format("family precision: --bits/--gamma = {} > 40 (T* beyond 2^40)",
-                                 p / gamma));
+    throw InputError(
+        fmt::format("family precision: --bits/--gamma = {} > 40 (T* beyond 2^40)", p / gamma));
   auto make = [&](int bits) {
     Transformer m = Skeleton(2, 3, 1, Attention::kFinite, 1);
     m.layers[0].precision_bits = bits;
@@ -123,14 +123,15 @@ FamilyMember BuildPrecision(const FamilyValues& v) {
   // The smallest T whose key γ below the maximum is dropped, decided exactly as the evaluators
   // decide it (log₂ T·(−γ) ≤ −p, eval/layer_math.h): ⌈2^(p/γ)⌉ up to that comparison's rounding.
   auto dropped = [&](double t, int bits) { return std::log2(t) * (-gamma) <= -bits; };
-  std::uint64_t t = std::max<std::uint64_t>(
-      2, static_cast<std::uint64_t>(std::floor(std::exp2(p / gamma))) - 1);
+  std::uint64_t t =
+      std::max<std::uint64_t>(2, static_cast<std::uint64_t>(std::floor(std::exp2(p / gamma))) - 1);
   while (t > 2 && dropped(static_cast<double>(t - 1), p)) --t;
   while (!dropped(static_cast<double>(t), p)) ++t;
   if (dropped(static_cast<double>(t), p + extra))
-    throw InputError("family precision: g drops the key at the same length as f; raise --extra-bits");
+    throw InputError(
+        "family precision: g drops the key at the same length as f; raise --extra-bits");
   const double td = static_cast<double>(t);
-  const double w = std::exp2(std::log2(td) * (-gamma));  // g's weight of a 0 key at T*
+  const double w = std::exp2(std::log2(td) * (-gamma));        // g's weight of a 0 key at T*
   const double gap = (td - 1.0) * w / (1.0 + (td - 1.0) * w);  // x = 0^(T−1) 1
   if (gap < 2.0 * eps)
     throw InputError(fmt::format(
@@ -201,7 +202,8 @@ FamilyMember BuildNested(const FamilyValues& v) {
   const double a = Get(v, "slope"), eps = Get(v, "eps"), kappa = Get(v, "height");
   const double theta = kappa * eps, theta_low = theta - eps, K = 2.0 * theta;
   if (!(a > theta))
-    throw InputError(fmt::format("family nested: --slope {} must exceed height·eps = {}", a, theta));
+    throw InputError(
+        fmt::format("family nested: --slope {} must exceed height·eps = {}", a, theta));
   const int width = 2 * S + 1, unit = 2 * S;
   auto ind = [](int token) { return token; };  // coordinate of [token = t], t ≥ 1
   auto u = [S](int j) { return S + j - 1; };   // coordinate of u_j, j = 1 … S
@@ -221,7 +223,7 @@ FamilyMember BuildNested(const FamilyValues& v) {
     for (int t = 1; t <= j; ++t) head.qk(ind(t), 0) = 1.0;
     for (int t = 1; t < j; ++t) head.ov(u(j), ind(t)) = 1.0;  // value [1 ≤ token ≤ j − 1]
   }
-  Head& last = layer.heads[S - 1];  // uniform: qk = 0, φ = 0
+  Head& last = layer.heads[S - 1];                          // uniform: qk = 0, φ = 0
   for (int t = 1; t < S; ++t) last.ov(u(S), ind(t)) = 1.0;  // value [token ≠ 0]
   Mlp mlp = OneUnit(width);
   for (int j = 1; j <= S; ++j) mlp.in(0, u(j)) = -a;
@@ -251,10 +253,10 @@ FamilyMember BuildNested(const FamilyValues& v) {
   FamilyMember member;
   member.f = f;
   member.g = g;
-  member.f.name = fmt::format("family nested f (alphabet={}, slope={}, eps={}, height={})", S, a,
-                              eps, kappa);
-  member.g.name = fmt::format("family nested g (alphabet={}, slope={}, eps={}, height={})", S, a,
-                              eps, kappa);
+  member.f.name =
+      fmt::format("family nested f (alphabet={}, slope={}, eps={}, height={})", S, a, eps, kappa);
+  member.g.name =
+      fmt::format("family nested g (alphabet={}, slope={}, eps={}, height={})", S, a, eps, kappa);
   member.eps = eps;
   member.first_disagreement = static_cast<std::uint64_t>(t_star);
   member.closed_form = "min{T : a·m_S(T) < (κ−1)ε}, m_S(T) = min Σ_j u_j at length T";
@@ -267,21 +269,25 @@ FamilyMember BuildNested(const FamilyValues& v) {
 std::vector<Family> MakeFamilies() {
   const FamilyParameter eps{"eps", 0.05, 1e-6, 1.0, false, "ε of the first disagreement"};
   return {
-      {"bump", "one head, one ratio r; f − g is a tent of height κε and slope s on r ∈ [0, 2κε/s]",
+      {"bump",
+       "one head, one ratio r; f − g is a tent of height κε and slope s on r ∈ [0, 2κε/s]",
        "L (slope), 1/ε, Δ",
        {{"slope", 8.0, 1e-3, 1e9, false, "s: slope of the tent (L ∝ s)"},
         eps,
         {"period", 1, 1, 64, true, "Δ: the head attends the positions ≡ 0 (mod Δ)"},
         {"height", 2.0, 1.01, 100.0, false, "κ: the tent's height in units of ε"}},
        BuildBump},
-      {"precision", "finite attention: f (p bits) drops keys γ below the maximum at 2^(p/γ), g keeps them",
+      {"precision",
+       "finite attention: f (p bits) drops keys γ below the maximum at 2^(p/γ), g keeps them",
        "2^(p/γ)",
        {{"bits", 4, 1, 64, true, "p: f's precision bits"},
         {"gamma", 0.5, 0.01, 16.0, false, "γ: the logit margin"},
         {"extra-bits", 1, 1, 64, true, "g has p + extra-bits bits"},
         {"eps", 0.1, 1e-6, 0.5, false, "ε of the first disagreement"}},
        BuildPrecision},
-      {"nested", "S heads on nested supports (ratios 1/(C₁+1), C₁/C₂, …, C_{S−1}/T); one MLP unit fires only when all are small",
+      {"nested",
+       "S heads on nested supports (ratios 1/(C₁+1), C₁/C₂, …, C_{S−1}/T); one MLP unit fires only "
+       "when all are small",
        "L/ε with exponent S (S = 2: (L/ε)²); |Σ|",
        {{"alphabet", 2, 2, 4, true, "S: alphabet size = number of heads"},
         {"slope", 1.0, 1e-3, 1e6, false, "a: the unit's slope on each head's ratio (L ∝ a)"},
@@ -315,9 +321,10 @@ FamilyMember BuildFamilyMember(const std::string& name, const FamilyValues& valu
                                  [&](const FamilyParameter& p) { return p.name == key; });
     if (it == family.params.end()) {
       std::string known;
-      for (const FamilyParameter& p : family.params) known += (known.empty() ? "--" : ", --") + p.name;
-      throw InputError(fmt::format("family {}: no parameter --{} (its parameters: {})", name, key,
-                                   known));
+      for (const FamilyParameter& p : family.params)
+        known += (known.empty() ? "--" : ", --") + p.name;
+      throw InputError(
+          fmt::format("family {}: no parameter --{} (its parameters: {})", name, key, known));
     }
   }
   for (const FamilyParameter& p : family.params) {
@@ -327,7 +334,8 @@ FamilyMember BuildFamilyMember(const std::string& name, const FamilyValues& valu
       throw InputError(fmt::format("family {}: --{} must be in [{}, {}], not {}", name, p.name,
                                    p.min, p.max, value));
     if (p.integer && value != std::floor(value))
-      throw InputError(fmt::format("family {}: --{} must be an integer, not {}", name, p.name, value));
+      throw InputError(
+          fmt::format("family {}: --{} must be an integer, not {}", name, p.name, value));
     complete[p.name] = value;
   }
   FamilyMember member = family.build(complete);

@@ -19,7 +19,8 @@ inline Transformer Skeleton(int alphabet, int width, int period, Attention atten
   Layer layer;
   layer.attention = attention;
   for (int h = 0; h < heads; ++h)
-    layer.heads.push_back({Matrix::Zero(width, width), Matrix::Zero(width, width), Vector::Zero(1)});
+    layer.heads.push_back(
+        {Matrix::Zero(width, width), Matrix::Zero(width, width), Vector::Zero(1)});
   model.layers.push_back(layer);
   model.readout_weight = Matrix::Zero(1, width);
   model.readout_bias = Vector::Zero(1);

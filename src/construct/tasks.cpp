@@ -5,9 +5,9 @@
 #include <sstream>
 #include <string>
 
+#include "construct/skeleton.h"
 #include "ltsim/core/error.h"
 #include "ltsim/model/limits.h"
-#include "construct/skeleton.h"
 
 namespace ltsim {
 namespace {

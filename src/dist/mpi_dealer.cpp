@@ -166,8 +166,7 @@ class Mpi final : public ItemDealer {
   }
 
  private:
-  DealReport Worker(std::uint32_t deal, const ChunkCompute& compute,
-                    const StopFn& stop) {
+  DealReport Worker(std::uint32_t deal, const ChunkCompute& compute, const StopFn& stop) {
     Backoff backoff;
     std::optional<Clock::time_point> stopped_at;
     while (true) {
@@ -211,17 +210,16 @@ class Mpi final : public ItemDealer {
   }
 
   DealReport Root(std::uint32_t deal, std::uint64_t begin, std::uint64_t end, std::uint64_t chunk,
-                  const ChunkCompute& compute, const ItemConsume& consume,
-                  const StopFn& stop) {
+                  const ChunkCompute& compute, const ItemConsume& consume, const StopFn& stop) {
     DealReport report;
-    std::uint64_t next = begin;     // first item not dealt yet
-    std::uint64_t expect = begin;   // first item not consumed yet
-    bool dealing = true;            // false once stopped, the consumer is done, or all dealt
-    bool consuming = true;          // false once the consumer returned false
-    std::map<std::uint64_t, std::vector<std::string>> finished;  // by chunk begin
+    std::uint64_t next = begin;    // first item not dealt yet
+    std::uint64_t expect = begin;  // first item not consumed yet
+    bool dealing = true;           // false once stopped, the consumer is done, or all dealt
+    bool consuming = true;         // false once the consumer returned false
+    std::map<std::uint64_t, std::vector<std::string> > finished;  // by chunk begin
     std::vector<int> outstanding(static_cast<std::size_t>(g_size), 0);
     int out = 0;  // chunks out at workers
-    std::future<std::vector<std::string>> own;
+    std::future<std::vector<std::string> > own;
     std::uint64_t own_begin = 0;
     std::optional<Clock::time_point> stopped_at;
     auto take = [&](std::uint64_t& b, std::uint64_t& e) {

@@ -1,9 +1,9 @@
 // `--shard I/K` runs and their merge: the items of every Deal recorded to a file and replayed.
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <algorithm>
-#include <cstring>
 #include <set>
 
 #include "ltsim/core/bytes.h"
@@ -46,8 +46,7 @@ ShardWriter::ShardWriter(Shard shard, std::vector<std::string> command)
     : shard_(shard), command_(std::move(command)) {}
 
 DealReport ShardWriter::Deal(std::uint64_t begin, std::uint64_t end, std::uint64_t,
-                             const ChunkCompute& compute, const ItemConsume&,
-                             const StopFn& stop) {
+                             const ChunkCompute& compute, const ItemConsume&, const StopFn& stop) {
   LTSIM_CHECK(begin <= end);
   const auto deal = static_cast<std::uint32_t>(deals_.size());
   deals_.push_back({begin, end});
@@ -64,8 +63,7 @@ DealReport ShardWriter::Deal(std::uint64_t begin, std::uint64_t end, std::uint64
     const std::uint64_t e = std::min(end, b + chunk);
     std::vector<std::string> items = compute(b, e);
     LTSIM_CHECK(items.size() == e - b);
-    for (std::uint64_t i = b; i < e; ++i)
-      records_.push_back({deal, i, std::move(items[i - b])});
+    for (std::uint64_t i = b; i < e; ++i) records_.push_back({deal, i, std::move(items[i - b])});
   }
   return report;
 }
@@ -79,8 +77,7 @@ void ShardWriter::Write(const std::string& path) const {
   header["shards"] = shard_.count;
   header["command"] = command_;
   header["deals"] = nlohmann::json::array();
-  for (const DealRange& d : deals_)
-    header["deals"].push_back({{"begin", d.begin}, {"end", d.end}});
+  for (const DealRange& d : deals_) header["deals"].push_back({{"begin", d.begin}, {"end", d.end}});
   ByteWriter w;
   w.PutString(header.dump());
   w.Put<std::uint64_t>(records_.size());
@@ -145,8 +142,10 @@ ShardReplay::ShardReplay(const std::vector<std::string>& paths) {
         deals_.push_back(std::move(items));
       }
     } else if (count != shards || command != command_ || header.at("deals") != first_deals) {
-      throw InputError(path + ": shard of another run (its command line, shard count or items "
-                              "differ from " + paths.front() + ")");
+      throw InputError(path +
+                       ": shard of another run (its command line, shard count or items "
+                       "differ from " +
+                       paths.front() + ")");
     }
     if (!seen.insert(index).second)
       throw InputError(path + ": shard " + std::to_string(index) + " given twice");
@@ -167,12 +166,12 @@ ShardReplay::ShardReplay(const std::vector<std::string>& paths) {
 }
 
 DealReport ShardReplay::Deal(std::uint64_t begin, std::uint64_t end, std::uint64_t,
-                             const ChunkCompute&, const ItemConsume& consume,
-                             const StopFn&) {
+                             const ChunkCompute&, const ItemConsume& consume, const StopFn&) {
   if (next_deal_ >= deals_.size() || deals_[next_deal_].begin != begin ||
       deals_[next_deal_].end != end)
-    throw InputError("merge: the command asks for items the shards did not record (run the "
-                     "shards again with this version of ltsim)");
+    throw InputError(
+        "merge: the command asks for items the shards did not record (run the "
+        "shards again with this version of ltsim)");
   DealItems& d = deals_[next_deal_++];
   DealReport report;
   for (std::uint64_t i = begin; i < end; ++i) {

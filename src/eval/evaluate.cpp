@@ -2,7 +2,6 @@
 #include "ltsim/eval/evaluate.h"
 
 #include "ltsim/core/error.h"
-
 #include "ltsim/eval/one_layer.h"
 #include "ltsim/eval/reference.h"
 #include "ltsim/eval/two_layer.h"

@@ -2,8 +2,6 @@
 // (docs/theory.md §4.3).
 #include "ltsim/eval/first_layer.h"
 
-#include "eval/first_layer_impl.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -11,6 +9,7 @@
 #include <string>
 
 #include "eval/compact_block.h"
+#include "eval/first_layer_impl.h"
 #include "eval/layer_math.h"
 #include "eval/suffix_powers.h"
 #include "ltsim/core/error.h"
@@ -426,7 +425,7 @@ void FirstLayerStream::Impl::BlockAttention(const FirstLayerBlock& block, Matrix
 // totals (raised by u_(g,h)[κ]·E_h[·, κ] when κ leaves the window), so a position costs
 // O(H·G·(D + τ)) and no horizontal sum over D.
 void FirstLayerStream::Impl::BlockLogits(const FirstLayerBlock& block, const Matrix& u_query,
-                                   const Matrix& u_attention, Matrix& logits) {
+                                         const Matrix& u_attention, Matrix& logits) {
   const int n = block.size;
   const int g_count = static_cast<int>(u_query.cols());
   logits.resize(n, g_count);
@@ -444,7 +443,7 @@ void FirstLayerStream::Impl::BlockLogits(const FirstLayerBlock& block, const Mat
 // A_q = Σ_{i: q_i = q} c_i·F_i: one D-vector update per position and head pair, and the
 // products with E_h once per block.
 void FirstLayerStream::Impl::BlockAccumulate(const FirstLayerBlock& block, const Matrix& weights,
-                                       Matrix& sums) {
+                                             Matrix& sums) {
   const int n = block.size;
   const int g_count = static_cast<int>(weights.cols());
   const int d = types_;

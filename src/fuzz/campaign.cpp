@@ -189,27 +189,27 @@ CampaignSummary Summarize(const fs::path& file, bool interrupted) {
   double dirichlet_gap = 0.0, dirichlet_sim = 0.0;
   io::ForEachLine(file.string(), "cases file", kMaxCaseLineBytes,
                   [&](std::string_view text, std::uint64_t number, bool) {
-    const CaseRecord line = ReadCaseLine(text, file.string(), number);
-    ++s.cases;
-    s.cases_with_input_errors += line.error;
-    for (const CaseRecord::Check& o : line.checks) {
-      PropertySummary& t = s.properties[static_cast<int>(o.property)];
-      ++t.cases;
-      t.refutations += !o.holds;
-      t.confirmed += o.recheck == "confirmed";
-      t.unconfirmed += o.recheck == "unconfirmed";
-      t.recheck_skipped += o.recheck.starts_with("skipped");
-      if (!t.worst_ratio || o.ratio > *t.worst_ratio) {
-        t.worst_ratio = o.ratio;
-        t.worst_case = line.index;
-      }
-    }
-    if (line.dirichlet && std::isfinite(line.gap_x) && std::isfinite(line.sim_f)) {
-      ++s.dirichlet_cases;
-      dirichlet_gap += line.gap_x;
-      dirichlet_sim += line.sim_f;
-    }
-  });
+                    const CaseRecord line = ReadCaseLine(text, file.string(), number);
+                    ++s.cases;
+                    s.cases_with_input_errors += line.error;
+                    for (const CaseRecord::Check& o : line.checks) {
+                      PropertySummary& t = s.properties[static_cast<int>(o.property)];
+                      ++t.cases;
+                      t.refutations += !o.holds;
+                      t.confirmed += o.recheck == "confirmed";
+                      t.unconfirmed += o.recheck == "unconfirmed";
+                      t.recheck_skipped += o.recheck.starts_with("skipped");
+                      if (!t.worst_ratio || o.ratio > *t.worst_ratio) {
+                        t.worst_ratio = o.ratio;
+                        t.worst_case = line.index;
+                      }
+                    }
+                    if (line.dirichlet && std::isfinite(line.gap_x) && std::isfinite(line.sim_f)) {
+                      ++s.dirichlet_cases;
+                      dirichlet_gap += line.gap_x;
+                      dirichlet_sim += line.sim_f;
+                    }
+                  });
   if (s.dirichlet_cases > 0) {
     s.dirichlet_mean_gap_x = dirichlet_gap / s.dirichlet_cases;
     s.dirichlet_mean_sim_f = dirichlet_sim / s.dirichlet_cases;
@@ -225,7 +225,8 @@ void WriteText(const fs::path& path, const std::string& text) {
 
 std::uint64_t CampaignSummary::TheoremRefutations() const {
   std::uint64_t n = 0;
-  for (const PropertySummary& p : properties) n += IsTheoremProperty(p.property) ? p.refutations : 0;
+  for (const PropertySummary& p : properties)
+    n += IsTheoremProperty(p.property) ? p.refutations : 0;
   return n;
 }
 
@@ -238,9 +239,8 @@ std::uint64_t CampaignSummary::AllRefutations() const {
 Json CampaignSummaryToJson(const CampaignOptions& options, const CampaignSummary& summary) {
   Json s;
   // No thread count here: the files are byte-identical for any --threads (README).
-  s["context"] = {{"version", "0.1.0"},
-                  {"seed", options.seed},
-                  {"options", CampaignOptionsToJson(options)}};
+  s["context"] = {
+      {"version", "0.1.0"}, {"seed", options.seed}, {"options", CampaignOptionsToJson(options)}};
   s["cases"] = summary.cases;
   s["interrupted"] = summary.interrupted;
   s["cases_with_input_errors"] = summary.cases_with_input_errors;
@@ -269,12 +269,13 @@ Json CampaignSummaryToJson(const CampaignOptions& options, const CampaignSummary
 
 CaseRecord ReadCaseLine(std::string_view text, const std::string& file, std::uint64_t number) {
   const std::string where = file + ":" + std::to_string(number + 1);
-  const io::Json json = io::ParseJson(text, file, {kMaxCaseLineBytes, io::kMaxJsonDepth}, number + 1);
+  const io::Json json =
+      io::ParseJson(text, file, {kMaxCaseLineBytes, io::kMaxJsonDepth}, number + 1);
   const io::JsonReader line(json, where);
-  line.Keys({"case", "cell", "method", "n", "x_length", "z_length", "f_x", "g_x", "sim_f",
-             "sim_g", "gap_x", "gap_z", "eta", "statistic", "properties", "witnesses", "error"},
-            {"case", "cell", "method", "n", "x_length", "z_length", "f_x", "g_x", "sim_f",
-             "sim_g", "gap_x", "gap_z", "eta", "statistic", "properties", "witnesses"});
+  line.Keys({"case", "cell", "method", "n", "x_length", "z_length", "f_x", "g_x", "sim_f", "sim_g",
+             "gap_x", "gap_z", "eta", "statistic", "properties", "witnesses", "error"},
+            {"case", "cell", "method", "n", "x_length", "z_length", "f_x", "g_x", "sim_f", "sim_g",
+             "gap_x", "gap_z", "eta", "statistic", "properties", "witnesses"});
   CaseRecord record;
   record.index = line.At("case").UInt();
   if (record.index != number) {
@@ -283,10 +284,9 @@ CaseRecord ReadCaseLine(std::string_view text, const std::string& file, std::uin
                          " (cases are written in order)");
   }
   const io::JsonReader cell = line.At("cell");
-  cell.Keys({"layers", "attention", "alphabet", "width", "period", "locality", "heads", "input",
-             "pair"},
-            {"layers", "attention", "alphabet", "width", "period", "locality", "heads", "input",
-             "pair"});
+  cell.Keys(
+      {"layers", "attention", "alphabet", "width", "period", "locality", "heads", "input", "pair"},
+      {"layers", "attention", "alphabet", "width", "period", "locality", "heads", "input", "pair"});
   for (const char* key : {"layers", "alphabet", "width", "period", "locality", "heads"})
     cell.At(key).UInt();
   cell.At("attention").Enum(kAttentionNames);
@@ -304,14 +304,16 @@ CaseRecord ReadCaseLine(std::string_view text, const std::string& file, std::uin
   record.gap_x = optional_number(line.At("gap_x"));
   for (const char* key : {"sim_g", "gap_z", "eta", "statistic"}) optional_number(line.At(key));
   const io::JsonReader properties = line.At("properties");
-  if (!properties.json().is_object()) properties.Fail("expected an object, got " + io::Describe(properties.json()));
+  if (!properties.json().is_object())
+    properties.Fail("expected an object, got " + io::Describe(properties.json()));
   for (const auto& item : properties.json().items()) {
     const io::JsonReader p(item.value(), where, io::Child("properties", item.key()));
     CaseRecord::Check check;
     const std::optional<Property> property = kPropertyNames.Find(item.key());
     if (!property) p.Fail("unknown property (known: " + kPropertyNames.Known() + ")");
     check.property = *property;
-    p.Keys({"holds", "observed", "bound", "ratio", "recheck"}, {"holds", "observed", "bound", "ratio"});
+    p.Keys({"holds", "observed", "bound", "ratio", "recheck"},
+           {"holds", "observed", "bound", "ratio"});
     check.holds = p.At("holds").Bool();
     optional_number(p.At("observed"));
     optional_number(p.At("bound"));
@@ -373,17 +375,20 @@ CampaignOptions CampaignOptionsFromJson(const io::Json& json, const std::string&
   o.seed = j.At("seed").UInt();
   o.cases = j.At("cases").UInt();
   o.layers.clear();
-  for (const io::JsonReader& l : j.At("layers").Array()) o.layers.push_back(static_cast<int>(l.Int(1, 2)));
+  for (const io::JsonReader& l : j.At("layers").Array())
+    o.layers.push_back(static_cast<int>(l.Int(1, 2)));
   o.modes.clear();
   for (const io::JsonReader& m : j.At("modes").Array()) o.modes.push_back(m.Enum(kAttentionNames));
   o.pairs.clear();
   for (const io::JsonReader& p : j.At("pairs").Array()) o.pairs.push_back(p.Enum(kPairKindNames));
   o.inputs.clear();
-  for (const io::JsonReader& k : j.At("inputs").Array()) o.inputs.push_back(k.Enum(kInputKindNames));
+  for (const io::JsonReader& k : j.At("inputs").Array())
+    o.inputs.push_back(k.Enum(kInputKindNames));
   o.methods.clear();
   for (const io::JsonReader& m : j.At("methods").Array()) o.methods.push_back(m.String());
   const auto narrow = [](const io::JsonReader& value) {
-    return static_cast<int>(value.Int(std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+    return static_cast<int>(
+        value.Int(std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
   };
   o.min_length = j.At("min_length").UInt();
   o.max_length = j.At("max_length").UInt();
@@ -413,8 +418,8 @@ void ValidateCampaignOptions(const CampaignOptions& o) {
                          long double hi) {
     if (!(value >= lo && value <= hi)) {
       std::ostringstream text;
-      text << "must be between " << static_cast<double>(lo) << " and "
-           << static_cast<double>(hi) << ", got " << static_cast<double>(value);
+      text << "must be between " << static_cast<double>(lo) << " and " << static_cast<double>(hi)
+           << ", got " << static_cast<double>(value);
       fail(key, text.str());
     }
   };
@@ -425,9 +430,12 @@ void ValidateCampaignOptions(const CampaignOptions& o) {
   if (o.layers.empty()) fail("layers", "must name at least one depth (1, 2)");
   for (int l : o.layers)
     if (l != 1 && l != 2) fail("layers", "1 or 2, not " + std::to_string(l));
-  if (o.modes.empty()) fail("modes", "must name at least one mode (" + kAttentionNames.Known() + ")");
-  if (o.pairs.empty()) fail("pairs", "must name at least one pair kind (" + kPairKindNames.Known() + ")");
-  if (o.inputs.empty()) fail("inputs", "must name at least one input kind (" + kInputKindNames.Known() + ")");
+  if (o.modes.empty())
+    fail("modes", "must name at least one mode (" + kAttentionNames.Known() + ")");
+  if (o.pairs.empty())
+    fail("pairs", "must name at least one pair kind (" + kPairKindNames.Known() + ")");
+  if (o.inputs.empty())
+    fail("inputs", "must name at least one input kind (" + kInputKindNames.Known() + ")");
   if (o.methods.empty()) fail("methods", "must name at least one method");
   for (const std::string& m : o.methods) {
     try {
@@ -446,7 +454,8 @@ void ValidateCampaignOptions(const CampaignOptions& o) {
   range("max_width", o.max_width, 2, kMaxCampaignWidth);
   range("max_period", o.max_period, 1, kMaxCampaignPeriod);
   range("max_locality", o.max_locality, 0, kMaxCampaignLocality);
-  const bool pruned = std::find(o.pairs.begin(), o.pairs.end(), PairKind::kPrunedHead) != o.pairs.end();
+  const bool pruned =
+      std::find(o.pairs.begin(), o.pairs.end(), PairKind::kPrunedHead) != o.pairs.end();
   range("max_heads", o.max_heads, pruned ? 2 : 1, kMaxCampaignHeads);
   const auto positive = [&](const std::string& key, double value, double max) {
     if (!(std::isfinite(value) && value > 0 && value <= max)) {
@@ -504,8 +513,7 @@ CampaignOptions ReadCampaignOptions(const std::string& dir) {
 
 CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
                            const std::atomic<bool>& stop, const ProgressFn& progress,
-                           ItemDealer& dealer,
-                           const std::function<void(std::uint64_t)>& started) {
+                           ItemDealer& dealer, const std::function<void(std::uint64_t)>& started) {
   ValidateCampaignOptions(options);
   const int threads =
       options.threads > 0 ? options.threads : oneapi::tbb::this_task_arena::max_concurrency();
@@ -540,9 +548,10 @@ CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
   const fs::path dir(options.out);
   const fs::path lines = dir / "cases.jsonl";
   if (!resume && fs::exists(dir / "campaign.json"))
-    throw OptionError("out", dir.string() +
-                     " already holds a campaign (continue it with --resume, or choose another "
-                     "directory)");
+    throw OptionError("out",
+                      dir.string() +
+                          " already holds a campaign (continue it with --resume, or choose another "
+                          "directory)");
   fs::create_directories(dir / "witnesses");
   if (!resume) {
     WriteText(dir / "campaign.json", CampaignOptionsToJson(options).dump(2) + "\n");

@@ -8,10 +8,10 @@
 #include <sstream>
 
 #include "fuzz/json_number.h"
+#include "ltsim/check/sandwich.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/eval/precise.h"
-#include "ltsim/check/sandwich.h"
 #include "ltsim/fuzz/campaign.h"
 #include "ltsim/io/json.h"
 #include "ltsim/model/model_file.h"
@@ -127,10 +127,10 @@ Witness WitnessFromJson(const io::Json& doc, const std::string& source) {
   CaseSpec& s = out.spec;
   s.index = w.At("case").UInt();
   const io::JsonReader c = w.At("case_spec");
-  c.Keys({"f", "g", "input", "method", "target_length", "block_length", "sim_seed",
-          "function_seed", "epsilon", "lemma_constant"},
-         {"f", "g", "input", "method", "target_length", "block_length", "sim_seed",
-          "function_seed", "epsilon", "lemma_constant"});
+  c.Keys({"f", "g", "input", "method", "target_length", "block_length", "sim_seed", "function_seed",
+          "epsilon", "lemma_constant"},
+         {"f", "g", "input", "method", "target_length", "block_length", "sim_seed", "function_seed",
+          "epsilon", "lemma_constant"});
   const std::string where = source + ": case_spec";
   s.f = ModelFromJson(c.At("f").json(), where + ".f");
   s.g = ModelFromJson(c.At("g").json(), where + ".g");
@@ -138,9 +138,10 @@ Witness WitnessFromJson(const io::Json& doc, const std::string& source) {
   CheckPair(s.f, s.g, where + ".f", "case_spec.g");
   s.input = InputSpecFromJson(c.At("input").json(), where + ".input");
   if (s.input.alphabet > s.f.alphabet) {
-    c.At("input").At("alphabet").Fail(
-        "is " + std::to_string(s.input.alphabet) + ", larger than the models' alphabet " +
-        std::to_string(s.f.alphabet));
+    c.At("input")
+        .At("alphabet")
+        .Fail("is " + std::to_string(s.input.alphabet) + ", larger than the models' alphabet " +
+              std::to_string(s.f.alphabet));
   }
   if (s.input.length > kMaxCampaignLength) {
     c.At("input").At("length").Fail("is " + std::to_string(s.input.length) +

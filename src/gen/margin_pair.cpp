@@ -44,7 +44,7 @@ std::pair<Transformer, Transformer> GenerateMarginPair(const ModelSpec& spec, co
       return models;
   }
   throw OptionError("values", "no pair with a logit gap in 16 draws (margin " +
-                   std::to_string(margin) + "); use more heads or a finer grid");
+                                  std::to_string(margin) + "); use more heads or a finer grid");
 }
 
 }  // namespace ltsim

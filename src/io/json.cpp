@@ -28,8 +28,10 @@ std::string LineColumnAt(std::string_view text, std::size_t offset, std::size_t 
   offset = std::min(offset, text.size());
   const std::size_t line =
       first_line + static_cast<std::size_t>(std::count(text.begin(), text.begin() + offset, '\n'));
-  const std::size_t line_start = offset == 0 ? std::string_view::npos : text.rfind('\n', offset - 1);
-  const std::size_t column = line_start == std::string_view::npos ? offset + 1 : offset - line_start;
+  const std::size_t line_start =
+      offset == 0 ? std::string_view::npos : text.rfind('\n', offset - 1);
+  const std::size_t column =
+      line_start == std::string_view::npos ? offset + 1 : offset - line_start;
   return std::to_string(line) + ":" + std::to_string(column);
 }
 
@@ -61,8 +63,10 @@ void CheckDepth(std::string_view text, const std::string& source, int max_depth,
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') {
@@ -146,7 +150,8 @@ class PathTracker {
     }
     const std::size_t trailing = frames_.size() - keyed;
     if (trailing >= 2) {
-      for (std::size_t f = keyed; f + 2 < frames_.size(); ++f) path = Element(path, frames_[f].index);
+      for (std::size_t f = keyed; f + 2 < frames_.size(); ++f)
+        path = Element(path, frames_[f].index);
       position = "row " + std::to_string(frames_[frames_.size() - 2].index) + ", column " +
                  std::to_string(frames_.back().index) + ": ";
     } else if (trailing == 1) {
@@ -186,7 +191,8 @@ std::string ReadFile(const std::string& path, const std::string& what, std::uint
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open " + what + " (" + std::strerror(errno) + ")");
   // Read in chunks up to the limit: a device or a pipe has no size to check first. The
-  // formats read this way (JSON) never hold a NUL byte, so a binary stream (/dev/zero) stops at once.
+  // formats read this way (JSON) never hold a NUL byte, so a binary stream (/dev/zero) stops at
+  // once.
   std::string text;
   constexpr std::size_t kChunk = std::size_t{1} << 16;
   std::vector<char> chunk(kChunk);
@@ -195,9 +201,10 @@ std::string ReadFile(const std::string& path, const std::string& what, std::uint
     const std::size_t got = static_cast<std::size_t>(in.gcount());
     if (got == 0) break;
     if (std::memchr(chunk.data(), '\0', got) != nullptr) {
-      const std::size_t at = text.size() + static_cast<std::size_t>(
-                                               static_cast<const char*>(std::memchr(
-                                                   chunk.data(), '\0', got)) - chunk.data());
+      const std::size_t at =
+          text.size() +
+          static_cast<std::size_t>(static_cast<const char*>(std::memchr(chunk.data(), '\0', got)) -
+                                   chunk.data());
       throw InputError(path + ": not a text file (a NUL byte at offset " + std::to_string(at) +
                        "), expected a " + what);
     }
@@ -314,9 +321,9 @@ std::string RangeText(T min, T max) {
 
 std::int64_t JsonReader::Int(std::int64_t min, std::int64_t max) const {
   if (!value_->is_number_integer()) Fail("expected an integer, got " + Describe(*value_));
-  const bool too_large =
-      value_->is_number_unsigned() &&
-      value_->get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  const bool too_large = value_->is_number_unsigned() &&
+                         value_->get<std::uint64_t>() >
+                             static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
   const std::int64_t v = too_large ? 0 : value_->get<std::int64_t>();
   if (too_large || v < min || v > max) {
     Fail("must be an integer " + RangeText(min, max) + ", got " + Describe(*value_));
@@ -391,7 +398,8 @@ void ForEachLine(const std::string& path, const std::string& what, std::size_t m
     in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     const std::size_t got = static_cast<std::size_t>(in.gcount());
     for (std::size_t at = 0; at < got;) {
-      const char* newline = static_cast<const char*>(std::memchr(chunk.data() + at, '\n', got - at));
+      const char* newline =
+          static_cast<const char*>(std::memchr(chunk.data() + at, '\n', got - at));
       const std::size_t end = newline ? static_cast<std::size_t>(newline - chunk.data()) : got;
       if (current.size() + (end - at) > max_line_bytes) {
         throw InputError(path + ":" + std::to_string(number + 1) + ": line longer than " +

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <atomic>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -31,8 +30,8 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   static std::atomic<unsigned long> counter{0};
   int fd = -1;
   for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
-    temp_ = (dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()) +
-                    "." + std::to_string(counter++)))
+    temp_ = (dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()) + "." +
+                    std::to_string(counter++)))
                 .string();
     fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno != EEXIST) break;
@@ -91,8 +90,7 @@ void RefuseOutputIsInput(const std::string& output, const std::vector<std::strin
     std::error_code error;
     if (!fs::exists(input, error)) continue;  // a generator spec, not a file
     if (SameFile(output, input)) {
-      throw InputError(output + ": is also an input (" + input +
-                       "); choose another output file");
+      throw InputError(output + ": is also an input (" + input + "); choose another output file");
     }
   }
 }

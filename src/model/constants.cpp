@@ -31,14 +31,16 @@ std::vector<Vector> DistinctFarKeys(const Transformer& model) {
     for (int rk = 0; rk < model.period; ++rk)
       keys.push_back((model.embedding.row(s) + model.positional.row(rk)).transpose());
   const auto less = [](const Vector& a, const Vector& b) {
-    return std::lexicographical_compare(a.data(), a.data() + a.size(), b.data(), b.data() + b.size());
+    return std::lexicographical_compare(a.data(), a.data() + a.size(), b.data(),
+                                        b.data() + b.size());
   };
   std::sort(keys.begin(), keys.end(), less);
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;
 }
 
-// The logit set 𝒜 of docs/model.md §4.2 for one head and query type (y, r), given the distinct far keys.
+// The logit set 𝒜 of docs/model.md §4.2 for one head and query type (y, r), given the distinct far
+// keys.
 std::vector<double> LogitSet(const Transformer& model, const Head& head, int y, int r,
                              const std::vector<Vector>& far_keys) {
   const int period = model.period;

@@ -26,8 +26,9 @@ double MaxAbs(const Vector& v) { return v.size() == 0 ? 0.0 : v.cwiseAbs().maxCo
 
 void AtMost(long long value, long long max, const std::string& source, const std::string& path) {
   if (value > max) {
-    Fail(source, path, "is " + std::to_string(value) + ", over the limit of " +
-                           std::to_string(max) + " (docs/formats.md §6.1)");
+    Fail(source, path,
+         "is " + std::to_string(value) + ", over the limit of " + std::to_string(max) +
+             " (docs/formats.md §6.1)");
   }
 }
 
@@ -80,15 +81,17 @@ void CheckModelLimits(const Transformer& model, const std::string& source) {
     const std::string path = "layers[" + std::to_string(l) + "]";
     AtMost(static_cast<long long>(layer.heads.size()), kMaxHeads, source, path + ".heads");
     AtMost(layer.precision_bits, kMaxPrecisionBits, source, path + ".precision_bits");
-    for (const Head& head : layer.heads) parameters += head.qk.size() + head.ov.size() + head.bias.size();
+    for (const Head& head : layer.heads)
+      parameters += head.qk.size() + head.ov.size() + head.bias.size();
     if (layer.mlp) {
       AtMost(layer.mlp->in.rows(), kMaxMlpWidth, source, path + ".mlp.in");
       parameters += layer.mlp->in.size() + layer.mlp->in_bias.size() + layer.mlp->out.size();
     }
   }
   if (parameters > kMaxParameters) {
-    Fail(source, "layers", std::to_string(parameters) + " numbers in the model, over the limit of " +
-                               std::to_string(kMaxParameters) + " (docs/formats.md §6.1)");
+    Fail(source, "layers",
+         std::to_string(parameters) + " numbers in the model, over the limit of " +
+             std::to_string(kMaxParameters) + " (docs/formats.md §6.1)");
   }
   const double bound = MagnitudeBound(model);
   if (!(bound <= kMaxMagnitude)) {

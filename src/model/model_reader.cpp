@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "ltsim/core/error.h"
-#include "ltsim/model/limits.h"
 #include "ltsim/core/suggest.h"
+#include "ltsim/model/limits.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/model/safetensors.h"
 #include "model/model_json.h"

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "ltsim/core/error.h"
-#include "ltsim/model/model_file.h"
 #include "ltsim/io/output_file.h"
+#include "ltsim/model/model_file.h"
 #include "model/model_json.h"
 
 namespace ltsim {

@@ -1,5 +1,6 @@
 // The search's model moves: Gaussian steps, logit and suffix ties built by a minimum-norm
-// rank-one edit of M_h, row copies and head rescaling (the pitfalls of docs/theory.md §2.4 as moves).
+// rank-one edit of M_h, row copies and head rescaling (the pitfalls of docs/theory.md §2.4 as
+// moves).
 #include <Eigen/QR>
 #include <algorithm>
 #include <boost/random/normal_distribution.hpp>

@@ -30,8 +30,8 @@ TypeCounts ScaleStatistic(const TypeCounts& counts, std::uint64_t factor);
 /// Local search over the statistics of one length maximising `score`: `starts` random starts,
 /// `moves` moves each (k units of one residue class moved between two tokens, k a power of 2).
 TypeCounts MaximiseOverStatistics(int alphabet, int period, int locality, std::uint64_t length,
-                                  const std::function<double(const TypeCounts&)>& score,
-                                  int starts, int moves, Engine& engine, double* best);
+                                  const std::function<double(const TypeCounts&)>& score, int starts,
+                                  int moves, Engine& engine, double* best);
 
 /// u_T: the residual stream entering the MLP at the last position (y⁰_T plus every head's
 /// output), for a one-layer model.
@@ -62,8 +62,8 @@ struct Memory {
 /// Rebuilds f − g with the remembered mechanism and direction on f's current attention (a new
 /// random one when none is remembered); `hint` receives a long statistic where the gap is about
 /// 1.05κε. False when it does not apply.
-bool ApplyMechanism(const RawSearchOptions& options, Memory& memory, Transformer& f,
-                    Transformer& g, Engine& engine, TypeCounts* hint);
+bool ApplyMechanism(const RawSearchOptions& options, Memory& memory, Transformer& f, Transformer& g,
+                    Engine& engine, TypeCounts* hint);
 
 /// The rows of w ↦ (w·K_κ for every key type κ = (s, r), K_κ = E_s + P_r: the skip; then
 /// w·O_h·K_κ for every head h): what a direction w of the residual reads off each type.

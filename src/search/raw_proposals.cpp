@@ -1,9 +1,8 @@
 // The raw-T* search's statistics helpers, random pairs, projection and proposals (docs/refute.md).
+#include <algorithm>
 #include <boost/random/normal_distribution.hpp>
 #include <boost/random/uniform_01.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
-
-#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -245,7 +244,6 @@ bool Tent(const RawSearchOptions& o, const Vector& w, Transformer& f, Transforme
   return true;
 }
 
-
 namespace {
 
 // φ_h[t] set so that a suffix slot (t = 0: the query itself) ties the largest far logit for a
@@ -292,12 +290,15 @@ bool SetPattern(Transformer& f, Transformer& g, int h, Engine& e) {
   const int types = f.alphabet * f.period;
   Matrix keys(types, f.width);
   for (int r = 0; r < f.period; ++r)
-    for (int s = 0; s < f.alphabet; ++s) keys.row(r * f.alphabet + s) = KeyVector(f, s, r).transpose();
+    for (int s = 0; s < f.alphabet; ++s)
+      keys.row(r * f.alphabet + s) = KeyVector(f, s, r).transpose();
   Matrix table(types, types);
   for (int q = 0; q < types; ++q)
     for (int k = 0; k < types; ++k) table(q, k) = Uniform01(e) < 0.5 ? 1.0 : 0.0;
   const Matrix pinv = keys.completeOrthogonalDecomposition().pseudoInverse();  // d × types
-  const double scale = f.layers[0].attention == Attention::kHardmax ? 1.0 : std::vector<double>{1, 2, 4}[UniformInt(e, 0, 2)];
+  const double scale = f.layers[0].attention == Attention::kHardmax
+                           ? 1.0
+                           : std::vector<double>{1, 2, 4}[UniformInt(e, 0, 2)];
   const Matrix qk = scale * pinv * table * pinv.transpose();
   if (!qk.allFinite()) return false;
   Vector bias(f.locality + 1);
@@ -337,9 +338,12 @@ bool ValueStep(Transformer& f, Transformer& g, Engine& e) {
   const double value = what == 0 ? 0.5 * Normal(e) : Grid(e);
   const int s = UniformInt(e, 0, f.alphabet - 1), r = UniformInt(e, 0, f.period - 1);
   for (Transformer* m : {&f, &g}) {
-    if (what == 0) m->layers[0].heads[h].ov(i, j) = value;
-    else if (what == 1) m->embedding(s, j) = value;
-    else if (m->period > 1) m->positional(r, j) = value;
+    if (what == 0)
+      m->layers[0].heads[h].ov(i, j) = value;
+    else if (what == 1)
+      m->embedding(s, j) = value;
+    else if (m->period > 1)
+      m->positional(r, j) = value;
   }
   return what != 2 || f.period > 1;
 }
@@ -356,7 +360,6 @@ bool SwitchMode(const PairClass& cls, Transformer& f, Transformer& g, Engine& e)
 
 }  // namespace
 
-
 void ForEachStatistic(int alphabet, int period, int locality, std::uint64_t length,
                       const std::function<bool(const TypeCounts&)>& visit) {
   TypeCounts c = Empty(alphabet, period, locality, length);
@@ -365,8 +368,10 @@ void ForEachStatistic(int alphabet, int period, int locality, std::uint64_t leng
     if (!visit(c)) return;
     bool advanced = false;
     for (std::size_t k = c.suffix.size(); k-- > 0 && !advanced;) {
-      if (++c.suffix[k] < alphabet) advanced = true;
-      else c.suffix[k] = 0;
+      if (++c.suffix[k] < alphabet)
+        advanced = true;
+      else
+        c.suffix[k] = 0;
     }
     for (int r = period - 1; r >= 0 && !advanced; --r)
       advanced = NextComposition(&c.far[c.TypeIndex(0, r)], alphabet);
@@ -384,7 +389,8 @@ TypeCounts RandomStatistic(int alphabet, int period, int locality, std::uint64_t
     for (int k = 0; k + 1 < alphabet; ++k) {
       // Log-uniform cut points: rare tokens (counts ≪ n) are as likely as balanced ones.
       const double u = Uniform01(engine);
-      const double x = Uniform01(engine) < 0.5 ? u * n : std::pow(static_cast<double>(n) + 1, u) - 1;
+      const double x =
+          Uniform01(engine) < 0.5 ? u * n : std::pow(static_cast<double>(n) + 1, u) - 1;
       cuts.push_back(std::min<std::uint64_t>(n, static_cast<std::uint64_t>(x)));
     }
     std::sort(cuts.begin(), cuts.end());
@@ -406,8 +412,8 @@ TypeCounts ScaleStatistic(const TypeCounts& counts, std::uint64_t factor) {
     std::uint64_t given = 0;
     std::vector<std::pair<double, int>> remainders;
     for (int s = 0; s < counts.alphabet; ++s) {
-      const double share = old_n == 0 ? (s == 0 ? 1.0 : 0.0)
-                                      : static_cast<double>(counts.count(s, r)) / old_n;
+      const double share =
+          old_n == 0 ? (s == 0 ? 1.0 : 0.0) : static_cast<double>(counts.count(s, r)) / old_n;
       const double exact = share * n;
       const auto whole = static_cast<std::uint64_t>(std::floor(exact));
       c.far[c.TypeIndex(s, r)] = whole;
@@ -422,8 +428,8 @@ TypeCounts ScaleStatistic(const TypeCounts& counts, std::uint64_t factor) {
 }
 
 TypeCounts MaximiseOverStatistics(int alphabet, int period, int locality, std::uint64_t length,
-                                  const std::function<double(const TypeCounts&)>& score,
-                                  int starts, int moves, Engine& engine, double* best) {
+                                  const std::function<double(const TypeCounts&)>& score, int starts,
+                                  int moves, Engine& engine, double* best) {
   TypeCounts winner;
   double winner_score = -std::numeric_limits<double>::infinity();
   for (int k = 0; k < starts; ++k) {
@@ -551,9 +557,9 @@ std::pair<Transformer, Transformer> RandomPair(const PairClass& cls, Engine& e) 
 }
 
 const std::vector<std::string>& ProposalNames() {
-  static const std::vector<std::string> names = {
-      "half-space", "tent",     "direction-step", "attention-step", "query-tie",
-      "value-step", "gaussian", "mode",           "pattern"};
+  static const std::vector<std::string> names = {"half-space",     "tent",      "direction-step",
+                                                 "attention-step", "query-tie", "value-step",
+                                                 "gaussian",       "mode",      "pattern"};
   return names;
 }
 
@@ -629,12 +635,18 @@ bool Propose(int kind, const RawSearchOptions& o, Memory& memory, Transformer& f
       if (!(t.cwiseAbs().maxCoeff() > 0)) return false;
       return ApplyMechanism(o, memory, f, g, e, hint);
     }
-    case 3: return AttentionStep(f, g, e) && ApplyMechanism(o, memory, f, g, e, hint);
-    case 4: return QueryTie(f, g, e) && ApplyMechanism(o, memory, f, g, e, hint);
-    case 5: return ValueStep(f, g, e) && ApplyMechanism(o, memory, f, g, e, hint);
-    case 6: return Gaussian(g, e);
-    case 7: return SwitchMode(o.cls, f, g, e) && ApplyMechanism(o, memory, f, g, e, hint);
-    case 8: return Pattern(f, g, e) && ApplyMechanism(o, memory, f, g, e, hint);
+    case 3:
+      return AttentionStep(f, g, e) && ApplyMechanism(o, memory, f, g, e, hint);
+    case 4:
+      return QueryTie(f, g, e) && ApplyMechanism(o, memory, f, g, e, hint);
+    case 5:
+      return ValueStep(f, g, e) && ApplyMechanism(o, memory, f, g, e, hint);
+    case 6:
+      return Gaussian(g, e);
+    case 7:
+      return SwitchMode(o.cls, f, g, e) && ApplyMechanism(o, memory, f, g, e, hint);
+    case 8:
+      return Pattern(f, g, e) && ApplyMechanism(o, memory, f, g, e, hint);
   }
   return false;
 }

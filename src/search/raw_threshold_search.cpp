@@ -6,12 +6,12 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include <atomic>
 #include <boost/random/discrete_distribution.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
+#include <chrono>
 #include <cmath>
 #include <fstream>
-#include <atomic>
-#include <chrono>
 #include <limits>
 #include <mutex>
 
@@ -19,9 +19,9 @@
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/eval/precise.h"
+#include "ltsim/io/json.h"
 #include "ltsim/model/constants.h"
 #include "ltsim/model/model_file.h"
-#include "ltsim/io/json.h"
 #include "ltsim/strings/sources.h"
 #include "raw_internal.h"
 
@@ -129,9 +129,12 @@ void ValidatePairClass(const PairClass& c) {
   auto need = [](bool ok, const std::string& what) {
     if (!ok) throw InputError(what);
   };
-  need(c.alphabet >= 2 && c.alphabet <= 64, fmt::format("--alphabet: must be in [2, 64], not {}", c.alphabet));
-  need(c.period >= 1 && c.period <= 32, fmt::format("--period: must be in [1, 32], not {}", c.period));
-  need(c.locality >= 0 && c.locality <= 4, fmt::format("--locality: must be in [0, 4], not {}", c.locality));
+  need(c.alphabet >= 2 && c.alphabet <= 64,
+       fmt::format("--alphabet: must be in [2, 64], not {}", c.alphabet));
+  need(c.period >= 1 && c.period <= 32,
+       fmt::format("--period: must be in [1, 32], not {}", c.period));
+  need(c.locality >= 0 && c.locality <= 4,
+       fmt::format("--locality: must be in [0, 4], not {}", c.locality));
   need(c.width >= 1 && c.width <= 64, fmt::format("--width: must be in [1, 64], not {}", c.width));
   need(c.heads >= 1 && c.heads <= 16, fmt::format("--heads: must be in [1, 16], not {}", c.heads));
   need(c.mlp_width >= 0 && c.mlp_width <= 64,
@@ -182,8 +185,8 @@ bool InClass(const PairClass& cls, const Transformer& m) {
   return true;
 }
 
-RawEvaluation EvaluateRawPair(const RawSearchOptions& o, const Transformer& f,
-                              const Transformer& g, const std::vector<TypeCounts>& hints) {
+RawEvaluation EvaluateRawPair(const RawSearchOptions& o, const Transformer& f, const Transformer& g,
+                              const std::vector<TypeCounts>& hints) {
   RawEvaluation e;
   if (!InClass(o.cls, f) || !InClass(o.cls, g)) {
     e.note = "outside the class";
@@ -224,13 +227,15 @@ RawEvaluation EvaluateRawPair(const RawSearchOptions& o, const Transformer& f,
     e.gap = r.gap;
     const auto source = MakeRunSource(r.witness, "witness");
     const TypeCounts w = CountTypes(*source, o.cls.alphabet, o.cls.period, o.cls.locality);
-    for (std::uint64_t k = 1; k <= (std::uint64_t{1} << 30); k *= 4) consider(raw::ScaleStatistic(w, k));
+    for (std::uint64_t k = 1; k <= (std::uint64_t{1} << 30); k *= 4)
+      consider(raw::ScaleStatistic(w, k));
   }
   for (const TypeCounts& hint : hints)
     if (hint.alphabet == o.cls.alphabet && hint.period == o.cls.period &&
         hint.locality == o.cls.locality && hint.length >= 1)
       consider(hint);
-  for (std::uint64_t len : {o.max_length, o.max_length << 6, o.max_length << 12, o.max_length << 20}) {
+  for (std::uint64_t len :
+       {o.max_length, o.max_length << 6, o.max_length << 12, o.max_length << 20}) {
     const TypeCounts c = raw::MaximiseOverStatistics(
         o.cls.alphabet, o.cls.period, o.cls.locality, len,
         [&](const TypeCounts& s) {
@@ -261,7 +266,9 @@ std::vector<std::pair<std::string, std::pair<Transformer, Transformer>>> FamilyS
     const double R = c.period > 1 ? std::sqrt(2.0) : 1.0;
     double slope = c.max_lipschitz / (3.0 * R) * 0.999;
     for (int k = 0; k < 4; ++k, slope *= 0.999) {
-      if (auto m = TryBuild("bump", {{"slope", slope}, {"eps", o.eps}, {"period", c.period},
+      if (auto m = TryBuild("bump", {{"slope", slope},
+                                     {"eps", o.eps},
+                                     {"period", c.period},
                                      {"height", o.separation + 0.25}})) {
         add("bump", *m, 0);
         break;
@@ -278,8 +285,9 @@ std::vector<std::pair<std::string, std::pair<Transformer, Transformer>>> FamilyS
     const double sq = norm_a * norm_a - (S - 1) * 4.0 * theta * theta;
     double a = sq > 0 ? std::sqrt(sq / S) * 0.999 : 0.0;
     for (int k = 0; k < 12 && a > theta; ++k, a *= 0.8) {
-      if (auto m = TryBuild("nested", {{"alphabet", S}, {"slope", a}, {"eps", o.eps},
-                                       {"height", o.separation + 1.0}})) {
+      if (auto m = TryBuild(
+              "nested",
+              {{"alphabet", S}, {"slope", a}, {"eps", o.eps}, {"height", o.separation + 1.0}})) {
         add("nested", *m, S - 1);
         break;
       }
@@ -461,9 +469,10 @@ RawSearchResult RunRawSearch(const RawSearchOptions& o) {
     throw InputError(fmt::format("--max-length: must be in [1, {}]", kThresholdMaxLength));
   RawSearchResult result;
   result.options = o;
-  const auto seeds = o.random_only || !o.family_seeds
-                         ? std::vector<std::pair<std::string, std::pair<Transformer, Transformer>>>{}
-                         : FamilySeeds(o);
+  const auto seeds =
+      o.random_only || !o.family_seeds
+          ? std::vector<std::pair<std::string, std::pair<Transformer, Transformer>>>{}
+          : FamilySeeds(o);
   int restarts, iterations;
   const std::uint64_t shrink_budget = o.random_only ? 0 : std::min(o.shrink_budget, o.budget / 10);
   const std::uint64_t search_budget = o.budget - shrink_budget;
@@ -482,8 +491,8 @@ RawSearchResult RunRawSearch(const RawSearchOptions& o) {
   const auto started = std::chrono::steady_clock::now();
   auto run = [&](int i) {
     if (i < static_cast<int>(seeds.size())) {
-      result.restarts[i] = Climb(o, i, "family " + seeds[i].first, seeds[i].second, {},
-                                 raw::Memory{}, iterations);
+      result.restarts[i] =
+          Climb(o, i, "family " + seeds[i].first, seeds[i].second, {}, raw::Memory{}, iterations);
     } else {
       Start s = RandomStart(o, i);
       result.restarts[i] = Climb(o, i, "random", std::move(s.pair), std::move(s.hints),
@@ -542,7 +551,8 @@ std::string RunLengthText(const std::vector<Run>& runs) {
   std::string text;
   for (const Run& run : runs) {
     if (!text.empty()) text += ' ';
-    text += run.count == 1 ? fmt::format("{}", run.token) : fmt::format("{}^{}", run.token, run.count);
+    text +=
+        run.count == 1 ? fmt::format("{}", run.token) : fmt::format("{}^{}", run.token, run.count);
   }
   return text;
 }

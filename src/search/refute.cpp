@@ -3,14 +3,14 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
-#include <array>
 
 #include "ltsim/core/error.h"
+#include "ltsim/io/json.h"
 #include "ltsim/model/constants.h"
 #include "ltsim/model/model_file.h"
-#include "ltsim/io/json.h"
 
 namespace ltsim {
 namespace {
@@ -96,7 +96,9 @@ nlohmann::json RefuteToJson(const RefuteResult& result) {
   const RefuteOptions& o = result.options;
   const RawSearchResult& s = result.search;
   const RawRestart& r = s.restarts[result.best.restart];
-  auto number = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
+  auto number = [](double x) {
+    return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
+  };
   nlohmann::json j;
   // No thread count: the document is byte-identical for any --threads.
   j["context"] = {{"command", "refute"}, {"seed", o.search.seed}};
@@ -122,8 +124,8 @@ nlohmann::json RefuteToJson(const RefuteResult& result) {
   j["gap"] = number(r.best.gap);
   j["largest_gap_below"] = number(r.best.largest_gap_below);
   j["sup_gap"] = number(r.best.sup_gap);
-  j["sup_gap_length"] = r.best.sup_statistic ? nlohmann::json(r.best.sup_statistic->length)
-                                             : nlohmann::json(nullptr);
+  j["sup_gap_length"] =
+      r.best.sup_statistic ? nlohmann::json(r.best.sup_statistic->length) : nlohmann::json(nullptr);
   j["sup_statistic"] = r.best.sup_statistic
                            ? nlohmann::json{{"length", r.best.sup_statistic->length},
                                             {"far", r.best.sup_statistic->far},
@@ -138,7 +140,9 @@ nlohmann::json RefuteToJson(const RefuteResult& result) {
   nlohmann::json constants = nlohmann::json::object();
   for (const auto& [k, v] : result.best.constants) constants[k] = number(v);
   j["constants"] = constants;
-  j["recheck"] = {{"digits", 50}, {"status", s.recheck.status}, {"gap", s.recheck.gap_text},
+  j["recheck"] = {{"digits", 50},
+                  {"status", s.recheck.status},
+                  {"gap", s.recheck.gap_text},
                   {"sup_gap", s.recheck.sup_gap_text}};
   j["family"] = result.family_name.empty()
                     ? nlohmann::json(nullptr)

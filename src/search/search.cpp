@@ -10,19 +10,18 @@
 #include <limits>
 #include <set>
 
-#include "ltsim/gen/margin_pair.h"
 #include "ltsim/bounds/registry.h"
-#include "ltsim/search/proposals.h"
 #include "ltsim/check/needed_length.h"
 #include "ltsim/check/sandwich.h"
 #include "ltsim/check/threshold.h"
 #include "ltsim/core/bytes.h"
-#include "ltsim/check/sandwich.h"
 #include "ltsim/core/error.h"
-#include "ltsim/io/json.h"
 #include "ltsim/core/seed.h"
+#include "ltsim/gen/margin_pair.h"
+#include "ltsim/io/json.h"
 #include "ltsim/model/model_bytes.h"
 #include "ltsim/model/model_file.h"
+#include "ltsim/search/proposals.h"
 #include "ltsim/strings/sources.h"
 
 namespace ltsim {
@@ -359,9 +358,10 @@ SearchWitness SearchWitnessFromJson(const nlohmann::json& json, const std::strin
   CheckPair(w.candidate.f, w.candidate.g, where + ": f", "g");
   w.candidate.input = InputSpecFromJson(json["input"], where + ": input");
   if (w.candidate.input.alphabet > w.candidate.f.alphabet) {
-    r.At("input").At("alphabet").Fail("is " + std::to_string(w.candidate.input.alphabet) +
-                                      ", larger than the models' alphabet " +
-                                      std::to_string(w.candidate.f.alphabet));
+    r.At("input")
+        .At("alphabet")
+        .Fail("is " + std::to_string(w.candidate.input.alphabet) +
+              ", larger than the models' alphabet " + std::to_string(w.candidate.f.alphabet));
   }
   if (w.candidate.input.length > kMaxSearchWitnessLength) {
     r.At("input").At("length").Fail("over the limit of " + std::to_string(kMaxSearchWitnessLength) +

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ltsim/search/search.h"
 #include "ltsim/search/proposals.h"
+#include "ltsim/search/search.h"
 
 namespace ltsim {
 namespace {

@@ -12,10 +12,10 @@
 #include "ltsim/check/sandwich.h"
 #include "ltsim/check/threshold.h"
 #include "ltsim/core/error.h"
-#include "ltsim/io/json.h"
-#include "ltsim/io/output_file.h"
 #include "ltsim/eval/precise.h"
 #include "ltsim/fuzz/witness.h"
+#include "ltsim/io/json.h"
+#include "ltsim/io/output_file.h"
 #include "ltsim/strings/sources.h"
 
 namespace ltsim {
@@ -269,8 +269,8 @@ SearchWitness SearchWitnessFromText(const std::string& text, const std::string& 
   nlohmann::json doc(parsed);
   if (doc.is_object() && doc.contains("recheck")) {
     const io::JsonReader r(parsed.at("recheck"), source, "recheck");
-    r.Keys({"objective", "status", "value", "precise", "digits", "tolerance", "z_length",
-            "values", "note"},
+    r.Keys({"objective", "status", "value", "precise", "digits", "tolerance", "z_length", "values",
+            "note"},
            {"status"});
     r.At("status").String();
     if (recheck) *recheck = doc["recheck"];

@@ -49,8 +49,9 @@ class EvenlySpacedBlocks : public Simulator {
     if (SimulateShortString(in, out)) return out;
     const std::uint64_t suffix = in.counts.suffix.size();
     if (in.target_length <= suffix)
-      throw OptionError("length", fmt::format(
-          "blocks needs at least {} positions (suffix τ+1 plus one block)", suffix + 1));
+      throw OptionError(
+          "length", fmt::format("blocks needs at least {} positions (suffix τ+1 plus one block)",
+                                suffix + 1));
     const std::uint64_t total = in.counts.length;
     const std::uint64_t far_z = in.target_length - suffix;
     const std::uint64_t block = BlockLength(in.block_length, in.target_length);

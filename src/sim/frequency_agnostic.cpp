@@ -26,9 +26,10 @@ std::vector<std::uint64_t> Apportion(const TypeCounts& counts,
       quotas.push_back(static_cast<double>(counts.far[k]));
     }
     if (present.size() > residue_sizes[r])
-      throw OptionError("length", fmt::format(
-          "frequency-agnostic needs at least {} positions to keep every present type",
-          present.size() * counts.period + counts.suffix.size()));
+      throw OptionError(
+          "length",
+          fmt::format("frequency-agnostic needs at least {} positions to keep every present type",
+                      present.size() * counts.period + counts.suffix.size()));
     // One copy of every present type, the rest by largest remainder of the counts.
     const std::vector<std::uint64_t> rest =
         LargestRemainder(quotas, residue_sizes[r] - present.size());

@@ -28,7 +28,7 @@ struct Group {
 std::vector<Group> HeadGroups(const TypeCounts& joint, const Transformer& model) {
   if (model.layers.size() != 1)
     throw OptionError("method", "frequency needs one-layer models ('" + model.name + "' has " +
-                     std::to_string(model.layers.size()) + " layers)");
+                                    std::to_string(model.layers.size()) + " layers)");
   const TypeCounts own = Coarsen(joint, model.period, model.locality);
   const std::vector<HeadAttention> heads = OneLayerAttention(model, own);
   const std::size_t moved = joint.suffix.size() - own.suffix.size();
@@ -146,9 +146,10 @@ double LargestTheta(const TypeCounts& counts, const Coupling& c,
       for (int s = 0; s < counts.alphabet; ++s) types += c.type_root[counts.TypeIndex(s, r)] >= 0;
       widest = std::max(widest, types);
     }
-    throw OptionError("length", fmt::format(
-        "frequency needs at least {} positions to keep every maximal type of x",
-        widest * counts.period + counts.suffix.size()));
+    throw OptionError(
+        "length",
+        fmt::format("frequency needs at least {} positions to keep every maximal type of x",
+                    widest * counts.period + counts.suffix.size()));
   }
   for (int iteration = 0; iteration < 100; ++iteration) {
     const double mid = std::sqrt(lo * hi);

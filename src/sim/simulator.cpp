@@ -67,8 +67,8 @@ std::unique_ptr<Simulator> MakeSimulator(const std::string& name) {
     if (entry.listed) known += (known.empty() ? "" : ", ") + std::string(entry.name);
   }
   const std::string shown = name.size() > 60 ? name.substr(0, 60) + "..." : name;
-  throw OptionError("method", "unknown method '" + shown + "'" + DidYouMean(name, SimulatorNames()) +
-                                  " (known: " + known + ")");
+  throw OptionError("method", "unknown method '" + shown + "'" +
+                                  DidYouMean(name, SimulatorNames()) + " (known: " + known + ")");
 }
 
 FarRegion PlanFarRegion(const TypeCounts& counts, std::uint64_t target, const char* method) {
@@ -78,7 +78,8 @@ FarRegion PlanFarRegion(const TypeCounts& counts, std::uint64_t target, const ch
       target - ((target % period + period - counts.length % period) % period);
   if (target < suffix + period || length < suffix)
     throw OptionError("length", std::string(method) + " needs at least " +
-                     std::to_string(suffix + period) + " positions (suffix τ+1 plus a period)");
+                                    std::to_string(suffix + period) +
+                                    " positions (suffix τ+1 plus a period)");
   FarRegion region;
   region.length = length - suffix;
   region.residue_sizes.assign(period, region.length / period);

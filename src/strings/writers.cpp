@@ -46,7 +46,8 @@ void CheckSpace(const std::string& path, std::uint64_t length, int bytes_per_tok
   const unsigned __int128 bytes = static_cast<unsigned __int128>(length) * bytes_per_token;
   if (bytes > space.available) {
     throw InputError(path + ": the string has " + std::to_string(length) + " tokens, " +
-                     (bytes >> 64 ? std::string("more than 2^64") : std::to_string(static_cast<std::uint64_t>(bytes))) +
+                     (bytes >> 64 ? std::string("more than 2^64")
+                                  : std::to_string(static_cast<std::uint64_t>(bytes))) +
                      " bytes, but only " + std::to_string(space.available) +
                      " bytes are free there");
   }
@@ -144,8 +145,7 @@ class BinaryWriter {
   void CheckFits(Token token, std::uint64_t index) const {
     if (sizeof(T) == 1 && token > 0xff) {
       // Position first, then the value: "x.u8: iid:…: token 5 is 294, which does not fit".
-      throw InputError(out_.path() + ": " + source_.Locate(index) + " is " +
-                       std::to_string(token) +
+      throw InputError(out_.path() + ": " + source_.Locate(index) + " is " + std::to_string(token) +
                        ", which does not fit in one byte (.u8 needs tokens below 256; use .u16)");
     }
   }

@@ -12,11 +12,11 @@
 
 #include "ltsim/check/needed_length.h"
 #include "ltsim/check/sandwich.h"
+#include "ltsim/construct/kgram.h"
+#include "ltsim/construct/tasks.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/eval/evaluate.h"
-#include "ltsim/construct/kgram.h"
-#include "ltsim/construct/tasks.h"
 #include "ltsim/strings/sources.h"
 
 namespace ltsim {
@@ -40,7 +40,7 @@ Censoring Censor(const Transformer& f, const ExperimentOptions& o, std::uint64_t
   if (!reached) return Censoring::kAbove;
   const auto tau = static_cast<std::uint64_t>(f.locality);
   return needed <= NeededLengthGrid(tau + 2, o.x_length).front() ? Censoring::kBelow
-                                                                : Censoring::kNone;
+                                                                 : Censoring::kNone;
 }
 
 void Summarise(ExperimentRow& row) {
@@ -84,7 +84,7 @@ ExperimentRow KGramRow(const ExperimentOptions& o, int alphabet, int k, const ch
   const Vector on_x = Evaluate(f, *x);
   for (int i = 0; i < o.kgram_seeds; ++i) {
     const double sim = SimAt(f, on_x, *x, o.kgram_method, std::min(o.fixed_n, o.x_length),
-                           StreamSeed(o.seed, "experiment-z", static_cast<std::uint64_t>(i)));
+                             StreamSeed(o.seed, "experiment-z", static_cast<std::uint64_t>(i)));
     row.sim_at_fixed = i == 0 ? sim : std::max(row.sim_at_fixed, sim);
   }
   return row;

@@ -69,18 +69,24 @@ double MeanLog(const std::vector<Sample>& samples) {
 
 const char* CensoringName(Censoring censoring) {
   switch (censoring) {
-    case Censoring::kNone: return "none";
-    case Censoring::kAbove: return "above";
-    case Censoring::kBelow: return "below";
+    case Censoring::kNone:
+      return "none";
+    case Censoring::kAbove:
+      return "above";
+    case Censoring::kBelow:
+      return "below";
   }
   return "none";
 }
 
 const char* TrendName(Trend trend) {
   switch (trend) {
-    case Trend::kRises: return "rises";
-    case Trend::kNotShown: return "not shown";
-    case Trend::kDegenerate: return "degenerate";
+    case Trend::kRises:
+      return "rises";
+    case Trend::kNotShown:
+      return "not shown";
+    case Trend::kDegenerate:
+      return "degenerate";
   }
   return "not shown";
 }
@@ -220,8 +226,8 @@ JointFit FitJoint(const std::vector<std::string>& names,
   Eigen::VectorXd response(m);
   for (Eigen::Index i = 0; i < m; ++i) {
     design(i, 0) = 1;
-    for (std::size_t j = 0; j < k; ++j) design(i, static_cast<Eigen::Index>(j + 1)) =
-        used[i]->regressors[j];
+    for (std::size_t j = 0; j < k; ++j)
+      design(i, static_cast<Eigen::Index>(j + 1)) = used[i]->regressors[j];
     response(i) = std::log(used[i]->value);
   }
   const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(design);
@@ -239,8 +245,7 @@ JointFit FitJoint(const std::vector<std::string>& names,
     return fit;
   }
   const double sigma2 = (response - design * beta).squaredNorm() / static_cast<double>(df);
-  const Eigen::MatrixXd covariance =
-      sigma2 * (design.transpose() * design).inverse();
+  const Eigen::MatrixXd covariance = sigma2 * (design.transpose() * design).inverse();
   const double q = TQuantile(static_cast<double>(df), level);
   for (std::size_t j = 0; j < k; ++j) {
     const auto c = static_cast<Eigen::Index>(j + 1);

@@ -8,9 +8,9 @@
 #include "ltsim/check/needed_length.h"
 #include "ltsim/check/threshold.h"
 #include "ltsim/core/error.h"
+#include "ltsim/eval/precise.h"
 #include "ltsim/io/json.h"
 #include "ltsim/io/output_file.h"
-#include "ltsim/eval/precise.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/strings/sources.h"
 
@@ -58,8 +58,11 @@ std::string WritePointWitness(const PointWitness& w, const std::string& stem) {
   j["x_runs"] = runs;
   j["value"] = w.value;
   j["censored"] = w.censored;
-  j["recheck"] = {{"digits", kPreciseDigits}, {"f_x", w.f_x}, {"g_x", w.g_x},
-                  {"gap", w.gap_text}, {"exceeds_eps", w.recheck_exceeds}};
+  j["recheck"] = {{"digits", kPreciseDigits},
+                  {"f_x", w.f_x},
+                  {"g_x", w.g_x},
+                  {"gap", w.gap_text},
+                  {"exceeds_eps", w.recheck_exceeds}};
   std::string replay = "ltsim tightness --replay " + stem + ".point.json";
   j["replay"] = replay;
   WriteText(stem + ".point.json", j.dump(1) + "\n");
@@ -74,8 +77,8 @@ PointWitness ReadPointWitness(const std::string& path) {
   // (io/json.h): unknown or missing keys, integers that are not integers in range.
   const Json j = io::ReadJsonFile(path, "point witness");
   const io::JsonReader r(j, path);
-  r.Keys({"format", "version", "kind", "study", "label", "context", "f", "g", "eps",
-          "max_length", "x_runs", "value", "censored", "recheck", "replay"},
+  r.Keys({"format", "version", "kind", "study", "label", "context", "f", "g", "eps", "max_length",
+          "x_runs", "value", "censored", "recheck", "replay"},
          {"format", "version", "kind", "study", "label", "f", "g", "eps", "max_length", "x_runs",
           "value", "censored", "recheck"});
   if (r.At("format").String() != kFormat) r.At("format").Fail("must be \"ltsim-point\"");

@@ -1,6 +1,7 @@
 // Adversarial test functions for Lemma 5.3's statistic, and their rate over n (docs/lemma53.md).
 #include "ltsim/study/statistic_attack.h"
 
+#include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -9,7 +10,6 @@
 #include <boost/random/normal_distribution.hpp>
 #include <boost/random/uniform_real_distribution.hpp>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "ltsim/check/lemma53.h"
 #include "ltsim/core/error.h"
@@ -113,9 +113,7 @@ class ClampedLinearFunction : public TestFunction {
   int dimension() const override { return 1; }
   double size_bound() const override { return 1.0; }
   double lipschitz() const override { return l_; }
-  std::unique_ptr<TestFunctionPass> Begin() const override {
-    return std::make_unique<Pass>(*this);
-  }
+  std::unique_ptr<TestFunctionPass> Begin() const override { return std::make_unique<Pass>(*this); }
 
  private:
   class Pass : public TestFunctionPass {
@@ -181,8 +179,8 @@ AttackResult AttackStatistic(const Source& x, const AttackOptions& o) {
       for (int it = 0; it < o.iterations; ++it) {
         Params q = p;
         const double step = 0.3 * std::exp(-2.0 * it / std::max(1, o.iterations));
-        for (double& b : q.b) b = std::clamp(b + step * o.lipschitz * normal(engine),
-                                              -o.lipschitz, o.lipschitz);
+        for (double& b : q.b)
+          b = std::clamp(b + step * o.lipschitz * normal(engine), -o.lipschitz, o.lipschitz);
         q.theta += step * (o.lipschitz + 1) * normal(engine);
         const double v = std::abs(Contribution(tx.mu[w], tx.length, tz.mu[w], tz.length, q));
         if (v >= value) p = std::move(q), value = v;
@@ -193,14 +191,16 @@ AttackResult AttackStatistic(const Source& x, const AttackOptions& o) {
     r.adversarial += best_value;
   }
   const ClampedLinearFunction adversary(best, o.alphabet, o.locality, o.lipschitz);
-  r.rechecked = std::abs(AverageOverPositions(x, adversary)[0] - AverageOverPositions(*z, adversary)[0]);
+  r.rechecked =
+      std::abs(AverageOverPositions(x, adversary)[0] - AverageOverPositions(*z, adversary)[0]);
   for (int k = 0; k < o.random_functions; ++k) {
-    const RandomLipschitzFunction p(StreamSeed(o.seed, "attack-random", k), o.alphabet,
-                                    o.locality, o.lipschitz);
+    const RandomLipschitzFunction p(StreamSeed(o.seed, "attack-random", k), o.alphabet, o.locality,
+                                    o.lipschitz);
     r.random_best = std::max(
         r.random_best, std::abs(AverageOverPositions(x, p)[0] - AverageOverPositions(*z, p)[0]));
   }
-  r.reference_rate = (1 + o.lipschitz) * (o.locality + 1) / std::cbrt(static_cast<double>(o.length));
+  r.reference_rate =
+      (1 + o.lipschitz) * (o.locality + 1) / std::cbrt(static_cast<double>(o.length));
   for (std::size_t w = 0; w < windows && w < 4; ++w)
     r.function += fmt::format("{}w{}: s {} b [{:.3g}{}] θ {:.3g}", w ? "; " : "", w, best[w].s,
                               best[w].b[0], best[w].b.size() > 1 ? ", …" : "", best[w].theta);
@@ -299,9 +299,9 @@ AttackSweepResult RunAttackSweep(const AttackSweepOptions& o) {
         "consistent with n^(-1/3): worst-case slope {:.3f} [{:.3f}, {:.3f}] contains -1/3",
         e.exponent, e.ci->first, e.ci->second);
   } else if (e.ci->first > -1.0 / 3) {
-    result.markov_rate_verdict = fmt::format(
-        "slower than n^(-1/3) on the worst inputs found: slope {:.3f} [{:.3f}, {:.3f}]",
-        e.exponent, e.ci->first, e.ci->second);
+    result.markov_rate_verdict =
+        fmt::format("slower than n^(-1/3) on the worst inputs found: slope {:.3f} [{:.3f}, {:.3f}]",
+                    e.exponent, e.ci->first, e.ci->second);
   } else {
     result.markov_rate_verdict = fmt::format(
         "faster than n^(-1/3) on the worst inputs found: slope {:.3f} [{:.3f}, {:.3f}] (the "

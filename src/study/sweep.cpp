@@ -10,13 +10,13 @@
 #include <cmath>
 #include <limits>
 
-#include "ltsim/gen/margin_pair.h"
-#include "ltsim/search/search.h"
 #include "ltsim/check/needed_length.h"
 #include "ltsim/check/sandwich.h"
 #include "ltsim/core/bytes.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
+#include "ltsim/gen/margin_pair.h"
+#include "ltsim/search/search.h"
 
 namespace ltsim {
 namespace {

@@ -2,6 +2,7 @@
 // upper side from the frequency construction's certificate, verdicts (docs/tightness.md).
 #include "ltsim/study/tightness.h"
 
+#include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -12,24 +13,23 @@
 #include <cmath>
 #include <filesystem>
 #include <numeric>
-#include <fmt/format.h>
 
 #include "ltsim/bounds/registry.h"
 #include "ltsim/check/needed_length.h"
-#include "ltsim/study/sweep.h"
 #include "ltsim/check/threshold.h"
 #include "ltsim/construct/families.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/strings/sources.h"
 #include "ltsim/study/point_witness.h"
+#include "ltsim/study/sweep.h"
 #include "ltsim/study/tightness_families.h"
 
 namespace ltsim {
 namespace {
 
 constexpr std::uint64_t kMaxExactLength = 1'000'000;
-constexpr double kResolution = 0.01;  // relative resolution of exponent comparisons
+constexpr double kResolution = 0.01;         // relative resolution of exponent comparisons
 constexpr double kFirstInverseMargin = 1.5;  // 1/γ of the margin row's first point
 
 // The grid and fixed settings of one Theorem 4.1 row (docs/tightness.md §3).
@@ -100,7 +100,9 @@ FamilyPair NestedMember(int heads, double slope, double eps, double u) {
       p.predicted = static_cast<double>(m.first_disagreement);
       p.semantics =
           "hardmax attention with tie tolerance 1e-9, positions 1-based, the query among the "
-          "keys; " + std::to_string(heads) + " heads on nested supports and one MLP unit "
+          "keys; " +
+          std::to_string(heads) +
+          " heads on nested supports and one MLP unit "
           "(docs/families.md); an ℓ∞ gap > ε on the readout";
       return p;
     } catch (const InputError&) {
@@ -253,10 +255,10 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
   row.theorem = o.theorem;
   row.parameter = plan.parameter;
   const bool margin = plan.parameter == "margin";
-  row.regressor = plan.parameter == "eps"    ? "1/eps"
-                  : plan.parameter == "scale" ? "L"
-                  : margin                    ? "1/gamma"
-                  : plan.parameter == "period" ? "Delta"
+  row.regressor = plan.parameter == "eps"        ? "1/eps"
+                  : plan.parameter == "scale"    ? "L"
+                  : margin                       ? "1/gamma"
+                  : plan.parameter == "period"   ? "Delta"
                   : plan.parameter == "alphabet" ? "S"
                                                  : "tau";
   row.fit = margin ? "log-linear (ln N = a + b/gamma)" : "log-log (ln N = a + b ln x)";
@@ -265,21 +267,24 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
   row.semantics = first.semantics;
   row.class_text =
       plan.nested_heads > 0
-          ? fmt::format("one layer, hardmax, {0} heads (nested supports), MLP width 1 (f) / "
-                        "zero readout (g), S = {0}, Delta = 1, tau = 0, {1}",
-                        plan.nested_heads,
-                        plan.parameter == "eps" ? "eps varied"
-                                                : fmt::format("eps = {}, MLP slope varied", plan.eps))
-      : margin ? fmt::format("one layer, S = 2, 1 head, finite p = {} bits, no MLP, Delta = 1, "
-                           "tau = 0, eps = {}",
-                           o.precision_bits, plan.eps)
-             : fmt::format("one layer, hardmax, 1 head, MLP width 3 (g) / none (f), S = {}, "
-                           "Delta = {}, tau = {}, eps = {}{}",
-                           plan.parameter == "alphabet" ? "varied" : std::to_string(plan.alphabet),
-                           plan.parameter == "period" ? "varied" : std::to_string(plan.period),
-                           plan.parameter == "locality" ? "varied" : std::to_string(plan.locality),
-                           plan.parameter == "eps" ? "varied" : fmt::format("{}", plan.eps),
-                           plan.parameter == "scale" ? ", MLP slope varied" : "");
+          ? fmt::format(
+                "one layer, hardmax, {0} heads (nested supports), MLP width 1 (f) / "
+                "zero readout (g), S = {0}, Delta = 1, tau = 0, {1}",
+                plan.nested_heads,
+                plan.parameter == "eps" ? "eps varied"
+                                        : fmt::format("eps = {}, MLP slope varied", plan.eps))
+      : margin ? fmt::format(
+                     "one layer, S = 2, 1 head, finite p = {} bits, no MLP, Delta = 1, "
+                     "tau = 0, eps = {}",
+                     o.precision_bits, plan.eps)
+               : fmt::format(
+                     "one layer, hardmax, 1 head, MLP width 3 (g) / none (f), S = {}, "
+                     "Delta = {}, tau = {}, eps = {}{}",
+                     plan.parameter == "alphabet" ? "varied" : std::to_string(plan.alphabet),
+                     plan.parameter == "period" ? "varied" : std::to_string(plan.period),
+                     plan.parameter == "locality" ? "varied" : std::to_string(plan.locality),
+                     plan.parameter == "eps" ? "varied" : fmt::format("{}", plan.eps),
+                     plan.parameter == "scale" ? ", MLP slope varied" : "");
   row.upper_source = margin ? "max(frequency-length, 2^(p/gamma)) [ours: the construction's "
                               "certificate holds from T_hard on]"
                             : "frequency-length [ours]: the construction's certified |z|";
@@ -304,9 +309,9 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
       if (cell.lower.sample.censoring == Censoring::kNone) {
         const ConstantMap c =
             PairConstants(ModelConstants(cell.pair.f), ModelConstants(cell.pair.g));
-        const double value = margin ? cell.lower.sample.value / std::exp2(c.at("p") / c.at("gamma"))
-                                    : cell.lower.sample.value * cell.eps /
-                                          (c.at("Delta") * c.at("L"));
+        const double value = margin
+                                 ? cell.lower.sample.value / std::exp2(c.at("p") / c.at("gamma"))
+                                 : cell.lower.sample.value * cell.eps / (c.at("Delta") * c.at("L"));
         if (value > row.constant.value) {
           row.constant.value = value;
           row.constant.point = static_cast<int>(i);
@@ -324,13 +329,14 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
     if (!checks.empty()) {
       point.simulator = checks[i];
       if (!checks[i].within_certificate)
-        row.warnings.push_back(fmt::format(
-            "{} = {}: the simulator needed {} > the certified {} on {}", plan.parameter,
-            point.value, checks[i].needed, checks[i].certified, checks[i].x_kind));
+        row.warnings.push_back(
+            fmt::format("{} = {}: the simulator needed {} > the certified {} on {}", plan.parameter,
+                        point.value, checks[i].needed, checks[i].certified, checks[i].x_kind));
       if (!checks[i].hardmax_regime)
         row.warnings.push_back(fmt::format(
             "{} = {}: |x| = {} is below 4·T_hard: the simulator check is outside the hardmax "
-            "regime", plan.parameter, point.value, checks[i].x_length));
+            "regime",
+            plan.parameter, point.value, checks[i].x_length));
     }
     lower.push_back(l);
     upper.push_back(u);
@@ -345,7 +351,8 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
     if (std::abs(drift - 1) > 0.1)
       row.warnings.push_back(fmt::format(
           "L/slope changes by a factor {:.3g} over the grid: L is not proportional to the "
-          "slope here, so the exponent in L is a local slope", drift));
+          "slope here, so the exponent in L is a local slope",
+          drift));
   }
   FitOptions fit;
   fit.scale = margin ? FitScale::kLogLinear : FitScale::kLogLog;
@@ -353,7 +360,8 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
   row.lower = FitSeries(lower, fit);
   row.upper = FitSeries(upper, fit);
   // Exponents closer than 1% of the paper's are not told apart (docs/statistics.md §4).
-  row.verdict = DecideVerdict(row.lower, row.upper, row.paper, kResolution * std::max(1.0, std::abs(row.paper)));
+  row.verdict = DecideVerdict(row.lower, row.upper, row.paper,
+                              kResolution * std::max(1.0, std::abs(row.paper)));
   if (row.verdict.verdict == Verdict::kContradicts)
     row.verdict.reason += "; witness family " + row.family + ", relying on: " + row.semantics;
   return row;
@@ -392,7 +400,8 @@ TightnessResult RunTightness(const TightnessOptions& options) {
     result.options.parameters = TightnessParameters(options.theorem);
   const TightnessOptions& o = result.options;
   std::vector<RowPlan> plans;
-  for (const std::string& p : o.parameters) plans.push_back(PlanRow(p, o.points, o.points_given, o.heads));
+  for (const std::string& p : o.parameters)
+    plans.push_back(PlanRow(p, o.points, o.points_given, o.heads));
   if (!o.out.empty()) {
     std::error_code error;
     for (const RowPlan& p : plans)
@@ -410,8 +419,7 @@ TightnessResult RunTightness(const TightnessOptions& options) {
     for (int i = 0; i < static_cast<int>(plans[r].values.size()); ++i)
       for (int m = 0; m < o.seeds; ++m) tasks.push_back({r, i, m});
   std::vector<Cell> cells(tasks.size());
-  const int threads =
-      o.threads > 0 ? o.threads : oneapi::tbb::this_task_arena::max_concurrency();
+  const int threads = o.threads > 0 ? o.threads : oneapi::tbb::this_task_arena::max_concurrency();
   oneapi::tbb::task_arena arena(threads);
   // Progress counts the members, then the simulator checks (one per point).
   std::size_t points = 0;

@@ -32,8 +32,9 @@ FamilyPair MakeBumpPair(int alphabet, int period, int locality, double slope, do
   const double w = 2 * eps / slope;
   const double centre = w * (1 + offset);
   if (!(offset >= 0 && offset < 1) || centre + w >= 1)
-    throw InputError("bump family: the bump of half-width 2·eps/slope does not fit in [0, 1] "
-                     "(raise the slope)");
+    throw InputError(
+        "bump family: the bump of half-width 2·eps/slope does not fit in [0, 1] "
+        "(raise the slope)");
   // Dimensions: tokens [0, S), attended shares [S, 2S), constant 2S, residue-0 flag 2S+1,
   // bump 2S+2.
   const int S = alphabet, one = 2 * S, flag = 2 * S + 1, bump = 2 * S + 2, d = 2 * S + 3;
@@ -78,12 +79,11 @@ FamilyPair MakeBumpPair(int alphabet, int period, int locality, double slope, do
   // 1/n < c + ε/h (and 1/n > c − ε/h, true since consecutive 1/n are closer than 2ε/h there).
   const double n = std::floor(1 / (centre + eps / slope)) + 1;
   p.predicted = n * period;
-  const std::string meta = "{\"family\": \"bump\", \"alphabet\": " + std::to_string(S) +
-                           ", \"period\": " + std::to_string(period) +
-                           ", \"locality\": " + std::to_string(locality) +
-                           ", \"slope\": " + std::to_string(slope) +
-                           ", \"eps\": " + std::to_string(eps) +
-                           ", \"offset\": " + std::to_string(offset) + "}";
+  const std::string meta =
+      "{\"family\": \"bump\", \"alphabet\": " + std::to_string(S) +
+      ", \"period\": " + std::to_string(period) + ", \"locality\": " + std::to_string(locality) +
+      ", \"slope\": " + std::to_string(slope) + ", \"eps\": " + std::to_string(eps) +
+      ", \"offset\": " + std::to_string(offset) + "}";
   p.f.meta_json = p.g.meta_json = meta;
   p.semantics =
       "hardmax attention with tie tolerance θ = 1e-9 over the keys at positions ≡ 0 (mod Δ), "

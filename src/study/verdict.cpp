@@ -21,10 +21,14 @@ std::string Resolution(double tolerance) {
 
 const char* VerdictName(Verdict verdict) {
   switch (verdict) {
-    case Verdict::kTight: return "tight";
-    case Verdict::kGap: return "gap";
-    case Verdict::kContradicts: return "contradicts";
-    case Verdict::kInconclusive: return "inconclusive";
+    case Verdict::kTight:
+      return "tight";
+    case Verdict::kGap:
+      return "gap";
+    case Verdict::kContradicts:
+      return "contradicts";
+    case Verdict::kInconclusive:
+      return "inconclusive";
   }
   return "inconclusive";
 }
@@ -45,8 +49,8 @@ VerdictResult DecideVerdict(const ExponentEstimate& lower, const ExponentEstimat
     return v;
   }
   if (low <= tolerance && high >= -tolerance) {
-    v.reason = fmt::format("lower side's interval {} spans 0: growth not shown",
-                           Interval(*lower.ci));
+    v.reason =
+        fmt::format("lower side's interval {} spans 0: growth not shown", Interval(*lower.ci));
     return v;
   }
   if (!upper.ci) {
@@ -71,9 +75,10 @@ VerdictResult DecideVerdict(const ExponentEstimate& lower, const ExponentEstimat
   v.verdict = Verdict::kGap;
   v.gap = upper.exponent - lower.exponent;
   v.least_gap = ulow - high;
-  v.reason = fmt::format("upper side exceeds lower side by {:.3g} (at least {:.3g}): lower {}, "
-                         "upper {}",
-                         v.gap, v.least_gap, Interval(*lower.ci), Interval(*upper.ci)) +
+  v.reason = fmt::format(
+                 "upper side exceeds lower side by {:.3g} (at least {:.3g}): lower {}, "
+                 "upper {}",
+                 v.gap, v.least_gap, Interval(*lower.ci), Interval(*upper.ci)) +
              Resolution(tolerance);
   return v;
 }

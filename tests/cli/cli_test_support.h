@@ -28,8 +28,8 @@ const std::string kModelG = kSource + "/corpus/models/pair/g.json";
 const std::string kDefaultString = kSource + "/corpus/strings/default.txt";
 
 // Every simulator, as registered (simulator.h).
-const std::vector<std::string> kMethods = {"frequency", "frequency-agnostic", "truncate",
-                                           "uniform",   "markov",             "blocks"};
+const std::vector<std::string> kMethods = {
+    "frequency", "frequency-agnostic", "truncate", "uniform", "markov", "blocks"};
 
 // Values printed as JSON doubles (17 significant digits) and recomputed by hand: a few ulps.
 constexpr double kPrinted = 1e-12;
@@ -98,8 +98,8 @@ class CliTest : public ::testing::Test {
   // Runs a bash script with $LTSIM set to the binary (pipes, stdin, process substitution),
   // stdout and stderr captured, in the test's directory.
   Result Shell(const std::string& script) const {
-    WriteFile(Path("script.sh"), "cd " + Quote(dir_.string()) + "\nLTSIM=" + Quote(kBinary) +
-                                     "\n" + script + "\n");
+    WriteFile(Path("script.sh"),
+              "cd " + Quote(dir_.string()) + "\nLTSIM=" + Quote(kBinary) + "\n" + script + "\n");
     const std::string command = "bash " + Quote(Path("script.sh").string()) + " >" +
                                 Quote(Path("stdout.txt").string()) + " 2>" +
                                 Quote(Path("stderr.txt").string()) + " </dev/null";

@@ -5,8 +5,9 @@ namespace ltsim::cli_test {
 namespace {
 
 TEST_F(CliTest, ConstantsJsonHasTheRegistryAndUserBounds) {
-  const Json doc = RunJson({"constants", kModelF, kModelG, "--eps", "0.1", "--z-length", "1000", "--x-length",
-                            "8000", "--set", "SNR=4", "--bound", "C/SNR*n/T", "--json"});
+  const Json doc =
+      RunJson({"constants", kModelF, kModelG, "--eps", "0.1", "--z-length", "1000", "--x-length",
+               "8000", "--set", "SNR=4", "--bound", "C/SNR*n/T", "--json"});
   ASSERT_TRUE(doc.contains("context")) << doc;
   EXPECT_EQ(doc["context"]["command"], "constants");
   for (const char* key :

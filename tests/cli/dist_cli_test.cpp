@@ -195,8 +195,9 @@ TEST_F(DistCliTest, ShardsMergedGiveTheFilesOfOneRun) {
   std::string shards;
   for (int i = 0; i < 3; ++i) {
     const std::string file = Path("s" + std::to_string(i)).string();
-    ASSERT_EQ(Run(0, fuzz + " --out " + Quote(Path("merged").string()) + " --shard " +
-                         std::to_string(i) + "/3 --shard-out " + Quote(file),
+    ASSERT_EQ(Run(0,
+                  fuzz + " --out " + Quote(Path("merged").string()) + " --shard " +
+                      std::to_string(i) + "/3 --shard-out " + Quote(file),
                   "shard.stdout"),
               0)
         << ReadFile(Path("shard.stdout.err"));
@@ -206,11 +207,13 @@ TEST_F(DistCliTest, ShardsMergedGiveTheFilesOfOneRun) {
   EXPECT_LE(Run(0, "merge" + shards, "merge.stdout"), 1) << ReadFile(Path("merge.stdout.err"));
   ExpectSameTree(Path("one"), Path("merged"));
 
-  const std::string search = "search --objective sim-ratio --restarts 5 --iterations 10 --seed 2 --json";
+  const std::string search =
+      "search --objective sim-ratio --restarts 5 --iterations 10 --seed 2 --json";
   ASSERT_EQ(Run(0, search, "search.stdout"), 0);
   for (int i = 0; i < 2; ++i)
-    ASSERT_EQ(Run(0, search + " --shard " + std::to_string(i) + "/2 --shard-out " +
-                         Quote(Path("t" + std::to_string(i)).string()),
+    ASSERT_EQ(Run(0,
+                  search + " --shard " + std::to_string(i) + "/2 --shard-out " +
+                      Quote(Path("t" + std::to_string(i)).string()),
                   "t.stdout"),
               0);
   ASSERT_EQ(Run(0, "merge " + Quote(Path("t1").string()) + " " + Quote(Path("t0").string()),
@@ -247,8 +250,7 @@ TEST_F(DistCliTest, AKilledRankThenResumeGivesTheUninterruptedFiles) {
   // Rank 0 stopped cleanly: its summary counts exactly the lines written.
   const std::string summary = ReadFile(dir / "summary.json");
   EXPECT_NE(summary.find("\"interrupted\": true"), std::string::npos) << summary;
-  EXPECT_NE(summary.find("\"cases\": " + std::to_string(done) + ","), std::string::npos)
-      << summary;
+  EXPECT_NE(summary.find("\"cases\": " + std::to_string(done) + ","), std::string::npos) << summary;
   EXPECT_NE(ReadFile(Path("code")), "0\n");
   // Resume under 2 ranks, and compare with one uninterrupted process.
   EXPECT_LE(Run(2, "fuzz --resume " + Quote(dir.string()) + " --threads 1", "resume.stdout"), 1)

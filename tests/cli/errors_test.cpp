@@ -1,4 +1,5 @@
-// Command-line tests of bad input: exit 2, one line on stderr naming the culprit (docs/design.md §8).
+// Command-line tests of bad input: exit 2, one line on stderr naming the culprit (docs/design.md
+// §8).
 #include "cli_test_support.h"
 
 namespace ltsim::cli_test {
@@ -31,8 +32,8 @@ TEST_F(CliTest, UnknownMethod) {
   const std::string x = Temp("x.txt", "0 1 1 2\n");
   ExpectInputError({"sandwich", kModelF, kModelG, x, "--method", "bogus", "--z-length", "10"},
                    "--method");
-  ExpectInputError({"simulate", "--model", kModelF, "--method", "bogus", "--z-length", "10", "--out",
-                    Path("z.txt").string(), x},
+  ExpectInputError({"simulate", "--model", kModelF, "--method", "bogus", "--z-length", "10",
+                    "--out", Path("z.txt").string(), x},
                    "--method");
 }
 

@@ -80,13 +80,14 @@ class ExamplesTest : public CliTest {
       fs::create_directories(dir);
       fs::create_symlink(kSource + "/corpus", dir / "corpus");
     }
-    std::string line = std::regex_replace(command, std::regex(R"(^build/tools/ltsim/ltsim )"),
-                                          "ltsim ");
+    std::string line =
+        std::regex_replace(command, std::regex(R"(^build/tools/ltsim/ltsim )"), "ltsim ");
     if (line.starts_with("mpirun ")) {
-      line = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader "
-             "OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_oob_tcp_if_include=lo "
-             "OMPI_MCA_rmaps_base_oversubscribe=1 " +
-             std::regex_replace(line, std::regex(R"( build/tools/ltsim/ltsim )"), " \"$LTSIM\" ");
+      line =
+          "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader "
+          "OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_oob_tcp_if_include=lo "
+          "OMPI_MCA_rmaps_base_oversubscribe=1 " +
+          std::regex_replace(line, std::regex(R"( build/tools/ltsim/ltsim )"), " \"$LTSIM\" ");
     }
     return Shell("cd " + Quote(dir.string()) + " && ltsim() { \"$LTSIM\" \"$@\"; } && " + line);
   }
@@ -94,8 +95,9 @@ class ExamplesTest : public CliTest {
   // Whether `command` can run here: an `mpirun` line needs mpirun and an MPI build of ltsim.
   bool CanRun(const std::string& command) const {
     if (!command.starts_with("mpirun ")) return true;
-    return Shell("command -v mpirun > /dev/null && \"$LTSIM\" --version | grep -q 'MPI: built "
-                 "in'")
+    return Shell(
+               "command -v mpirun > /dev/null && \"$LTSIM\" --version | grep -q 'MPI: built "
+               "in'")
                .exit_code == 0;
   }
 
@@ -103,7 +105,8 @@ class ExamplesTest : public CliTest {
   // `refute` whose bound a pair beats (its help says which: the first and third example).
   static int ExpectedExit(const std::string& command) {
     if (command.find("test-drop-suffix") != std::string::npos) return 1;
-    if (command.starts_with("ltsim refute ") && command.find("; ltsim replay") == std::string::npos &&
+    if (command.starts_with("ltsim refute ") &&
+        command.find("; ltsim replay") == std::string::npos &&
         command.find("--bound thm4.1-length") == std::string::npos)
       return 1;
     return 0;
@@ -162,8 +165,9 @@ TEST_F(ExamplesTest, EveryReadmeExampleRuns) {
       // tools/demo.sh and tools/test.sh install packages and build: their ltsim line is run
       // below (the demo) or they are the test suite itself.
       if (c.starts_with("tools/")) continue;
-      ASSERT_TRUE(c.starts_with("build/tools/ltsim/ltsim ") || c.starts_with("ltsim ") ||
-                  (c.starts_with("mpirun ") && c.find(" build/tools/ltsim/ltsim ") != std::string::npos))
+      ASSERT_TRUE(
+          c.starts_with("build/tools/ltsim/ltsim ") || c.starts_with("ltsim ") ||
+          (c.starts_with("mpirun ") && c.find(" build/tools/ltsim/ltsim ") != std::string::npos))
           << "README example that no test runs: " << c;
       if (!CanRun(c)) {
         std::cout << "not run (needs mpirun and an MPI build): " << c << "\n";
@@ -207,9 +211,9 @@ TEST_F(CliTest, ReadmeCommandTableIsOneTable) {
   EXPECT_TRUE(table[1].starts_with("|---")) << table[1];
   std::string rows;
   for (const std::string& row : table) rows += row + "\n";
-  for (const char* command : {"eval", "info", "simulate", "sandwich", "generate", "construct",
-                              "statistic", "threshold", "fuzz", "replay", "constants", "sweep",
-                              "experiment", "search", "help"})
+  for (const char* command :
+       {"eval", "info", "simulate", "sandwich", "generate", "construct", "statistic", "threshold",
+        "fuzz", "replay", "constants", "sweep", "experiment", "search", "help"})
     EXPECT_NE(rows.find(std::string("`ltsim ") + command), std::string::npos) << command;
 }
 

@@ -44,8 +44,8 @@ TEST_F(CliTest, FuzzFindsAPlantedBrokenSimulatorAndItsWitnessesReplay) {
   EXPECT_NE(alone.out.find("case " + index + " alone"), std::string::npos) << alone.out;
   EXPECT_NE(alone.out.find("REFUTED"), std::string::npos) << alone.out;
   // The same case from the flags instead of the directory, as JSON.
-  const Result flags = Run({"fuzz", "--seed", "3", "--cases", "40", "--methods",
-                            "test-drop-suffix", "--layers", "1", "--case", index, "--json"});
+  const Result flags = Run({"fuzz", "--seed", "3", "--cases", "40", "--methods", "test-drop-suffix",
+                            "--layers", "1", "--case", index, "--json"});
   EXPECT_EQ(flags.exit_code, 1) << flags.err;
   const Json one = Json::parse(flags.out);
   EXPECT_EQ(one["refuted"], true);
@@ -95,8 +95,12 @@ TEST_F(CliTest, FuzzResumedRateCountsOnlyItsOwnCases) {
   const std::size_t at = resumed.err.rfind("fuzz: 256/256 cases, 192 this run, ");
   ASSERT_NE(at, std::string::npos) << resumed.err;
   double rate = 0, seconds = 0;
-  ASSERT_EQ(std::sscanf(resumed.err.c_str() + at, "fuzz: 256/256 cases, 192 this run, %lf cases/s, "
-                        "%*[^,], %lf s", &rate, &seconds), 2) << resumed.err;
+  ASSERT_EQ(std::sscanf(resumed.err.c_str() + at,
+                        "fuzz: 256/256 cases, 192 this run, %lf cases/s, "
+                        "%*[^,], %lf s",
+                        &rate, &seconds),
+            2)
+      << resumed.err;
   // |rate·s − 192| ≤ 0.05·s + 0.05·rate (each printed number is off by at most 0.05).
   EXPECT_NEAR(rate * seconds, 192.0, 0.05 * seconds + 0.05 * rate + 0.01) << resumed.err;
 }

@@ -10,10 +10,11 @@ const std::string kX = "iid:length=500,alphabet=2,seed=1";
 TEST_F(HardeningTest, NegativeSeedIsRefusedByEveryCommand) {
   const std::string z = Path("z.txt").string();
   ExpectInputError({"sandwich", kModelF, kModelG, kX, "--length", "20", "--seed", "-3"}, "--seed");
-  ExpectInputError({"simulate", "--model", kModelF, kX, "--length", "20", "--seed", "-3", "--out", z},
-                   "--seed");
-  ExpectInputError({"threshold", kModelF, kModelG, "--eps", "0.1", "--max-length", "3", "--seed", "-1"},
-                   "--seed");
+  ExpectInputError(
+      {"simulate", "--model", kModelF, kX, "--length", "20", "--seed", "-3", "--out", z}, "--seed");
+  ExpectInputError(
+      {"threshold", kModelF, kModelG, "--eps", "0.1", "--max-length", "3", "--seed", "-1"},
+      "--seed");
   ExpectInputError({"fuzz", "--seed", "-3", "--cases", "1", "--out", Path("c").string()}, "--seed");
   ExpectInputError({"search", "--seed", "-1", "--restarts", "1"}, "--seed");
   ExpectInputError({"sweep", "--parameter", "alphabet", "--values", "2", "--seed", "-1"}, "--seed");
@@ -25,17 +26,18 @@ TEST_F(HardeningTest, IntegersAreDecimalAndInRange) {
   ExpectInputError({"fuzz", "--cases", "-1", "--out", out}, "--cases");  // never ended before
   ExpectInputError({"sandwich", kModelF, kModelG, kX, "--length", "20", "--block-length", "-1"},
                    "--block-length");
-  ExpectInputError({"sandwich", kModelF, kModelG, kX, "--length", "20", "--seed", "0x10"}, "--seed");
+  ExpectInputError({"sandwich", kModelF, kModelG, kX, "--length", "20", "--seed", "0x10"},
+                   "--seed");
   // A leading 0 is decimal, not octal: --seed 010 is seed 10.
   const Result octal = Run({"sandwich", kModelF, kModelG, kX, "--length", "20", "--seed", "010"});
   EXPECT_EQ(octal.exit_code, 0) << octal.err;
   EXPECT_NE(octal.out.find("seed 10 "), std::string::npos) << octal.out;
-  ExpectInputError({"sandwich", kModelF, kModelG, kX, "--length", "20", "--seed",
-                    "99999999999999999999"},
-                   "--seed");
-  ExpectInputError({"threshold", kModelF, kModelG, "--eps", "0.1", "--max-length",
-                    "99999999999999999999"},
-                   "--max-length");
+  ExpectInputError(
+      {"sandwich", kModelF, kModelG, kX, "--length", "20", "--seed", "99999999999999999999"},
+      "--seed");
+  ExpectInputError(
+      {"threshold", kModelF, kModelG, "--eps", "0.1", "--max-length", "99999999999999999999"},
+      "--max-length");
   EXPECT_FALSE(fs::exists(out));
 }
 
@@ -65,8 +67,9 @@ TEST_F(HardeningTest, RealsAreFiniteAndInRange) {
 
 TEST_F(HardeningTest, CampaignFlagsAreChecked) {
   const std::string out = Path("c").string();
-  ExpectInputError({"fuzz", "--cases", "1", "--min-length", "5000", "--max-length", "1000", "--out", out},
-                   "--min-length");
+  ExpectInputError(
+      {"fuzz", "--cases", "1", "--min-length", "5000", "--max-length", "1000", "--out", out},
+      "--min-length");
   // Aborted in markov_subset.cpp before (defect 3).
   ExpectInputError({"fuzz", "--cases", "1", "--min-target", "0", "--max-target", "0", "--methods",
                     "markov", "--out", out},

@@ -31,9 +31,9 @@ TEST_F(HardeningTest, AFailedWriteLeavesTheOldOutput) {
 
 TEST_F(HardeningTest, HugeBinaryOutputsAreRefusedBeforeWriting) {
   // Wrote without a size check before (defect 10).
-  ExpectInputError({"generate", Temp("huge.txt", "0^18446744073709551615\n"), "--out",
-                    Path("huge.u8").string()},
-                   "huge.u8");
+  ExpectInputError(
+      {"generate", Temp("huge.txt", "0^18446744073709551615\n"), "--out", Path("huge.u8").string()},
+      "huge.u8");
   EXPECT_FALSE(fs::exists(Path("huge.u8")));
 }
 

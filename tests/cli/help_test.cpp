@@ -69,7 +69,8 @@ TEST_F(HelpTest, EveryCommandHasHelpWithExamplesAndPlainWrappedText) {
         "construct modp-task", "construct simple-task", "experiment paper"})
     EXPECT_NE(std::find(commands.begin(), commands.end(), expected), commands.end()) << expected;
   // CLI11's type and validator names (INT:POSITIVE, TEXT:{a,b}, [1 - 64]) never show.
-  const std::regex validator(R"((\b(INT|UINT|FLOAT|TEXT)\b)|:POSITIVE|:NONNEGATIVE|:\{|\[\d+ - \d+\]|REQUIRED)");
+  const std::regex validator(
+      R"((\b(INT|UINT|FLOAT|TEXT)\b)|:POSITIVE|:NONNEGATIVE|:\{|\[\d+ - \d+\]|REQUIRED)");
   for (const std::string& command : commands) {
     SCOPED_TRACE(command);
     std::vector<std::string> args = Split(command);
@@ -80,8 +81,7 @@ TEST_F(HelpTest, EveryCommandHasHelpWithExamplesAndPlainWrappedText) {
     EXPECT_NE(r.out.find("Examples (from the repository root"), std::string::npos) << r.out;
     EXPECT_FALSE(std::regex_search(r.out, validator)) << r.out;
     std::istringstream lines(r.out);
-    for (std::string line; std::getline(lines, line);)
-      EXPECT_LE(Columns(line), kHelpWidth) << line;
+    for (std::string line; std::getline(lines, line);) EXPECT_LE(Columns(line), kHelpWidth) << line;
     // `ltsim help CMD` prints the same text.
     std::vector<std::string> help = {"help"};
     for (const std::string& w : Split(command)) help.push_back(w);
@@ -98,9 +98,9 @@ TEST_F(CliTest, MistypedNamesGetSuggestions) {
   ExpectInputError({"sandwich", kModelF, kModelG, kDefaultString, "--z-lenght", "10"},
                    "did you mean '--z-length'?");
   ExpectInputError({"fuzz", "--case", "1", "--sed", "3"}, "did you mean '--seed'?");
-  ExpectInputError({"sandwich", kModelF, kModelG, kDefaultString, "--z-length", "10", "--method",
-                    "frequncy"},
-                   "did you mean 'frequency'?");
+  ExpectInputError(
+      {"sandwich", kModelF, kModelG, kDefaultString, "--z-length", "10", "--method", "frequncy"},
+      "did you mean 'frequency'?");
   ExpectInputError({"sweep", "--parameter", "period", "--values", "1,2", "--strategy", "serch"},
                    "did you mean 'search'?");
   // A model file with a mistyped key.
@@ -114,9 +114,9 @@ TEST_F(CliTest, MistypedNamesGetSuggestions) {
 TEST_F(CliTest, AnErrorAboutAFlagPointsToTheCommandsHelp) {
   ExpectInputError({"sandwich", kModelF, kModelG, kDefaultString, "--bogus"},
                    "(see ltsim sandwich --help)");
-  ExpectInputError({"sandwich", kModelF, kModelG, kDefaultString, "--z-length", "10", "--method",
-                    "bogus"},
-                   "(see ltsim sandwich --help)");
+  ExpectInputError(
+      {"sandwich", kModelF, kModelG, kDefaultString, "--z-length", "10", "--method", "bogus"},
+      "(see ltsim sandwich --help)");
   ExpectInputError({"experiment", "paper", "--ks", "1.5"}, "(see ltsim experiment paper --help)");
   ExpectInputError({"info", kModelF, "--frobnicate"}, "(see ltsim info --help)");
 }

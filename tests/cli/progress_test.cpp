@@ -16,14 +16,17 @@ TEST_F(CliTest, LongCommandsReportProgressWhenPiped) {
       {"sandwich: ", "sandwich " + f + " " + g + " " + x + " --z-length 2000"},
       {"statistic: ", "statistic " + x + " --z-length 2000 --lipschitz 1"},
       {"search: ", "search --restarts 3 --iterations 2 --x-length 400 --z-length 40"},
-      {"sweep: ", "sweep --parameter period --values 1,2 --pairs 2 --strategy random "
-                  "--x-length 1000"},
-      {"experiment: ", "experiment paper --omegas 1,2 --primes 2 --alphabets '' --ks '' "
-                       "--x-length 1000"},
+      {"sweep: ",
+       "sweep --parameter period --values 1,2 --pairs 2 --strategy random "
+       "--x-length 1000"},
+      {"experiment: ",
+       "experiment paper --omegas 1,2 --primes 2 --alphabets '' --ks '' "
+       "--x-length 1000"},
       {"threshold: ", "threshold " + f + " " + g + " --eps 0.7 --max-length 200"},
       {"tightness: ", "tightness --parameters eps --points 3 --seeds 1 --no-validate"},
-      {"statistic --adversarial: ", "statistic " + x + " --z-length 500 --lipschitz 2 "
-                                    "--adversarial --iterations 5"}};
+      {"statistic --adversarial: ", "statistic " + x +
+                                        " --z-length 500 --lipschitz 2 "
+                                        "--adversarial --iterations 5"}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.args);
     const Result r = Shell("LTSIM_PROGRESS_EVERY=0 \"$LTSIM\" " + c.args + " >/dev/null");

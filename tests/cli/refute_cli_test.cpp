@@ -32,10 +32,11 @@ std::string ReadFile(const fs::path& path) {
 // A small class and budget: S = 2, Δ = 1, τ = 0, d = 6, H = 2, m = 1, L₀ = 4, ε = 0.05,
 // 40 evaluations of T* up to N = 300 (well under a second).
 std::vector<std::string> SmallClass(const std::string& bound) {
-  return {"refute",   "--bound",  bound, "--eps",      "0.05", "--max-lipschitz", "4",
-          "--alphabet", "2",      "--period", "1",     "--locality", "0",  "--width", "6",
-          "--heads",  "2",        "--mlp-width", "1",  "--budget",   "40", "--iterations", "9",
-          "--max-length", "300",  "--seed",   "3"};
+  return {"refute", "--bound",    bound, "--eps",        "0.05", "--max-lipschitz",
+          "4",      "--alphabet", "2",   "--period",     "1",    "--locality",
+          "0",      "--width",    "6",   "--heads",      "2",    "--mlp-width",
+          "1",      "--budget",   "40",  "--iterations", "9",    "--max-length",
+          "300",    "--seed",     "3"};
 }
 
 class RefuteCli : public ::testing::Test {

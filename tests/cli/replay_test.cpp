@@ -73,10 +73,11 @@ TEST_F(CliTest, ReplayBadInputExitsTwo) {
 // recorded verdict that the files no longer give is 1.
 TEST_F(CliTest, ReplayReproducesARefuteResult) {
   const std::string out = Path("refute").string();
-  const Result r = Run({"refute", "--bound", "1", "--eps", "0.05", "--max-lipschitz", "4",
-                        "--alphabet", "2", "--period", "1", "--locality", "0", "--width", "6",
-                        "--heads", "2", "--mlp-width", "1", "--budget", "40", "--iterations",
-                        "9", "--max-length", "300", "--seed", "3", "--out-dir", out});
+  const Result r = Run({"refute", "--bound",    "1",  "--eps",        "0.05", "--max-lipschitz",
+                        "4",      "--alphabet", "2",  "--period",     "1",    "--locality",
+                        "0",      "--width",    "6",  "--heads",      "2",    "--mlp-width",
+                        "1",      "--budget",   "40", "--iterations", "9",    "--max-length",
+                        "300",    "--seed",     "3",  "--out-dir",    out});
   ASSERT_EQ(r.exit_code, 1) << r.err;  // refuted
   const std::string file = out + "/refute.json";
   const Result replay = Run({"replay", file});

@@ -38,8 +38,8 @@ TEST_F(CliTest, SandwichOnAShortString) {
   const std::string x = Temp("x.txt", "0 1 1 2\n");
   for (const std::string& method : kMethods) {
     SCOPED_TRACE(method);
-    const Json doc =
-        RunJson({"sandwich", kModelF, kModelG, x, "--method", method, "--z-length", "100", "--json"});
+    const Json doc = RunJson(
+        {"sandwich", kModelF, kModelG, x, "--method", method, "--z-length", "100", "--json"});
     EXPECT_EQ(doc["holds"], true);
     if (method != "markov") {
       EXPECT_LE(doc["z_length"].get<std::uint64_t>(), 100u);
@@ -59,7 +59,7 @@ TEST_F(CliTest, SandwichTableKeepsColumnsForVectorOutputs) {
   for (std::string line; std::getline(lines, line);) {
     if (!line.starts_with("  output on")) continue;
     ++rows;
-    EXPECT_EQ(line.find(", "), std::string::npos) << line;  // no "[a, b, c]" in a cell
+    EXPECT_EQ(line.find(", "), std::string::npos) << line;      // no "[a, b, c]" in a cell
     EXPECT_EQ(line.size(), 2u + 26 + 1 + 16 + 1 + 16) << line;  // the header row's columns
   }
   EXPECT_EQ(rows, 6u);  // 3 outputs, on x and on z

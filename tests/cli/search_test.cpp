@@ -7,8 +7,8 @@ namespace {
 TEST_F(CliTest, SearchIsReproducibleAndItsWitnessReplays) {
   const std::string witness = Path("search.json").string();
   const std::vector<std::string> args = {
-      "search",       "--objective", "sim-ratio",  "--z-length", "40",    "--restarts", "2",
-      "--iterations", "4",           "--x-length", "400", "--seed", "11"};
+      "search",       "--objective", "sim-ratio",  "--z-length", "40",     "--restarts", "2",
+      "--iterations", "4",           "--x-length", "400",        "--seed", "11"};
   std::vector<std::string> one = args, two = args;
   one.insert(one.end(), {"--threads", "1", "--json"});
   two.insert(two.end(), {"--threads", "2", "--json", "--out", witness});

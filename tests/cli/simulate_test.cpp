@@ -7,8 +7,8 @@ namespace {
 TEST_F(CliTest, SimulateWritesAReadableZ) {
   // The argument order of the brief: STRING after the last --model, then --out.
   const std::string z = Path("z.txt").string();
-  const Result r = Run({"simulate", "--method", "frequency", "--z-length", "500", "--model", kModelF,
-                        "--model", kModelG, kDefaultString, "--out", z});
+  const Result r = Run({"simulate", "--method", "frequency", "--z-length", "500", "--model",
+                        kModelF, "--model", kModelG, kDefaultString, "--out", z});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(fs::exists(z));
   for (const std::string& model : {kModelF, kModelG}) {

@@ -19,8 +19,8 @@ TEST_F(CliTest, StatisticJsonForMarkovAndBlocks) {
     EXPECT_LE(std::abs(ax), 1.0);
     EXPECT_LE(difference, 2.0);
   }
-  const Json model = RunJson({"statistic", kDefaultString, "--method", "markov", "--z-length", "5000",
-                              "--model", kModelG, "--json"});
+  const Json model = RunJson({"statistic", kDefaultString, "--method", "markov", "--z-length",
+                              "5000", "--model", kModelG, "--json"});
   EXPECT_EQ(model["average_x"].size(), 6u);  // g's width
 }
 

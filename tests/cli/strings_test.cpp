@@ -22,8 +22,8 @@ TEST_F(CliTest, InlineTextStringIsAString) {
 TEST_F(CliTest, StdinDevStdinAndProcessSubstitutionAreRead) {
   for (const std::string& input : {"-", "/dev/stdin"}) {
     SCOPED_TRACE(input);
-    const Result r = Shell("echo '0^3 1' | \"$LTSIM\" eval " + Quote(kModelF) + " " + input +
-                           " --json");
+    const Result r =
+        Shell("echo '0^3 1' | \"$LTSIM\" eval " + Quote(kModelF) + " " + input + " --json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const Json doc = Json::parse(r.out);
     EXPECT_EQ(doc["length"], 4);
@@ -36,8 +36,8 @@ TEST_F(CliTest, StdinDevStdinAndProcessSubstitutionAreRead) {
   const Result s = Shell("cat " + Quote(kDefaultString) + " | \"$LTSIM\" sandwich " +
                          Quote(kModelF) + " " + Quote(kModelG) + " - --z-length 2000 --json");
   ASSERT_EQ(s.exit_code, 0) << s.err;
-  const Json from_file = RunJson({"sandwich", kModelF, kModelG, kDefaultString, "--z-length",
-                                  "2000", "--json"});
+  const Json from_file =
+      RunJson({"sandwich", kModelF, kModelG, kDefaultString, "--z-length", "2000", "--json"});
   const Json from_pipe = Json::parse(s.out);
   EXPECT_EQ(from_pipe["x_length"], 1000355);
   EXPECT_EQ(from_pipe["gap_x"], from_file["gap_x"]);
@@ -51,10 +51,10 @@ TEST_F(CliTest, StdinDevStdinAndProcessSubstitutionAreRead) {
 
 // Bug 8: probs are weights: probs=1/3 is the same string as probs=0.25/0.75.
 TEST_F(CliTest, IidProbsAreWeights) {
-  const Json weights = RunJson({"eval", kModelF, "iid:length=5000,alphabet=2,seed=4,probs=1/3",
-                                "--json"});
-  const Json probs = RunJson({"eval", kModelF,
-                              "iid:length=5000,alphabet=2,seed=4,probs=0.25/0.75", "--json"});
+  const Json weights =
+      RunJson({"eval", kModelF, "iid:length=5000,alphabet=2,seed=4,probs=1/3", "--json"});
+  const Json probs =
+      RunJson({"eval", kModelF, "iid:length=5000,alphabet=2,seed=4,probs=0.25/0.75", "--json"});
   EXPECT_EQ(weights["output"], probs["output"]);
   // A quarter of 5000 tokens are 0: the share is 1/4 up to sampling (σ = √(p(1−p)/T) ≈ 0.006;
   // 0.05 is eight σ).
@@ -71,7 +71,8 @@ TEST_F(CliTest, GenerateU8ErrorNamesPositionThenValue) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(CountLines(r.err), 1u) << r.err;
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.err, m, std::regex(R"(: token (\d+) is (\d+), which does not fit in one byte)")))
+  ASSERT_TRUE(std::regex_search(
+      r.err, m, std::regex(R"(: token (\d+) is (\d+), which does not fit in one byte)")))
       << r.err;
   const int position = std::stoi(m[1]), value = std::stoi(m[2]);
   EXPECT_GE(value, 256) << r.err;
@@ -99,8 +100,8 @@ TEST_F(CliTest, GenerateU8ErrorNamesPositionThenValue) {
 
 TEST_F(CliTest, GenerateJsonSaysWhatItWrote) {
   const std::string out = Path("x.u16").string();
-  const Json doc = RunJson({"generate", "iid:length=100,alphabet=300,seed=7", "--out", out,
-                            "--json"});
+  const Json doc =
+      RunJson({"generate", "iid:length=100,alphabet=300,seed=7", "--out", out, "--json"});
   EXPECT_EQ(doc["length"], 100);
   EXPECT_EQ(doc["format"], "u16");
   EXPECT_EQ(fs::file_size(out), 200u);

@@ -6,8 +6,9 @@ namespace {
 
 TEST_F(CliTest, TinySweepWritesJsonCsvAndPng) {
   const std::string out = Path("sweep").string();
-  const Result r = Run({"sweep", "--parameter", "period", "--values", "1,2,3", "--pairs", "2",
-                        "--x-length", "1500", "--z-length", "100", "--seed", "3", "--out-dir", out});
+  const Result r =
+      Run({"sweep", "--parameter", "period", "--values", "1,2,3", "--pairs", "2", "--x-length",
+           "1500", "--z-length", "100", "--seed", "3", "--out-dir", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("vs paper 7"), std::string::npos) << r.out;
   const Json doc = Json::parse(ReadFile(fs::path(out) / "sweep.json"));

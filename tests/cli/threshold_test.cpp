@@ -95,12 +95,12 @@ TEST_F(ThresholdCliTest, RefusesBeyondItsLimitsWithOneLine) {
 // The pruned search (the default): the same answer as --no-prune, the coverage keys, the
 // 50-digit recheck, and every number the same for any --threads.
 TEST_F(ThresholdCliTest, PrunedSearchReportsItsCoverageAndDoesNotDependOnThreads) {
-  const Json one = RunJson({"threshold", f_, g_, "--eps", "0.6", "--max-length", "3000",
-                            "--threads", "1", "--json"});
-  Json two = RunJson({"threshold", f_, g_, "--eps", "0.6", "--max-length", "3000", "--threads",
-                      "2", "--json"});
-  const Json full = RunJson({"threshold", f_, g_, "--eps", "0.6", "--max-length", "30",
-                             "--no-prune", "--json"});
+  const Json one = RunJson(
+      {"threshold", f_, g_, "--eps", "0.6", "--max-length", "3000", "--threads", "1", "--json"});
+  Json two = RunJson(
+      {"threshold", f_, g_, "--eps", "0.6", "--max-length", "3000", "--threads", "2", "--json"});
+  const Json full =
+      RunJson({"threshold", f_, g_, "--eps", "0.6", "--max-length", "30", "--no-prune", "--json"});
   EXPECT_EQ(one["first_disagreement"], 5);
   EXPECT_EQ(full["first_disagreement"], 5);
   EXPECT_EQ(one["recheck"]["status"], "confirmed");
@@ -117,8 +117,7 @@ TEST_F(ThresholdCliTest, PrunedSearchReportsItsCoverageAndDoesNotDependOnThreads
   }
   EXPECT_EQ(one.dump(), two.dump());
   // No disagreement up to 200 at ε = 0.7 > every gap (at most 2/3): certified, mostly pruned.
-  const Json none = RunJson({"threshold", f_, g_, "--eps", "0.7", "--max-length", "200",
-                             "--json"});
+  const Json none = RunJson({"threshold", f_, g_, "--eps", "0.7", "--max-length", "200", "--json"});
   EXPECT_TRUE(none["first_disagreement"].is_null());
   EXPECT_EQ(none["checked_up_to"], 200);
   EXPECT_EQ(none["exhaustive"], true);

@@ -31,9 +31,9 @@ TEST_F(CliTest, OldSpellingsStillWorkWithOneNote) {
   EXPECT_EQ(Json::parse(constants.out)["constants"]["T"], 9000);
   EXPECT_EQ(CountLines(constants.err), 2u) << constants.err;  // one note per old spelling
 
-  const Result sweep = Run({"sweep", "--parameter", "period", "--values", "1,2", "--pairs", "1",
-                            "--method", "random", "--x-length", "1000", "--fixed-n", "50",
-                            "--json"});
+  const Result sweep =
+      Run({"sweep", "--parameter", "period", "--values", "1,2", "--pairs", "1", "--method",
+           "random", "--x-length", "1000", "--fixed-n", "50", "--json"});
   ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
   EXPECT_EQ(Json::parse(sweep.out)["options"]["method"], "random");
   EXPECT_EQ(Json::parse(sweep.out)["options"]["fixed_n"], 50);
@@ -59,10 +59,9 @@ TEST_F(CliTest, AnErrorWithAnOldSpellingIsStillOneLine) {
 
 // `search --out DIR` on a missing DIR used to write a file named DIR.
 TEST_F(CliTest, SearchOutDirCreatesADirectoryNeverAFileNamedLikeIt) {
-  const std::vector<std::string> search = {"search",       "--objective", "sim-ratio",
-                                           "--z-length",   "40",          "--restarts",
-                                           "1",            "--iterations", "2",
-                                           "--x-length",   "400"};
+  const std::vector<std::string> search = {"search", "--objective", "sim-ratio", "--z-length",
+                                           "40",     "--restarts",  "1",         "--iterations",
+                                           "2",      "--x-length",  "400"};
   for (const std::string& flag : {"--out-dir", "--out"}) {
     SCOPED_TRACE(flag);
     const fs::path dir = Path(flag == "--out" ? "old/witnesses" : "new/witnesses");
@@ -96,8 +95,8 @@ TEST_F(CliTest, EveryCommandDefaultsToSeedOne) {
       {"threshold", kModelF, kModelG, "--eps", "0.1", "--max-length", "3", "--json"},
       {"search", "--restarts", "1", "--iterations", "1", "--x-length", "400", "--z-length", "40",
        "--json"},
-      {"sweep", "--parameter", "period", "--values", "1,2", "--pairs", "1", "--strategy",
-       "random", "--x-length", "1000", "--json"},
+      {"sweep", "--parameter", "period", "--values", "1,2", "--pairs", "1", "--strategy", "random",
+       "--x-length", "1000", "--json"},
       {"experiment", "paper", "--omegas", "1,2", "--primes", "", "--alphabets", "", "--ks", "",
        "--x-length", "1000", "--json"}};
   for (const auto& args : commands) {
@@ -111,9 +110,9 @@ TEST_F(CliTest, EveryCommandDefaultsToSeedOne) {
 
 // `experiment` takes --threads, and the result does not depend on it.
 TEST_F(CliTest, ExperimentThreadsNeverChangeTheResult) {
-  const std::vector<std::string> base = {"experiment", "paper", "--omegas", "1,4", "--primes",
-                                         "2,3", "--alphabets", "2", "--ks", "1", "--x-length",
-                                         "1500", "--json"};
+  const std::vector<std::string> base = {
+      "experiment", "paper", "--omegas", "1,4",        "--primes", "2,3",   "--alphabets",
+      "2",          "--ks",  "1",        "--x-length", "1500",     "--json"};
   std::vector<std::string> one = base, two = base;
   one.insert(one.end(), {"--threads", "1"});
   two.insert(two.end(), {"--threads", "2"});
@@ -127,15 +126,15 @@ TEST_F(CliTest, ExperimentThreadsNeverChangeTheResult) {
 // bound families speak the same vocabulary: a grid of z lengths is --z-lengths, a directory
 // --out-dir, and the old spellings keep working with their note.
 TEST_F(CliTest, LaterFlagsSpeakTheSameVocabulary) {
-  const std::vector<std::string> sweep = {"statistic", "--sweep",   "--methods", "markov",
-                                          "--inputs",  "uniform",   "--x-length", "20000",
-                                          "--iterations", "5",      "--json"};
+  const std::vector<std::string> sweep = {"statistic",    "--sweep", "--methods",  "markov",
+                                          "--inputs",     "uniform", "--x-length", "20000",
+                                          "--iterations", "5",       "--json"};
   auto with = [](std::vector<std::string> args, const std::vector<std::string>& more) {
     args.insert(args.end(), more.begin(), more.end());
     return args;
   };
-  const Json now = RunJson(with(sweep, {"--z-lengths", "16,160,1600", "--out-dir",
-                                        Path("new").string()}));
+  const Json now =
+      RunJson(with(sweep, {"--z-lengths", "16,160,1600", "--out-dir", Path("new").string()}));
   const Result old = Run(with(sweep, {"--lengths", "16,160,1600", "--out", Path("old").string()}));
   ASSERT_EQ(old.exit_code, 0) << old.err;
   EXPECT_EQ(CountLines(old.err), 2u) << old.err;  // one note per old spelling
@@ -150,8 +149,8 @@ TEST_F(CliTest, LaterFlagsSpeakTheSameVocabulary) {
   ExpectInputError({"constants", kModelF, "--n", "0"}, "--n:");
   ExpectInputError({"constants", kModelF, "--z-length", "0"}, "--z-length:");
   // --threads everywhere it means something, identical results.
-  const std::vector<std::string> threshold = {"threshold", kModelF, kModelG, "--eps", "0.1",
-                                              "--max-length", "12", "--json"};
+  const std::vector<std::string> threshold = {"threshold", kModelF,        kModelG, "--eps",
+                                              "0.1",       "--max-length", "12",    "--json"};
   Json t1 = RunJson(with(threshold, {"--threads", "1"}));
   Json t2 = RunJson(with(threshold, {"--threads", "2"}));
   EXPECT_EQ(t1["first_disagreement"], t2["first_disagreement"]);
@@ -159,8 +158,8 @@ TEST_F(CliTest, LaterFlagsSpeakTheSameVocabulary) {
   // The bits of finite attention are --precision in construct modp-task too.
   const Json bits = RunJson({"construct", "modp-task", "--p", "5", "--k", "0", "--precision", "8",
                              "--out", Path("m8.json").string(), "--json"});
-  const Result old_bits = Run({"construct", "modp-task", "--p", "5", "--k", "0",
-                               "--precision-bits", "8", "--out", Path("o8.json").string()});
+  const Result old_bits = Run({"construct", "modp-task", "--p", "5", "--k", "0", "--precision-bits",
+                               "8", "--out", Path("o8.json").string()});
   ASSERT_EQ(old_bits.exit_code, 0) << old_bits.err;
   ExpectDeprecated(old_bits, "--precision-bits", "--precision");
   EXPECT_EQ(ReadFile(Path("m8.json")), ReadFile(Path("o8.json")));

@@ -24,10 +24,10 @@ using ltsim::Matrix;
 using ltsim::Vector;
 
 double Weight(FuzzedDataProvider& in) {
-  static constexpr double kPalette[] = {0.0,     1.0,    -1.0,   0.5,    2.0,     -3.0,
-                                        1e-300,  -1e-300, 5e-324, 1e300,  -1e300,  1e308,
-                                        -1e308,  DBL_MAX, -DBL_MAX, 1e150, -1e150, 1e100,
-                                        -1e100,  1e50,   1e15,   -1e15,  0.1,     1.0 + 1e-12};
+  static constexpr double kPalette[] = {0.0,    1.0,     -1.0,     0.5,   2.0,    -3.0,
+                                        1e-300, -1e-300, 5e-324,   1e300, -1e300, 1e308,
+                                        -1e308, DBL_MAX, -DBL_MAX, 1e150, -1e150, 1e100,
+                                        -1e100, 1e50,    1e15,     -1e15, 0.1,    1.0 + 1e-12};
   if (in.ConsumeBool()) return in.PickValueInArray(kPalette);
   const double raw = in.ConsumeFloatingPoint<double>();
   return std::isfinite(raw) ? raw : 0.0;
@@ -70,8 +70,8 @@ ltsim::Transformer Model(FuzzedDataProvider& in) {
     }
     if (in.ConsumeBool()) {
       const int m = in.ConsumeIntegralInRange(1, 3);
-      layer.mlp = ltsim::Mlp{Fill(in, m, model.width), Fill(in, m, 1).col(0),
-                             Fill(in, model.width, m)};
+      layer.mlp =
+          ltsim::Mlp{Fill(in, m, model.width), Fill(in, m, 1).col(0), Fill(in, model.width, m)};
     }
     model.layers.push_back(layer);
   }
@@ -114,7 +114,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       CheckFinite(ltsim::EvaluateReference(model, ltsim::FromRuns(runs)));
       std::string why;
       if (ltsim::PreciseEvaluable(model, x->length(), &why)) {
-        for (const auto& v : ltsim::EvaluatePrecise(model, *x)) LTSIM_CHECK(boost::multiprecision::isfinite(v));
+        for (const auto& v : ltsim::EvaluatePrecise(model, *x))
+          LTSIM_CHECK(boost::multiprecision::isfinite(v));
       }
     }
   } catch (const ltsim::InputError&) {

@@ -1,6 +1,8 @@
 // Fuzz harness: point witnesses (format ltsim-point, docs/witnesses.md). The reader takes a
 // path, so each input is written to a file of this process first. Any bytes either read into
 // a witness whose models validate, or are refused with InputError; nothing else may happen.
+#include "ltsim/study/point_witness.h"
+
 #include <unistd.h>
 
 #include <cstddef>
@@ -10,7 +12,6 @@
 
 #include "ltsim/core/error.h"
 #include "ltsim/model/model_file.h"
-#include "ltsim/study/point_witness.h"
 
 namespace {
 

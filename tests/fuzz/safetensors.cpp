@@ -1,6 +1,8 @@
 // Fuzz harness: safetensors model files (docs/python.md). The reader memory-maps a path, so
 // each input is written to a file of this process first. Any bytes either read into a model
 // that validates and round-trips through the JSON format, or are refused with InputError.
+#include "ltsim/model/safetensors.h"
+
 #include <unistd.h>
 
 #include <cstddef>
@@ -10,7 +12,6 @@
 
 #include "ltsim/core/error.h"
 #include "ltsim/model/model_file.h"
-#include "ltsim/model/safetensors.h"
 
 namespace {
 

@@ -47,11 +47,16 @@ void ApplySet(const std::string& text, ConstantMap& constants) {
 
 // The flags' ranges (the numbers are finite already: strict_numbers.h).
 void CheckArgs(const ConstantsArgs& args) {
-  if (!(args.eps > 0 && args.eps < 1)) throw InputError(fmt::format("--eps: must be in (0, 1), not {}", args.eps));
-  if (!(args.n >= 1)) throw InputError(fmt::format("--z-length: must be at least 1, not {}", args.n));
-  if (args.length < 0) throw InputError(fmt::format("--x-length: must be positive (0: n), not {}", args.length));
-  if (!(args.alpha0 > 0)) throw InputError(fmt::format("--alpha0: must be positive, not {}", args.alpha0));
-  if (args.lipschitz_g < 0) throw InputError(fmt::format("--G-bound: must be ≥ 0, not {}", args.lipschitz_g));
+  if (!(args.eps > 0 && args.eps < 1))
+    throw InputError(fmt::format("--eps: must be in (0, 1), not {}", args.eps));
+  if (!(args.n >= 1))
+    throw InputError(fmt::format("--z-length: must be at least 1, not {}", args.n));
+  if (args.length < 0)
+    throw InputError(fmt::format("--x-length: must be positive (0: n), not {}", args.length));
+  if (!(args.alpha0 > 0))
+    throw InputError(fmt::format("--alpha0: must be positive, not {}", args.alpha0));
+  if (args.lipschitz_g < 0)
+    throw InputError(fmt::format("--G-bound: must be ≥ 0, not {}", args.lipschitz_g));
 }
 
 ConstantMap Constants(const ConstantsArgs& args) {
@@ -75,7 +80,8 @@ std::vector<Row> Evaluate(const ConstantsArgs& args, const ConstantMap& c) {
     const double value = EvaluateBoundExpression(expression, c);
     // A user bound that is not a finite number (1/0, a NaN constant) says nothing: refused.
     if (!std::isfinite(value))
-      throw InputError(fmt::format("--bound '{}': evaluates to {}, not a finite number", expression, value));
+      throw InputError(
+          fmt::format("--bound '{}': evaluates to {}, not a finite number", expression, value));
     rows.push_back({"user", expression, "[user]", value});
   }
   return rows;

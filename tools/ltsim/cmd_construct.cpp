@@ -10,13 +10,13 @@
 #include <set>
 
 #include "commands.h"
-#include "ltsim/construct/families.h"
 #include "help.h"
-#include "output.h"
-#include "ltsim/core/error.h"
+#include "ltsim/construct/families.h"
 #include "ltsim/construct/kgram.h"
-#include "ltsim/model/model_file.h"
 #include "ltsim/construct/tasks.h"
+#include "ltsim/core/error.h"
+#include "ltsim/model/model_file.h"
+#include "output.h"
 
 namespace ltsim::cli {
 namespace {
@@ -75,7 +75,6 @@ void AddKGram(CLI::App& construct, const std::shared_ptr<ConstructArgs>& args) {
   });
 }
 
-
 // `family NAME`: a lower-bound family member as two model files (docs/families.md). Every
 // parameter of every family is an option; one that NAME does not have is refused.
 struct FamilyArgs {
@@ -111,8 +110,8 @@ void RunFamily(const FamilyArgs& args) {
     std::error_code error;
     std::filesystem::create_directories(args.out_dir, error);
     if (error)
-      throw InputError(fmt::format("--out-dir {}: cannot create it ({})", args.out_dir,
-                                   error.message()));
+      throw InputError(
+          fmt::format("--out-dir {}: cannot create it ({})", args.out_dir, error.message()));
     f_path = (std::filesystem::path(args.out_dir) / "f.json").string();
     g_path = (std::filesystem::path(args.out_dir) / "g.json").string();
   }
@@ -151,13 +150,14 @@ void AddFamily(CLI::App& construct) {
       "A lower-bound family member (docs/families.md): two one-layer models whose first "
       "disagreement T* has a closed form, written as F and G with `meta` recording the family, "
       "its parameters, eps and T*. `--list` prints every family and its parameters.");
-  SetExamples(cmd,
-              {"ltsim construct family --list",
-               "ltsim construct family bump --slope 8 --eps 0.05 --period 2 --out-dir fam/bump",
-               "ltsim construct family nested --slope 0.43 --eps 0.05 --out-f f.json --out-g g.json "
-               "--json",
-               "ltsim construct family precision --bits 4 --gamma 0.5 --out-dir fam/precision"},
-              "The printed `ltsim threshold` line certifies T*.");
+  SetExamples(
+      cmd,
+      {"ltsim construct family --list",
+       "ltsim construct family bump --slope 8 --eps 0.05 --period 2 --out-dir fam/bump",
+       "ltsim construct family nested --slope 0.43 --eps 0.05 --out-f f.json --out-g g.json "
+       "--json",
+       "ltsim construct family precision --bits 4 --gamma 0.5 --out-dir fam/precision"},
+      "The printed `ltsim threshold` line certifies T*.");
   cmd->add_option("NAME", args->name, "family name (bump, precision, nested)");
   cmd->add_flag("--list", args->list, "print the families and their parameters");
   std::set<std::string> seen;
@@ -165,7 +165,8 @@ void AddFamily(CLI::App& construct) {
     for (const FamilyParameter& p : family.params) {
       if (!seen.insert(p.name).second) continue;
       args->values[p.name] = std::nullopt;
-      cmd->add_option("--" + p.name, args->values[p.name], p.help + " (family " + family.name + ")");
+      cmd->add_option("--" + p.name, args->values[p.name],
+                      p.help + " (family " + family.name + ")");
     }
   cmd->add_option("--out-dir", args->out_dir, "directory to write f.json and g.json into");
   cmd->add_option("--out-f", args->out_f, "model file of f (with --out-g)");
@@ -178,7 +179,8 @@ void AddFamily(CLI::App& construct) {
 
 void AddConstructCommand(CLI::App& app) {
   auto args = std::make_shared<ConstructArgs>();
-  CLI::App* cmd = app.add_subcommand("construct", "Write a constructed model: a paper task or a lower-bound family.");
+  CLI::App* cmd = app.add_subcommand(
+      "construct", "Write a constructed model: a paper task or a lower-bound family.");
   cmd->require_subcommand(1);
   SetExamples(cmd, {"ltsim construct modp-task --p 2 --k 1 --out odd.json",
                     "ltsim construct kgram --alphabet 2 --k 1 --out kgram.json"});

@@ -8,8 +8,8 @@
 
 #include "commands.h"
 #include "help.h"
-#include "ltsim/eval/evaluate.h"
 #include "ltsim/core/error.h"
+#include "ltsim/eval/evaluate.h"
 #include "ltsim/model/model_file.h"
 #include "output.h"
 #include "progress.h"

@@ -6,13 +6,13 @@
 #include <memory>
 
 #include "commands.h"
-#include "ltsim/study/experiment.h"
 #include "common_options.h"
 #include "help.h"
-#include "progress.h"
 #include "ltsim/core/error.h"
+#include "ltsim/study/experiment.h"
 #include "number_list.h"
 #include "output.h"
+#include "progress.h"
 
 namespace ltsim::cli {
 namespace {
@@ -154,8 +154,8 @@ void PrintTable(const ExperimentResult& r) {
       o.kgram_seeds);
   std::cout << "every n is the simulator on found x (neither a lower nor an upper bound)\n";
   std::cout << fmt::format("{:<12} {:>6} {:>7} {:>10} {:>10} {:>18} {:>14}\n", "task", "param",
-                           "value", "method", "worst n", "min/median/max", "sim@n=" +
-                           std::to_string(o.fixed_n));
+                           "value", "method", "worst n", "min/median/max",
+                           "sim@n=" + std::to_string(o.fixed_n));
   for (const ExperimentRow& row : r.rows)
     std::cout << fmt::format("{:<12} {:>6} {:>7} {:>10} {:>9}{} {:>18} {:>14}\n", row.task,
                              Symbol(row.parameter), Show(row.value), row.method, row.needed,

@@ -7,23 +7,23 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <memory>
-#include <fstream>
 #include <optional>
 #include <sstream>
 
 #include "commands.h"
 #include "common_options.h"
-#include "help.h"
-#include "progress.h"
 #include "dist_options.h"
+#include "help.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/suggest.h"
 #include "ltsim/eval/precise.h"
 #include "ltsim/fuzz/campaign.h"
 #include "ltsim/fuzz/witness.h"
 #include "output.h"
+#include "progress.h"
 
 namespace ltsim::cli {
 namespace {
@@ -98,7 +98,7 @@ void PrintSummary(const CampaignReport& report, const std::string& dir) {
   std::cout << fmt::format("  {:<16} {:>8} {:>12} {:>12} {:>14} {:>10}  {}\n", "property", "cases",
                            "refutations", "unconfirmed", "worst ratio", "at case", "kind");
   for (const PropertySummary& p : s.properties) {
-    const std::string worst = !p.worst_ratio                 ? std::string("-")
+    const std::string worst = !p.worst_ratio               ? std::string("-")
                               : std::isinf(*p.worst_ratio) ? std::string("∞")
                                                            : Show(*p.worst_ratio);
     std::cout << fmt::format(
@@ -121,12 +121,14 @@ void CheckMethod(const std::string& name) {
     MakeSimulator(name);
   } catch (const InputError&) {
     throw InputError("--methods: unknown method '" + name + "'" +
-                     DidYouMean(name, SimulatorNames()) + " (known: " + [] {
+                     DidYouMean(name, SimulatorNames()) + " (known: " +
+                     [] {
                        std::string known;
                        for (const std::string& n : SimulatorNames())
                          known += (known.empty() ? "" : ", ") + n;
                        return known;
-                     }() + ")");
+                     }() +
+                     ")");
   }
 }
 
@@ -143,8 +145,8 @@ Json OutcomeJson(const Outcome& o) {
 // nothing written. 1 when a property is refuted, as for the whole campaign.
 int RunOneCase(const CampaignOptions& o, std::uint64_t index, bool json) {
   if (index >= o.cases)
-    throw InputError(fmt::format("--case: {} is not a case of this campaign (0 … {})", index,
-                                 o.cases - 1));
+    throw InputError(
+        fmt::format("--case: {} is not a case of this campaign (0 … {})", index, o.cases - 1));
   const CaseSpec spec = DrawCase(o, index);
   const CaseResult result = RunCase(spec);
   bool refuted = false;
@@ -169,19 +171,19 @@ int RunOneCase(const CampaignOptions& o, std::uint64_t index, bool json) {
     PrintJson(doc);
     return refuted ? 1 : 0;
   }
-  std::cout << fmt::format("ltsim fuzz: seed {}, case {} alone: method {}, |x| = {}, |z| = {} "
-                           "(target {}){}\n",
-                           o.seed, index, spec.method, result.x_length, result.z_length,
-                           spec.target_length,
-                           result.error.empty() ? "" : "; the method refused: " + result.error);
+  std::cout << fmt::format(
+      "ltsim fuzz: seed {}, case {} alone: method {}, |x| = {}, |z| = {} "
+      "(target {}){}\n",
+      o.seed, index, spec.method, result.x_length, result.z_length, spec.target_length,
+      result.error.empty() ? "" : "; the method refused: " + result.error);
   for (const auto& [name, p] : props.items())
-    std::cout << fmt::format("  {:<16} {}  observed {} vs bound {} (ratio {}){}\n", name,
-                             p["holds"].get<bool>() ? "holds  " : "REFUTED",
-                             p["observed"].is_number() ? Show(p["observed"].get<double>()) : "∞",
-                             p["bound"].is_number() ? Show(p["bound"].get<double>()) : "∞",
-                             p["ratio"].is_number() ? Show(p["ratio"].get<double>()) : "∞",
-                             p.contains("recheck") ? ", recheck " + p["recheck"].get<std::string>()
-                                                   : "");
+    std::cout << fmt::format(
+        "  {:<16} {}  observed {} vs bound {} (ratio {}){}\n", name,
+        p["holds"].get<bool>() ? "holds  " : "REFUTED",
+        p["observed"].is_number() ? Show(p["observed"].get<double>()) : "∞",
+        p["bound"].is_number() ? Show(p["bound"].get<double>()) : "∞",
+        p["ratio"].is_number() ? Show(p["ratio"].get<double>()) : "∞",
+        p.contains("recheck") ? ", recheck " + p["recheck"].get<std::string>() : "");
   return refuted ? 1 : 0;
 }
 
@@ -237,13 +239,12 @@ int RunFuzz(FuzzArgs& args) {
   std::unique_ptr<Progress> progress;
   const auto started = [&](std::uint64_t done_before) {
     if (!args.json)
-      std::cout << fmt::format(
-                       "ltsim fuzz: seed {}, {} cases, {}{}, out {}{}\n", o.seed, o.cases,
-                       o.threads > 0 ? Plural(o.threads, "thread") : "all threads",
-                       dist::Size() > 1    ? fmt::format(" on each of {} ranks", dist::Size())
-                       : dealer.sharded() ? " (shard " + args.dist.shard + ")"
-                                          : "",
-                       o.out, resume ? " (resumed)" : "")
+      std::cout << fmt::format("ltsim fuzz: seed {}, {} cases, {}{}, out {}{}\n", o.seed, o.cases,
+                               o.threads > 0 ? Plural(o.threads, "thread") : "all threads",
+                               dist::Size() > 1 ? fmt::format(" on each of {} ranks", dist::Size())
+                               : dealer.sharded() ? " (shard " + args.dist.shard + ")"
+                                                  : "",
+                               o.out, resume ? " (resumed)" : "")
                 << std::flush;
     if (dist::Rank() == 0)
       progress = std::make_unique<Progress>(
@@ -287,9 +288,10 @@ void AddFuzzCommand(CLI::App& app, int& exit_code) {
   AddOutDir(cmd, o.out, "the campaign's directory (cases.jsonl, summary.json, witnesses/)");
   cmd->add_option("--resume", args->resume,
                   "continue the campaign in this directory (with --case: take its options)");
-  args->case_flag = cmd->add_option("--case", args->case_index,
-                  "re-run case N of the campaign alone (its options from the flags or from "
-                  "--resume DIR); nothing is written");
+  args->case_flag =
+      cmd->add_option("--case", args->case_index,
+                      "re-run case N of the campaign alone (its options from the flags or from "
+                      "--resume DIR); nothing is written");
   cmd->add_flag("--json", args->json, "print the summary (or the --case result) as JSON");
   cmd->add_option("--layers", o.layers, "model depths to draw (1, 2)")->delimiter(',');
   cmd->add_option("--modes", args->modes, "attention modes: softmax,hardmax,finite")
@@ -319,9 +321,10 @@ void AddFuzzCommand(CLI::App& app, int& exit_code) {
       ->default_val(o.lemma_constant);
   cmd->add_option("--delta", o.delta, "δ of perturbed pairs")->default_val(o.delta);
   AddDistOptions(cmd, args->dist);
-  SetExamples(cmd, {"ltsim fuzz --seed 1 --cases 200 --out-dir runs/tour",
-                    "ltsim fuzz --seed 3 --cases 40 --methods test-drop-suffix --layers 1 "
-                    "--out-dir runs/broken"},
+  SetExamples(cmd,
+              {"ltsim fuzz --seed 1 --cases 200 --out-dir runs/tour",
+               "ltsim fuzz --seed 3 --cases 40 --methods test-drop-suffix --layers 1 "
+               "--out-dir runs/broken"},
               "Exit codes: 0 = nothing refuted, 1 = a property was refuted (each witness is "
               "listed with the command that replays it), 130 = stopped by a signal (continue "
               "with --resume DIR), 2 = bad input.");

@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "commands.h"
-#include "ltsim/io/output_file.h"
 #include "help.h"
+#include "ltsim/io/output_file.h"
 #include "ltsim/strings/sources.h"
 #include "output.h"
 

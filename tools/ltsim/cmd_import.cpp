@@ -1,4 +1,5 @@
-// `ltsim import IN --out OUT.json`: a model file (safetensors or JSON) rewritten as ltsim-model JSON.
+// `ltsim import IN --out OUT.json`: a model file (safetensors or JSON) rewritten as ltsim-model
+// JSON.
 #include <fmt/format.h>
 
 #include <iostream>

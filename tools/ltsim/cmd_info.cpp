@@ -62,9 +62,9 @@ void PrintJsonInfo(const Transformer& model, const Info& info) {
   // Constants over a work limit are null for that reason, not because they are ∞.
   doc["not_computed"] = Json::object();
   if (model.layers.size() == 1 && LogitMarginWork(model) > kMaxLogitMarginWork) {
-    const std::string why = fmt::format(
-        "{:.3g} logits over the work limit of {:.3g} (docs/formats.md §6.1)",
-        LogitMarginWork(model), kMaxLogitMarginWork);
+    const std::string why =
+        fmt::format("{:.3g} logits over the work limit of {:.3g} (docs/formats.md §6.1)",
+                    LogitMarginWork(model), kMaxLogitMarginWork);
     doc["not_computed"]["logit_margin"] = why;
     if (model.layers.front().attention == Attention::kFinite) {
       doc["not_computed"]["hardmax_length"] = why;
@@ -93,9 +93,9 @@ void PrintTextInfo(const Transformer& model, const Info& info) {
   std::cout << fmt::format("logit margin γ   {}\n", Show(info.logit_margin));
   // T_hard exists only for one-layer `finite` models; say why it is missing instead of "n/a".
   if (std::isnan(info.log2_hardmax_length)) {
-    std::cout << fmt::format("hardmax length   none ({})\n",
-                             model.layers.size() != 1 ? "defined for one-layer models only"
-                                                      : "not a `finite` model");
+    std::cout << fmt::format(
+        "hardmax length   none ({})\n",
+        model.layers.size() != 1 ? "defined for one-layer models only" : "not a `finite` model");
   } else {
     std::cout << fmt::format("hardmax length   {} (log2 = {})\n", Show(info.hardmax_length),
                              Show(info.log2_hardmax_length));

@@ -36,9 +36,12 @@ std::vector<Attention> ParseModes(const std::string& text) {
   std::string item;
   while (std::getline(in, item, ',')) {
     Attention mode;
-    if (item == "hardmax") mode = Attention::kHardmax;
-    else if (item == "finite") mode = Attention::kFinite;
-    else if (item == "softmax") mode = Attention::kSoftmax;
+    if (item == "hardmax")
+      mode = Attention::kHardmax;
+    else if (item == "finite")
+      mode = Attention::kFinite;
+    else if (item == "softmax")
+      mode = Attention::kSoftmax;
     else
       throw InputError(
           fmt::format("--modes: unknown mode '{}' (known: hardmax, finite, softmax)", item));
@@ -77,10 +80,10 @@ void PrintTable(const RefuteResult& r, const nlohmann::json& j) {
   std::cout << fmt::format("  bound at the pair's constants = {}, T*/bound = {}\n",
                            Show(j["bound_value"]), Show(j["ratio"]));
   if (!j["family"].is_null())
-    std::cout << fmt::format("  best built-in family for this class: {} with T* = {}, T*·ε/L = {}\n",
-                             j["family"]["name"].get<std::string>(),
-                             j["family"]["first_disagreement"].dump(),
-                             Show(j["family"]["first_disagreement_eps_over_L"]));
+    std::cout << fmt::format(
+        "  best built-in family for this class: {} with T* = {}, T*·ε/L = {}\n",
+        j["family"]["name"].get<std::string>(), j["family"]["first_disagreement"].dump(),
+        Show(j["family"]["first_disagreement_eps_over_L"]));
   else
     std::cout << "  best built-in family for this class: none fits\n";
   std::cout << fmt::format("  recheck (50 digits): {}\n", j["recheck"]["status"].dump());
@@ -91,8 +94,7 @@ void PrintTable(const RefuteResult& r, const nlohmann::json& j) {
 int Run(RefuteArgs& args) {
   if (!args.replay.empty()) return RunRefuteReplay(args.replay, args.json);
   for (const CLI::Option* option : args.required)
-    if (option->count() == 0)
-      throw InputError(fmt::format("{}: required", option->get_name()));
+    if (option->count() == 0) throw InputError(fmt::format("{}: required", option->get_name()));
   RawSearchOptions& s = args.options.search;
   s.cls.modes = ParseModes(args.modes);
   ValidateRefuteBound(args.options.bound);
@@ -118,8 +120,10 @@ int Run(RefuteArgs& args) {
     WriteText(dir / "witness.txt", RunLengthText(best.best.witness) + "\n");
     WriteText(dir / "refute.json", j.dump(2) + "\n");
   }
-  if (args.json) std::cout << j.dump(2) << "\n";
-  else PrintTable(result, j);
+  if (args.json)
+    std::cout << j.dump(2) << "\n";
+  else
+    PrintTable(result, j);
   return result.refuted ? 1 : 0;
 }
 
@@ -150,20 +154,22 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
       "Search a class of one-layer pairs for one whose certified first disagreement T* (exact "
       "threshold) exceeds a conjectured training length EXPR at the pair's own constants "
       "(docs/refute.md). Exit 1 when refuted, 0 when not, 2 on bad input.");
-  SetExamples(cmd,
-              {"ltsim refute --bound 'L/eps' --eps 0.05 --max-lipschitz 8 --alphabet 2 --period 1 "
-               "--locality 0 --width 6 --heads 2 --mlp-width 1 --max-length 300 --budget 40 "
-               "--iterations 5",
-               "ltsim refute --bound thm4.1-length --eps 0.05 --max-lipschitz 3 --alphabet 2 "
-               "--period 1 --locality 0 --width 6 --heads 2 --mlp-width 1 --max-length 200 "
-               "--budget 40 --iterations 5 --threads 2 --json",
-               "ltsim refute --bound '0.01*L/eps' --eps 0.05 --max-lipschitz 8 --alphabet 2 "
-               "--period 2 --locality 0 --width 6 --heads 2 --mlp-width 1 --max-length 300 --budget 40 "
-               "--iterations 5 --out-dir refute-out; ltsim replay refute-out/refute.json"},
-              "The first and third example refute their bound (exit 1), the second does not "
-              "(exit 0). The default --budget (2000 evaluations) takes about a minute on 2 "
-              "cores (25-180 s measured, depending on load); the examples use 40. `ltsim replay DIR/refute.json` re-derives T*, the separation "
-              "and the verdict from the files.");
+  SetExamples(
+      cmd,
+      {"ltsim refute --bound 'L/eps' --eps 0.05 --max-lipschitz 8 --alphabet 2 --period 1 "
+       "--locality 0 --width 6 --heads 2 --mlp-width 1 --max-length 300 --budget 40 "
+       "--iterations 5",
+       "ltsim refute --bound thm4.1-length --eps 0.05 --max-lipschitz 3 --alphabet 2 "
+       "--period 1 --locality 0 --width 6 --heads 2 --mlp-width 1 --max-length 200 "
+       "--budget 40 --iterations 5 --threads 2 --json",
+       "ltsim refute --bound '0.01*L/eps' --eps 0.05 --max-lipschitz 8 --alphabet 2 "
+       "--period 2 --locality 0 --width 6 --heads 2 --mlp-width 1 --max-length 300 --budget 40 "
+       "--iterations 5 --out-dir refute-out; ltsim replay refute-out/refute.json"},
+      "The first and third example refute their bound (exit 1), the second does not "
+      "(exit 0). The default --budget (2000 evaluations) takes about a minute on 2 "
+      "cores (25-180 s measured, depending on load); the examples use 40. `ltsim replay "
+      "DIR/refute.json` re-derives T*, the separation "
+      "and the verdict from the files.");
   auto need = [&](CLI::Option* option) { args->required.push_back(option); };
   need(cmd->add_option("--bound", args->options.bound,
                        "conjectured N: a muParser expression over L, Delta, S, tau, gamma, p, C, "

@@ -8,12 +8,12 @@
 
 #include "commands.h"
 #include "help.h"
-#include "ltsim/search/witness_io.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/suggest.h"
 #include "ltsim/eval/precise.h"
 #include "ltsim/fuzz/witness.h"
 #include "ltsim/io/json.h"
+#include "ltsim/search/witness_io.h"
 #include "output.h"
 #include "replay.h"
 
@@ -33,8 +33,8 @@ constexpr const char* kRefuteResult = "refute";
 std::string FormatOf(const std::string& path) {
   const io::Json doc = io::ReadJsonFile(path, "witness file");
   const std::vector<std::string> known = {kFuzzFormat, kSearchFormat, kPointFormat, kRawFormat};
-  const std::string names = std::string(kFuzzFormat) + ", " + kSearchFormat + ", " +
-                            kPointFormat + ", " + kRawFormat + " (or a refute.json)";
+  const std::string names = std::string(kFuzzFormat) + ", " + kSearchFormat + ", " + kPointFormat +
+                            ", " + kRawFormat + " (or a refute.json)";
   if (doc.is_object() && !doc.contains("format") && doc.contains("bound") &&
       doc.contains("refuted"))
     return kRefuteResult;
@@ -134,12 +134,14 @@ void AddReplayCommand(CLI::App& app, int& exit_code) {
       "Re-run a witness (a fuzz .witness.json, a search .search.json, a tightness .point.json "
       "or a refute DIR/refute.json): exit 0 when the recorded result reproduces, 1 when it does "
       "not, 2 on bad input.");
-  replay->add_option("FILE", *path,
-                     "a witness file written by `ltsim fuzz`, `search`, `tightness` or `refute`")
+  replay
+      ->add_option("FILE", *path,
+                   "a witness file written by `ltsim fuzz`, `search`, `tightness` or `refute`")
       ->required();
   replay->add_flag("--json", *json, "print the replay as JSON");
-  SetExamples(replay, {"ltsim replay corpus/witnesses/09f144a0cdb5a831.witness.json",
-                       "ltsim replay corpus/witnesses/b74c41349a8271d7.search.json"},
+  SetExamples(replay,
+              {"ltsim replay corpus/witnesses/09f144a0cdb5a831.witness.json",
+               "ltsim replay corpus/witnesses/b74c41349a8271d7.search.json"},
               "Exit codes: 0 = the recorded result reproduced (a fuzz refutation still refutes; "
               "a search objective and its recheck came out as recorded; a point's T* is the "
               "recorded one), 1 = it did not, 2 = "

@@ -153,11 +153,10 @@ void AddSandwichCommand(CLI::App& app) {
   cmd->add_option("STRING", args->string, kStringHelp)->required();
   args->z_length = AddMethodOptions(cmd, args->options);
   cmd->add_flag("--json", args->json, "print every number as JSON");
-  SetExamples(cmd,
-              {"ltsim sandwich corpus/models/pair/f.json corpus/models/pair/g.json "
-               "corpus/strings/default.txt --z-length 2000",
-               "ltsim sandwich corpus/models/pair/f.json corpus/models/pair/g.json "
-               "corpus/strings/default.txt --method truncate --z-length 2000"});
+  SetExamples(cmd, {"ltsim sandwich corpus/models/pair/f.json corpus/models/pair/g.json "
+                    "corpus/strings/default.txt --z-length 2000",
+                    "ltsim sandwich corpus/models/pair/f.json corpus/models/pair/g.json "
+                    "corpus/strings/default.txt --method truncate --z-length 2000"});
   cmd->callback([args] { RunSandwichCommand(*args); });
 }
 

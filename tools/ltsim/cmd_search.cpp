@@ -7,17 +7,17 @@
 #include <memory>
 
 #include "commands.h"
-#include "dist_options.h"
-#include "ltsim/search/search.h"
-#include "ltsim/search/proposals.h"
-#include "ltsim/search/witness_io.h"
 #include "common_options.h"
+#include "dist_options.h"
 #include "help.h"
-#include "progress.h"
-#include "replay.h"
 #include "ltsim/core/error.h"
 #include "ltsim/dist/dist.h"
+#include "ltsim/search/proposals.h"
+#include "ltsim/search/search.h"
+#include "ltsim/search/witness_io.h"
 #include "output.h"
+#include "progress.h"
+#include "replay.h"
 
 namespace ltsim::cli {
 namespace {
@@ -42,8 +42,9 @@ SearchOptions BuildOptions(const SearchArgs& args) {
   if (disagreement && args.z_length->count() > 0)
     throw InputError("--z-length: disagreement-length has no z; its limit is --max-length");
   if (!disagreement && args.max_length->count() > 0)
-    throw InputError("--max-length: only for --objective disagreement-length (the other "
-                     "objectives take --z-length)");
+    throw InputError(
+        "--max-length: only for --objective disagreement-length (the other "
+        "objectives take --z-length)");
   options.input.kind = ParseInputKind(args.input);
   options.input.length = args.x_length;
   options.search_x = !args.fixed_x;
@@ -146,9 +147,8 @@ void PrintTable(const SearchResult& r) {
       "halved {}×, {} removed, {} halved, {})\n",
       Show(shrunk.objective), Plural(shrunk.f.layers[0].heads.size(), "head"), shrunk.f.width,
       XLength(shrunk), shrunk.x_runs.empty() ? "" : " (explicit)", Plural(s.heads_removed, "head"),
-      Plural(s.widths_removed, "coordinate"), s.scalings, s.halvings,
-      Plural(s.runs_removed, "run"), Plural(s.runs_shortened, "run"),
-      Plural(s.prefix_cuts, "prefix cut"));
+      Plural(s.widths_removed, "coordinate"), s.scalings, s.halvings, Plural(s.runs_removed, "run"),
+      Plural(s.runs_shortened, "run"), Plural(s.prefix_cuts, "prefix cut"));
 }
 
 // Saves the shrunk witness after its high-precision recheck (search_witness_io.h): a file, or a
@@ -209,11 +209,10 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--objective", o.objective,
                   "needed-length, sim-ratio (default), sim-over-eta, needed, disagreement-length");
   cmd->add_option("--eps", o.eps, "ε (default 0.01)");
-  args->z_length = cmd->add_option(
-      "--z-length", o.n, "|z| for sim-ratio and sim-over-eta (default 200)");
+  args->z_length =
+      cmd->add_option("--z-length", o.n, "|z| for sim-ratio and sim-over-eta (default 200)");
   args->max_length = cmd->add_option(
-      "--max-length", o.n,
-      "the longest length disagreement-length searches (default 200)");
+      "--max-length", o.n, "the longest length disagreement-length searches (default 200)");
   AddDeprecated(cmd, "--n", o.n, "--z-length (or --max-length for disagreement-length)");
   cmd->add_option("--restarts", o.restarts, "R parallel hill climbs (default 4)");
   cmd->add_option("--iterations", o.iterations, "I proposals per restart (default 20)");

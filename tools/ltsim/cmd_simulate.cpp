@@ -7,10 +7,10 @@
 #include "commands.h"
 #include "help.h"
 #include "ltsim/core/error.h"
+#include "ltsim/io/output_file.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/strings/sources.h"
 #include "method_options.h"
-#include "ltsim/io/output_file.h"
 #include "output.h"
 #include "progress.h"
 

@@ -7,11 +7,11 @@
 #include <memory>
 
 #include "commands.h"
+#include "help.h"
 #include "ltsim/check/lemma53.h"
 #include "ltsim/core/error.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/strings/sources.h"
-#include "help.h"
 #include "ltsim/study/statistic_attack.h"
 #include "method_options.h"
 #include "output.h"
@@ -211,10 +211,10 @@ void RunSweep(const StatisticArgs& args) {
   Json doc;
   doc["context"] = Context("statistic --sweep", o.seed);
   doc["label"] = kAttackLabel;
-  doc["options"] = {{"methods", o.methods}, {"lengths", o.lengths}, {"inputs", args.inputs},
-                    {"x_length", o.x_length}, {"seeds", o.seeds}, {"lipschitz", o.lipschitz},
-                    {"locality", o.locality}, {"alphabet", o.alphabet},
-                    {"iterations", o.iterations}};
+  doc["options"] = {
+      {"methods", o.methods},   {"lengths", o.lengths},   {"inputs", args.inputs},
+      {"x_length", o.x_length}, {"seeds", o.seeds},       {"lipschitz", o.lipschitz},
+      {"locality", o.locality}, {"alphabet", o.alphabet}, {"iterations", o.iterations}};
   doc["paper_rate"] = -1.0 / 3;
   doc["series"] = Json::array();
   std::string csv = "method,input,n,min,median,max,censored,rate,ci_low,ci_high\n";
@@ -225,17 +225,22 @@ void RunSweep(const StatisticArgs& args) {
       Json errors = Json::array();
       for (const Sample& e : p.samples) errors.push_back(e.value);
       const bool censored = PointCensoring(p) != Censoring::kNone;
-      points.push_back({{"n", p.value}, {"errors", errors}, {"min", spread.min},
-                        {"median", spread.median}, {"max", spread.max}, {"censored", censored}});
-      csv += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", s.method, s.input, p.value,
-                         spread.min, spread.median, spread.max, censored ? 1 : 0,
-                         s.rate.exponent, s.rate.ci ? s.rate.ci->first : NAN,
-                         s.rate.ci ? s.rate.ci->second : NAN);
+      points.push_back({{"n", p.value},
+                        {"errors", errors},
+                        {"min", spread.min},
+                        {"median", spread.median},
+                        {"max", spread.max},
+                        {"censored", censored}});
+      csv += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", s.method, s.input, p.value, spread.min,
+                         spread.median, spread.max, censored ? 1 : 0, s.rate.exponent,
+                         s.rate.ci ? s.rate.ci->first : NAN, s.rate.ci ? s.rate.ci->second : NAN);
     }
-    doc["series"].push_back({{"method", s.method}, {"input", s.input},
-                             {"rate", {{"exponent", Number(s.rate.exponent)},
-                                       {"ci", Interval(s.rate.ci)},
-                                       {"reason", s.rate.reason}}},
+    doc["series"].push_back({{"method", s.method},
+                             {"input", s.input},
+                             {"rate",
+                              {{"exponent", Number(s.rate.exponent)},
+                               {"ci", Interval(s.rate.ci)},
+                               {"reason", s.rate.reason}}},
                              {"points", points}});
   }
   doc["markov_rate_verdict"] = r.markov_rate_verdict;
@@ -253,12 +258,12 @@ void RunSweep(const StatisticArgs& args) {
           std::string errs;
           for (const SeriesPoint& p : s.points)
             errs += fmt::format("{}:{} ", Show(p.value), Show(SampleSpread(p).median));
-          std::cout << fmt::format(
-              "{:<10} {:<10} {:>26}  {}\n", s.method, s.input,
-              s.rate.ci ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.rate.exponent,
-                                      s.rate.ci->first, s.rate.ci->second)
-                        : "no CI",
-              errs);
+          std::cout << fmt::format("{:<10} {:<10} {:>26}  {}\n", s.method, s.input,
+                                   s.rate.ci
+                                       ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.rate.exponent,
+                                                     s.rate.ci->first, s.rate.ci->second)
+                                       : "no CI",
+                                   errs);
         }
         std::cout << "markov: " << r.markov_rate_verdict << "\n";
         std::string beats;
@@ -314,24 +319,27 @@ void AddStatisticCommand(CLI::App& app) {
                 "search bounded L-Lipschitz test functions s_w·clamp(<b_w, mu> - theta_w) for the "
                 "largest error at n (with --lipschitz; --model then only supplies the models of a "
                 "model-aware method), against --random-functions random ones (docs/lemma53.md)");
-  args->iterations_flag = cmd->add_option("--iterations", args->attack.iterations,
-                  "hill-climb proposals per window (default 150; --sweep 60)");
-  args->restarts_flag =
-      cmd->add_option("--restarts", args->attack.restarts, "climbs per window (default 2; --sweep 1)");
+  args->iterations_flag =
+      cmd->add_option("--iterations", args->attack.iterations,
+                      "hill-climb proposals per window (default 150; --sweep 60)");
+  args->restarts_flag = cmd->add_option("--restarts", args->attack.restarts,
+                                        "climbs per window (default 2; --sweep 1)");
   cmd->add_option("--random-functions", args->attack.random_functions,
                   "random cos functions of the baseline (default 16)");
   cmd->add_flag("--sweep", args->sweep,
                 "the adversarial error over --z-lengths per --methods and --inputs, with the "
                 "fitted rate b (error ~ n^b), CIs and censoring; no STRING");
-  cmd->add_option("--methods", args->methods, "--sweep: schemes (default markov,blocks,uniform,truncate)");
+  cmd->add_option("--methods", args->methods,
+                  "--sweep: schemes (default markov,blocks,uniform,truncate)");
   cmd->add_option("--z-lengths", args->lengths,
                   "--sweep: the grid of z lengths n, ≥ 3 (default 16,160,1600,16000)");
   AddDeprecated(cmd, "--lengths", args->lengths, "--z-lengths");
-  cmd->add_option("--inputs", args->inputs, "--sweep: input families (default uniform,markov,periodic)");
+  cmd->add_option("--inputs", args->inputs,
+                  "--sweep: input families (default uniform,markov,periodic)");
   cmd->add_option("--x-length", args->sweep_options.x_length, "--sweep: |x| (default 320000)");
   cmd->add_option("--seeds", args->sweep_options.seeds, "--sweep: z seeds per point (default 2)");
-  AddThreads(cmd, args->sweep_options.threads)->description(
-      "--sweep: oneTBB threads, 0 = every core (never changes the result)");
+  AddThreads(cmd, args->sweep_options.threads)
+      ->description("--sweep: oneTBB threads, 0 = every core (never changes the result)");
   AddOutDir(cmd, args->out, "--sweep: write statistic.json and statistic.csv in this directory");
   SetExamples(cmd, {"ltsim statistic corpus/strings/default.txt --z-length 5000 --lipschitz 2",
                     "ltsim statistic corpus/strings/default.txt --method blocks --z-length 5000 "

@@ -6,16 +6,16 @@
 #include <memory>
 
 #include "commands.h"
-#include "dist_options.h"
-#include "ltsim/study/sweep.h"
 #include "common_options.h"
+#include "dist_options.h"
 #include "help.h"
-#include "progress.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/suggest.h"
 #include "ltsim/dist/dist.h"
+#include "ltsim/study/sweep.h"
 #include "number_list.h"
 #include "output.h"
+#include "progress.h"
 
 namespace ltsim::cli {
 namespace {

@@ -7,8 +7,8 @@
 
 #include "commands.h"
 #include "common_options.h"
-#include "help.h"
 #include "dist_options.h"
+#include "help.h"
 #include "ltsim/check/threshold.h"
 #include "ltsim/eval/precise.h"
 #include "ltsim/model/model_file.h"
@@ -146,9 +146,9 @@ void PrintTable(const ThresholdArgs& args, const ThresholdResult& r) {
   const std::size_t n = r.max_gap_per_length.size();
   for (std::size_t k = n > kTableRows ? n - kTableRows : 0; k < n; ++k) {
     const double gap = r.max_gap_per_length[k];
-    std::cout << fmt::format("  {:>10}  {:>16}{}\n", k + 1,
-                             std::isnan(gap) ? std::string("(bounded)") : Show(gap),
-                             r.first_disagreement && k + 1 == *r.first_disagreement ? "   > ε" : "");
+    std::cout << fmt::format(
+        "  {:>10}  {:>16}{}\n", k + 1, std::isnan(gap) ? std::string("(bounded)") : Show(gap),
+        r.first_disagreement && k + 1 == *r.first_disagreement ? "   > ε" : "");
   }
   std::cout << "\n";
   PrintVerdict(args, r);

@@ -132,11 +132,16 @@ Json TightnessJson(const TightnessResult& result) {
   const TightnessOptions& o = result.options;
   Json doc;
   doc["context"] = Context("tightness", o.seed);
-  doc["options"] = {{"theorem", o.theorem},       {"parameters", o.parameters},
-                    {"seeds", o.seeds},           {"points", o.points},
-                    {"budget", o.statistics_budget}, {"precision_bits", o.precision_bits},
-                    {"validate", o.validate},     {"max_x_length", o.max_x_length},
-                    {"threads", o.threads},       {"out", o.out}};
+  doc["options"] = {{"theorem", o.theorem},
+                    {"parameters", o.parameters},
+                    {"seeds", o.seeds},
+                    {"points", o.points},
+                    {"budget", o.statistics_budget},
+                    {"precision_bits", o.precision_bits},
+                    {"validate", o.validate},
+                    {"max_x_length", o.max_x_length},
+                    {"threads", o.threads},
+                    {"out", o.out}};
   doc["labels"] = {{"lower", kLowerLabel},
                    {"upper", kUpperLabel},
                    {"simulator", kSimulatorLabel},
@@ -161,9 +166,9 @@ std::string Csv(const TightnessResult& result) {
         csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.theorem,
                            r.parameter, side == 0 ? "lower" : "upper", p.value, p.regressor,
                            spread.median, spread.min, spread.median, spread.max,
-                           PointCensoring(s) != Censoring::kNone ? 1 : 0,
-                           samples.front().witness, e.exponent, e.ci ? e.ci->first : NAN,
-                           e.ci ? e.ci->second : NAN, r.paper, VerdictName(r.verdict.verdict));
+                           PointCensoring(s) != Censoring::kNone ? 1 : 0, samples.front().witness,
+                           e.exponent, e.ci ? e.ci->first : NAN, e.ci ? e.ci->second : NAN, r.paper,
+                           VerdictName(r.verdict.verdict));
       }
     }
   }
@@ -195,8 +200,8 @@ void PrintTable(const TightnessResult& result) {
         r.constant.point >= 0 ? Show(r.constant.value) : "n/a");
   }
   for (const TightnessRow& r : result.rows) {
-    std::cout << fmt::format("\n{} ({}): {}\n  class: {}\n", r.parameter, r.fit,
-                             r.verdict.reason, r.class_text);
+    std::cout << fmt::format("\n{} ({}): {}\n  class: {}\n", r.parameter, r.fit, r.verdict.reason,
+                             r.class_text);
     std::cout << fmt::format("  {:>10} {:>10} {:>24} {:>12} {:>22}\n", r.parameter, r.regressor,
                              "lower T* (min/med/max)", "upper", "simulator on found x");
     for (const TightnessPoint& p : r.points) {

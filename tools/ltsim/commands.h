@@ -26,8 +26,8 @@ void AddSweepCommand(CLI::App& app);
 /// `experiment paper`: needed length vs ω, p, S and k on the constructed models
 /// (ltsim/study/experiment.h).
 void AddExperimentCommand(CLI::App& app);
-/// `search`: hill climbing for counterexamples, shrinking (ltsim/search/search.h); `--replay` (deprecated for
-/// `ltsim replay`) sets `exit_code` to 1 when the witness does not reproduce.
+/// `search`: hill climbing for counterexamples, shrinking (ltsim/search/search.h); `--replay`
+/// (deprecated for `ltsim replay`) sets `exit_code` to 1 when the witness does not reproduce.
 void AddSearchCommand(CLI::App& app, int& exit_code);
 /// `tightness`: lower side, upper side and paper exponent per parameter with verdicts
 /// (ltsim/study/tightness.h); `--replay` (deprecated for `ltsim replay`) of a point witness
@@ -69,11 +69,13 @@ inline void AddCommands(CLI::App& app, int& exit_code) {
 /// `min_length` the shortest x of a campaign, `epsilon` is `--eps`), else `--` and the field
 /// name with `_` as `-` (max_width → --max-width).
 inline std::string FlagForOption(const std::string& option) {
-  static const std::pair<const char*, const char*> kRenamed[] = {
-      {"length", "--z-length"},         {"epsilon", "--eps"},
-      {"min_length", "--min-x-length"}, {"max_length", "--max-x-length"},
-      {"min_target", "--min-z-length"}, {"max_target", "--max-z-length"},
-      {"out", "--out-dir"}};
+  static const std::pair<const char*, const char*> kRenamed[] = {{"length", "--z-length"},
+                                                                 {"epsilon", "--eps"},
+                                                                 {"min_length", "--min-x-length"},
+                                                                 {"max_length", "--max-x-length"},
+                                                                 {"min_target", "--min-z-length"},
+                                                                 {"max_target", "--max-z-length"},
+                                                                 {"out", "--out-dir"}};
   for (const auto& [field, renamed] : kRenamed)
     if (option == field) return renamed;
   std::string flag = "--" + option;

@@ -26,7 +26,8 @@ CLI::Option* AddSeed(CLI::App* cmd, T& seed, const std::string& what = "every ra
 template <typename T>
 CLI::Option* AddThreads(CLI::App* cmd, T& threads) {
   return cmd
-      ->add_option("--threads", threads, "oneTBB threads, 0 = every core (never changes the result)")
+      ->add_option("--threads", threads,
+                   "oneTBB threads, 0 = every core (never changes the result)")
       ->default_str("0");
 }
 

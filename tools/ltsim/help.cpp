@@ -16,7 +16,8 @@ namespace ltsim::cli {
 namespace {
 
 constexpr std::size_t kNameColumn = 30;
-constexpr const char* kExamplesTitle = "Examples (from the repository root, on the bundled corpus):";
+constexpr const char* kExamplesTitle =
+    "Examples (from the repository root, on the bundled corpus):";
 
 std::map<const CLI::App*, std::vector<std::string>>& ExampleTable() {
   static std::map<const CLI::App*, std::vector<std::string>> table;
@@ -70,14 +71,14 @@ std::size_t Columns(const std::string& s) {
 // ("INT:POSITIVE"): N for whole numbers, X for reals, a word for the rest.
 std::string Placeholder(const CLI::Option* opt) {
   static const std::map<std::string, std::string> kByName = {
-      {"out", "FILE"},       {"out-dir", "DIR"},     {"resume", "DIR"},
-      {"model", "FILE"},     {"method", "M"},        {"methods", "M"},
-      {"set", "NAME=VALUE"}, {"bound", "EXPR"},      {"values", "V1,V2,…"},
-      {"omegas", "W1,W2,…"}, {"primes", "P1,P2,…"},  {"alphabets", "S1,S2,…"},
-      {"ks", "K1,K2,…"},     {"replay", "FILE"},     {"no-match", "POLICY"},
-      {"objective", "NAME"}, {"proposals", "NAME"},  {"input", "FAMILY"},
-      {"parameter", "NAME"}, {"strategy", "NAME"},   {"kgram-method", "M"},
-      {"shard", "I/K"},      {"shard-out", "FILE"},  {"out-f", "FILE"},
+      {"out", "FILE"},       {"out-dir", "DIR"},        {"resume", "DIR"},
+      {"model", "FILE"},     {"method", "M"},           {"methods", "M"},
+      {"set", "NAME=VALUE"}, {"bound", "EXPR"},         {"values", "V1,V2,…"},
+      {"omegas", "W1,W2,…"}, {"primes", "P1,P2,…"},     {"alphabets", "S1,S2,…"},
+      {"ks", "K1,K2,…"},     {"replay", "FILE"},        {"no-match", "POLICY"},
+      {"objective", "NAME"}, {"proposals", "NAME"},     {"input", "FAMILY"},
+      {"parameter", "NAME"}, {"strategy", "NAME"},      {"kgram-method", "M"},
+      {"shard", "I/K"},      {"shard-out", "FILE"},     {"out-f", "FILE"},
       {"out-g", "FILE"},     {"parameters", "P1,P2,…"}, {"z-lengths", "N1,N2,…"},
       {"theorem", "4.1"},    {"inputs", "FAMILY,…"}};
   const std::vector<std::string> names = opt->get_lnames();
@@ -149,8 +150,8 @@ class HelpFormatter : public CLI::Formatter {
   }
 
   std::string make_option(const CLI::Option* opt, bool is_positional) const override {
-    const std::string name = "  " + make_option_name(opt, is_positional) +
-                             (is_positional ? "" : make_option_opts(opt));
+    const std::string name =
+        "  " + make_option_name(opt, is_positional) + (is_positional ? "" : make_option_opts(opt));
     const std::string desc = make_option_desc(opt);
     std::string out = name;
     const std::size_t used = Columns(name);

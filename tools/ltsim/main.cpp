@@ -52,11 +52,12 @@ int RunCommandLine(int argc, char** argv) {
       "tour in README.md; `ltsim help CMD` explains one command.",
       "ltsim"};
   ltsim::cli::UseHelpFormatter(app);
-  ltsim::cli::SetExamples(&app, {"ltsim sandwich corpus/models/pair/f.json corpus/models/pair/g.json "
-                                 "corpus/strings/default.txt --z-length 2000",
-                                 "ltsim help sandwich"});
-  app.set_version_flag("--version", std::string("ltsim ") + LTSIM_VERSION + "\nMPI: " +
-                                        ltsim::dist::MpiDescription());
+  ltsim::cli::SetExamples(&app,
+                          {"ltsim sandwich corpus/models/pair/f.json corpus/models/pair/g.json "
+                           "corpus/strings/default.txt --z-length 2000",
+                           "ltsim help sandwich"});
+  app.set_version_flag("--version", std::string("ltsim ") + LTSIM_VERSION +
+                                        "\nMPI: " + ltsim::dist::MpiDescription());
   app.require_subcommand(1);
   int exit_code = 0;
   ltsim::cli::AddCommands(app, exit_code);

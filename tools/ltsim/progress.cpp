@@ -61,8 +61,8 @@ void Progress::Update(std::uint64_t done, std::uint64_t total, const std::string
     if (seconds < options_.quiet_seconds && !(end && options_.always_final)) return;
     if (seconds - last_draw_ < kRedrawSeconds && !end) return;
   } else {
-    const bool due = seconds >= options_.every_seconds &&
-                     seconds - last_draw_ >= options_.every_seconds && !end;
+    const bool due =
+        seconds >= options_.every_seconds && seconds - last_draw_ >= options_.every_seconds && !end;
     if (!due && !(end && (drawn_ || options_.always_final))) return;
   }
   last_draw_ = seconds;
@@ -97,8 +97,7 @@ void Progress::Finish() {
   if (finished_) return;
   finished_ = true;
   // A terminal line is completed; a plain stream gets a last line unless it has just had it.
-  if (drawn_ && (tty_ || printed_done_ != done_ || printed_total_ != total_))
-    Draw(Seconds(), true);
+  if (drawn_ && (tty_ || printed_done_ != done_ || printed_total_ != total_)) Draw(Seconds(), true);
 }
 
 ProgressCallback Progress::Callback() {
@@ -140,8 +139,7 @@ class ProgressSource : public Source {
 
   std::uint64_t length() const override { return inner_->length(); }
   std::unique_ptr<ChunkReader> Open() const override {
-    return std::make_unique<ProgressReader>(inner_->Open(), progress_, inner_->length(),
-                                            ++passes_);
+    return std::make_unique<ProgressReader>(inner_->Open(), progress_, inner_->length(), ++passes_);
   }
   std::string name() const override { return inner_->name(); }
   std::string Locate(std::uint64_t index) const override { return inner_->Locate(index); }

@@ -1,4 +1,5 @@
-// `ltsim replay`: re-run a recorded witness (fuzz, search or tightness point) and say whether it reproduced.
+// `ltsim replay`: re-run a recorded witness (fuzz, search or tightness point) and say whether it
+// reproduced.
 #pragma once
 
 #include <string>

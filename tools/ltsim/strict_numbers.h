@@ -19,8 +19,8 @@ namespace detail {
 
 inline std::string IntegerRule(std::string& value, bool is_signed) {
   const std::size_t digits = is_signed && !value.empty() && value[0] == '-' ? 1 : 0;
-  const bool decimal = value.size() > digits &&
-                       value.find_first_not_of("0123456789", digits) == std::string::npos;
+  const bool decimal =
+      value.size() > digits && value.find_first_not_of("0123456789", digits) == std::string::npos;
   if (!decimal) {
     return std::string("must be a whole number") + (is_signed ? "" : " ≥ 0") +
            " in decimal digits, not '" + value.substr(0, 40) + "'";
@@ -29,8 +29,10 @@ inline std::string IntegerRule(std::string& value, bool is_signed) {
   const std::size_t first = value.find_first_not_of('0', digits);
   value.erase(digits, (first == std::string::npos ? value.size() - 1 : first) - digits);
   errno = 0;
-  if (is_signed) (void)std::strtoll(value.c_str(), nullptr, 10);
-  else (void)std::strtoull(value.c_str(), nullptr, 10);
+  if (is_signed)
+    (void)std::strtoll(value.c_str(), nullptr, 10);
+  else
+    (void)std::strtoull(value.c_str(), nullptr, 10);
   if (errno == ERANGE) return "'" + value.substr(0, 40) + "' is too large";
   return "";
 }

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
-#include <string>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ltsim/core/types.h"
@@ -118,14 +118,14 @@ struct ThresholdResult {
   // How the one-layer statistics were covered (kStatistics). Every statistic of every length
   // ≤ checked_up_to is either evaluated or inside a cell whose certified bound is ≤ ε (or, at
   // first_disagreement, ≤ the largest gap found there):
-  bool pruned = false;                       ///< the pruned search ran (options.prune)
+  bool pruned = false;  ///< the pruned search ran (options.prune)
   /// The period of the statistics searched: Δ*, or its smallest divisor Δ' such that both
   /// models' input vectors depend on the residue only mod Δ' (the statistic counts below are
   /// of that view).
   int search_period = 0;
-  std::uint64_t statistics_total = 0;        ///< Σ_{T ≤ checked_up_to} #statistics(T), saturating
-  std::uint64_t statistics_evaluated = 0;    ///< evaluated one by one
-  std::uint64_t statistics_pruned = 0;       ///< total − evaluated: covered by a cell's bound
+  std::uint64_t statistics_total = 0;      ///< Σ_{T ≤ checked_up_to} #statistics(T), saturating
+  std::uint64_t statistics_evaluated = 0;  ///< evaluated one by one
+  std::uint64_t statistics_pruned = 0;     ///< total − evaluated: covered by a cell's bound
   std::uint64_t statistics_pruned_counted = 0;  ///< counted cell by cell (options.count_pruned)
   std::uint64_t cells = 0, cells_pruned = 0;
   double max_pruned_bound = 0.0;  ///< the largest certified bound of a pruned cell
@@ -136,7 +136,7 @@ struct ThresholdResult {
 
   /// The witness re-evaluated in 50 digits (eval/precise.h).
   struct Recheck {
-    std::string status;  ///< "confirmed" (precise gap > ε), "unconfirmed", "skipped"
+    std::string status;       ///< "confirmed" (precise gap > ε), "unconfirmed", "skipped"
     std::string precise_gap;  ///< decimal text, 40 digits
     std::string note;
   } recheck;

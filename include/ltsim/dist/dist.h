@@ -1,4 +1,5 @@
-// Work distribution beyond one process: MPI ranks (a dynamic dealer) and shards (docs/distributed.md).
+// Work distribution beyond one process: MPI ranks (a dynamic dealer) and shards
+// (docs/distributed.md).
 #pragma once
 
 #include <cstdint>

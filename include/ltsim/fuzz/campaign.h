@@ -4,8 +4,8 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,8 +72,8 @@ struct CaseRecord {
     std::string recheck;  ///< "" when not rechecked
   };
   std::uint64_t index = 0;
-  bool error = false;      ///< the case could not run its method
-  bool dirichlet = false;  ///< its input was Dirichlet
+  bool error = false;               ///< the case could not run its method
+  bool dirichlet = false;           ///< its input was Dirichlet
   double sim_f = 0.0, gap_x = 0.0;  ///< NaN when null
   std::vector<Check> checks;
 };

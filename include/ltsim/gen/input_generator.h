@@ -23,14 +23,13 @@ enum class InputKind {
 };
 
 /// The names of the input kinds in campaign files, witnesses and on the command line.
-inline constexpr io::NameTable<InputKind, 6> kInputKindNames{
-    "input kind",
-    {{{InputKind::kUniform, "uniform"},
-      {InputKind::kDirichlet, "dirichlet"},
-      {InputKind::kSparse, "sparse"},
-      {InputKind::kMarkov, "markov"},
-      {InputKind::kPeriodic, "periodic"},
-      {InputKind::kStress, "stress"}}}};
+inline constexpr io::NameTable<InputKind, 6> kInputKindNames{"input kind",
+                                                             {{{InputKind::kUniform, "uniform"},
+                                                               {InputKind::kDirichlet, "dirichlet"},
+                                                               {InputKind::kSparse, "sparse"},
+                                                               {InputKind::kMarkov, "markov"},
+                                                               {InputKind::kPeriodic, "periodic"},
+                                                               {InputKind::kStress, "stress"}}}};
 
 /// "uniform", "dirichlet", "sparse", "markov", "periodic", "stress".
 const char* InputKindName(InputKind kind);

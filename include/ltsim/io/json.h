@@ -46,8 +46,7 @@ Json ParseJson(std::string_view text, const std::string& source, const JsonLimit
                std::size_t first_line = 1);
 
 /// ReadFile then ParseJson.
-Json ReadJsonFile(const std::string& path, const std::string& what,
-                  const JsonLimits& limits = {});
+Json ReadJsonFile(const std::string& path, const std::string& what, const JsonLimits& limits = {});
 
 /// What a value is, for "expected X, got Y" messages: "a string", "the number 2.5", ...
 /// (a number is shown cut to 40 characters, a string never: it may be long or not text).

@@ -44,16 +44,16 @@ struct NameTable {
   E Parse(std::string_view name) const {
     if (const std::optional<E> value = Find(name)) return *value;
     constexpr std::size_t kEcho = 60;  // a long value is cut: the error stays one short line
-    const std::string shown = name.size() > kEcho ? std::string(name.substr(0, kEcho)) + "..."
-                                                  : std::string(name);
-    throw InputError("unknown " + std::string(kind) + " '" + shown + "' (known: " + Known() +
-                     ")");
+    const std::string shown =
+        name.size() > kEcho ? std::string(name.substr(0, kEcho)) + "..." : std::string(name);
+    throw InputError("unknown " + std::string(kind) + " '" + shown + "' (known: " + Known() + ")");
   }
 
   /// "a, b, c": every name in table order.
   std::string Known() const {
     std::string out;
-    for (const Named<E>& entry : entries) out += (out.empty() ? "" : ", ") + std::string(entry.name);
+    for (const Named<E>& entry : entries)
+      out += (out.empty() ? "" : ", ") + std::string(entry.name);
     return out;
   }
 

@@ -10,15 +10,15 @@
 
 namespace ltsim {
 
-inline constexpr int kMaxWidth = 1024;           ///< d (L(f) takes an SVD of d×d matrices)
-inline constexpr int kMaxPeriod = 1 << 16;       ///< Δ
+inline constexpr int kMaxWidth = 1024;              ///< d (L(f) takes an SVD of d×d matrices)
+inline constexpr int kMaxPeriod = 1 << 16;          ///< Δ
 inline constexpr std::int64_t kMaxTypes = 1 << 24;  ///< D = S·Δ
-inline constexpr int kMaxLocality = 4096;        ///< τ
+inline constexpr int kMaxLocality = 4096;           ///< τ
 inline constexpr int kMaxLayers = 64;
-inline constexpr int kMaxHeads = 256;            ///< heads per layer
-inline constexpr int kMaxMlpWidth = 1 << 20;     ///< rows of mlp.in
-inline constexpr int kMaxOutputs = 4096;         ///< rows of readout.weight
-inline constexpr int kMaxPrecisionBits = 1100;   ///< p (beyond 1074 nothing is rounded)
+inline constexpr int kMaxHeads = 256;           ///< heads per layer
+inline constexpr int kMaxMlpWidth = 1 << 20;    ///< rows of mlp.in
+inline constexpr int kMaxOutputs = 4096;        ///< rows of readout.weight
+inline constexpr int kMaxPrecisionBits = 1100;  ///< p (beyond 1074 nothing is rounded)
 inline constexpr std::int64_t kMaxParameters = std::int64_t{1} << 26;  ///< numbers in a model
 /// Bound on every intermediate value a model can produce (docs/formats.md §6.1): the
 /// a-priori bounds below must stay ≤ 10^100, so that no evaluator overflows a double (a

@@ -60,9 +60,10 @@ struct Transformer {
 };
 
 /// The names of the attention modes in model files, campaign files and on the command line.
-inline constexpr io::NameTable<Attention, 3> kAttentionNames{
-    "attention mode",
-    {{{Attention::kSoftmax, "softmax"}, {Attention::kHardmax, "hardmax"}, {Attention::kFinite, "finite"}}}};
+inline constexpr io::NameTable<Attention, 3> kAttentionNames{"attention mode",
+                                                             {{{Attention::kSoftmax, "softmax"},
+                                                               {Attention::kHardmax, "hardmax"},
+                                                               {Attention::kFinite, "finite"}}}};
 /// The names of the bias scalings in model files.
 inline constexpr io::NameTable<BiasScaling, 2> kBiasScalingNames{
     "bias scaling", {{{BiasScaling::kNone, "none"}, {BiasScaling::kLog, "log"}}}};

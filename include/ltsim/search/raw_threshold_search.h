@@ -19,14 +19,14 @@ namespace ltsim {
 
 /// The class searched: every pair has these sizes, and the constraints hold for f and g.
 struct PairClass {
-  int alphabet = 2;   ///< S
-  int period = 1;     ///< Δ
-  int locality = 0;   ///< τ
-  int width = 4;      ///< d
-  int heads = 2;      ///< H (one layer)
-  int mlp_width = 1;  ///< m (0: no MLP)
+  int alphabet = 2;                                      ///< S
+  int period = 1;                                        ///< Δ
+  int locality = 0;                                      ///< τ
+  int width = 4;                                         ///< d
+  int heads = 2;                                         ///< H (one layer)
+  int mlp_width = 1;                                     ///< m (0: no MLP)
   std::vector<Attention> modes = {Attention::kHardmax};  ///< allowed attention modes
-  int precision_bits = 8;      ///< p of `finite` layers
+  int precision_bits = 8;                                ///< p of `finite` layers
   double min_margin = 0.0;     ///< γ₀: γ(f), γ(g) ≥ γ₀ for `finite` layers
   double max_lipschitz = 1.0;  ///< L₀: L(f), L(g) ≤ L₀
 };
@@ -42,22 +42,21 @@ bool ProjectOntoClass(const PairClass& cls, Transformer& model);
 /// True when the model has the class's sizes and satisfies its constraints (1e-9 relative).
 bool InClass(const PairClass& cls, const Transformer& model);
 
-
 /// The constraints' check and T* of one pair, with what certifies it.
 struct RawEvaluation {
   bool valid = false;  ///< in the class and FindThreshold accepted the pair
   std::string note;    ///< why not valid
   std::optional<std::uint64_t> first_disagreement;  ///< T* ≤ N, or none up to N
   std::uint64_t checked_up_to = 0;
-  std::vector<Run> witness;                ///< a string of length T* with gap > ε
-  double gap = 0.0;                        ///< its gap
-  double largest_gap_below = 0.0;          ///< max gap over all strings shorter than T*
+  std::vector<Run> witness;        ///< a string of length T* with gap > ε
+  double gap = 0.0;                ///< its gap
+  double largest_gap_below = 0.0;  ///< max gap over all strings shorter than T*
   /// The largest gap found on any string (the T* witness scaled up, and a search over the
   /// statistics of long lengths), and the statistic attaining it.
   double sup_gap = 0.0;
   std::optional<TypeCounts> sup_statistic;
-  bool separated = false;  ///< sup_gap ≥ κε
-  double score = 0.0;      ///< what the climb maximises (docs/refute.md)
+  bool separated = false;        ///< sup_gap ≥ κε
+  double score = 0.0;            ///< what the climb maximises (docs/refute.md)
   std::uint64_t statistics = 0;  ///< statistics FindThreshold evaluated
 };
 
@@ -71,13 +70,12 @@ struct RawSearchOptions {
   std::uint64_t budget = 200;  ///< evaluations of T* (FindThreshold calls)
   int iterations = 24;         ///< proposals per hill climb (restarts = budget/(iterations+1))
   std::uint64_t seed = 1;
-  int threads = 0;             ///< oneTBB arena size (0 = all cores); never changes the result
-  bool random_only = false;    ///< the baseline: every evaluation a fresh random pair
-  bool family_seeds = true;    ///< the first restarts start from the families fitting the class
+  int threads = 0;           ///< oneTBB arena size (0 = all cores); never changes the result
+  bool random_only = false;  ///< the baseline: every evaluation a fresh random pair
+  bool family_seeds = true;  ///< the first restarts start from the families fitting the class
   /// The order in which climbs' results are ranked for the reported best and kept while
   /// shrinking (larger is better, compared lexicographically); empty: by score.
-  std::function<std::array<double, 3>(const Transformer&, const Transformer&,
-                                      const RawEvaluation&)>
+  std::function<std::array<double, 3>(const Transformer&, const Transformer&, const RawEvaluation&)>
       rank;
   /// Evaluations reserved (out of budget) for shrinking the best pair: min(this, budget/10).
   std::uint64_t shrink_budget = 40;
@@ -97,7 +95,7 @@ struct RawRestart {
   std::string start;  ///< "random" or "family NAME"
   Transformer f, g;
   RawEvaluation best;
-  std::vector<double> trajectory;  ///< best score after each evaluation
+  std::vector<double> trajectory;     ///< best score after each evaluation
   std::vector<int> accepted_by_kind;  ///< proposals that raised the score, per kind
   std::vector<int> applied_by_kind;   ///< proposals that applied (were evaluated), per kind
 };
@@ -105,7 +103,7 @@ struct RawRestart {
 /// The 50-digit recheck of a result: the gap at the T* witness (must exceed ε) and at the
 /// separation statistic (must reach κε), recomputed in PreciseReal (eval/precise.h).
 struct RawRecheck {
-  std::string status;  ///< "agrees" or "differs"
+  std::string status;                  ///< "agrees" or "differs"
   std::string gap_text, sup_gap_text;  ///< 40 significant digits
 };
 

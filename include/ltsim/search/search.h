@@ -2,14 +2,13 @@
 // (docs/theory.md §7.3).
 #pragma once
 
-#include "ltsim/core/progress.h"
-
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "ltsim/core/progress.h"
 #include "ltsim/core/work.h"
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/gen/model_generator.h"
@@ -50,7 +49,7 @@ struct SearchOptions {
   int restarts = 4;       ///< R independent hill climbs
   int iterations = 20;    ///< I proposals per restart
   std::uint64_t seed = 0;
-  int threads = 0;     ///< oneTBB arena size; 0 = all cores. Never changes the result.
+  int threads = 0;  ///< oneTBB arena size; 0 = all cores. Never changes the result.
   /// Who computes the restarts (core/work.h; null: this process). Under MPI every rank calls
   /// RunSearch; only the reducing rank's result is filled in (the others return no restarts).
   ItemDealer* dealer = nullptr;

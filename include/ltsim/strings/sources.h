@@ -29,8 +29,8 @@ std::unique_ptr<Source> MakeTokenSource(std::vector<Token> tokens, std::string n
 std::unique_ptr<Source> MakeRunSource(std::vector<Run> runs, std::string name);
 
 /// Seeded i.i.d. tokens: uniform over the alphabet when `probs` is empty, else with
-/// probabilities proportional to these weights (normalised: probs=1/3 means 1/4, 3/4). Chunk k is a pure function of (seed, k), so every pass, on
-/// any thread, sees the same string.
+/// probabilities proportional to these weights (normalised: probs=1/3 means 1/4, 3/4). Chunk k is a
+/// pure function of (seed, k), so every pass, on any thread, sees the same string.
 std::unique_ptr<Source> MakeIidSource(std::uint64_t length, int alphabet, std::uint64_t seed,
                                       std::vector<double> probs);
 

@@ -2,17 +2,16 @@
 // (docs/theory.md §6).
 #pragma once
 
-#include "ltsim/core/progress.h"
-
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "ltsim/study/fit.h"
-#include "ltsim/study/sweep.h"
+#include "ltsim/core/progress.h"
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/model/transformer.h"
 #include "ltsim/strings/source.h"
+#include "ltsim/study/fit.h"
+#include "ltsim/study/sweep.h"
 
 namespace ltsim {
 
@@ -61,7 +60,7 @@ struct ExperimentTrend {
   std::string task, parameter;
   std::vector<double> values;
   std::vector<std::uint64_t> needed;
-  ExponentFit fit;        ///< filled from `estimate` (uncensored points only)
+  ExponentFit fit;            ///< filled from `estimate` (uncensored points only)
   ExponentEstimate estimate;  ///< docs/statistics.md §2
   TrendVerdict trend;         ///< docs/statistics.md §3
   /// trend == rises: the interval excludes 0 and the series is monotone within its spread.

@@ -48,10 +48,10 @@ enum class FitScale { kLogLog, kLogLinear };
 
 struct FitOptions {
   FitScale scale = FitScale::kLogLog;
-  double level = 0.95;          ///< two-sided confidence level of every interval
-  int replicates = 2000;        ///< bootstrap replicates
-  std::uint64_t seed = 0;       ///< master seed of the bootstrap (StreamSeed(seed, "bootstrap"))
-  int min_points = 3;           ///< uncensored points needed for an interval
+  double level = 0.95;     ///< two-sided confidence level of every interval
+  int replicates = 2000;   ///< bootstrap replicates
+  std::uint64_t seed = 0;  ///< master seed of the bootstrap (StreamSeed(seed, "bootstrap"))
+  int min_points = 3;      ///< uncensored points needed for an interval
 };
 
 /// The fitted exponent b with its interval, or the reason there is none.
@@ -63,7 +63,7 @@ struct ExponentEstimate {
   std::optional<std::pair<double, double>> ci;
   std::optional<std::pair<double, double>> t_interval;          ///< Student t, m − 2 df
   std::optional<std::pair<double, double>> bootstrap_interval;  ///< percentile, residual+seed
-  int points = 0;           ///< points in the series
+  int points = 0;                                               ///< points in the series
   int points_used = 0;      ///< uncensored points that entered the fit
   int points_censored = 0;  ///< points left out as bounds
   std::vector<int> used;    ///< indices of the points that entered the fit
@@ -91,7 +91,7 @@ struct JointObservation {
 /// A joint least-squares fit over several regressors.
 struct JointFit {
   std::vector<std::string> names;
-  std::vector<double> coefficients;  ///< b_j
+  std::vector<double> coefficients;                          ///< b_j
   std::vector<std::optional<std::pair<double, double>>> ci;  ///< t intervals (m − k − 1 df)
   double intercept = 0.0;
   int observations_used = 0, observations_censored = 0;
@@ -106,9 +106,9 @@ JointFit FitJoint(const std::vector<std::string>& names,
 
 /// What a series shows about growth (`sweep`, `experiment paper`).
 enum class Trend {
-  kRises,      ///< the interval excludes 0 from below and the series is monotone in its spread
-  kNotShown,   ///< anything else (reason says which condition failed)
-  kDegenerate, ///< every point sits on a floor or a cap
+  kRises,       ///< the interval excludes 0 from below and the series is monotone in its spread
+  kNotShown,    ///< anything else (reason says which condition failed)
+  kDegenerate,  ///< every point sits on a floor or a cap
 };
 const char* TrendName(Trend trend);  ///< "rises", "not shown", "degenerate"
 

@@ -15,29 +15,29 @@ namespace ltsim {
 
 /// One attack: x fixed, z built by `method` at target n, the test function searched.
 struct AttackOptions {
-  std::string method = "markov";  ///< a model-free simulator (markov, blocks, uniform, truncate)
-  std::uint64_t length = 100;     ///< n
-  std::uint64_t block_length = 0; ///< ℓ of markov/blocks (0 = ⌈n^(1/3)⌉)
+  std::string method = "markov";   ///< a model-free simulator (markov, blocks, uniform, truncate)
+  std::uint64_t length = 100;      ///< n
+  std::uint64_t block_length = 0;  ///< ℓ of markov/blocks (0 = ⌈n^(1/3)⌉)
   int alphabet = 2;
-  int locality = 0;               ///< τ of the test functions
-  double lipschitz = 1.0;         ///< L (ℓ1 in μ); every function has G = 1
-  int iterations = 150;           ///< hill-climb proposals per window and restart
+  int locality = 0;        ///< τ of the test functions
+  double lipschitz = 1.0;  ///< L (ℓ1 in μ); every function has G = 1
+  int iterations = 150;    ///< hill-climb proposals per window and restart
   int restarts = 2;
-  int random_functions = 16;      ///< random cos functions for the baseline
-  std::uint64_t seed = 0;         ///< z's seed and the search's (StreamSeed(seed, "attack"))
+  int random_functions = 16;  ///< random cos functions for the baseline
+  std::uint64_t seed = 0;     ///< z's seed and the search's (StreamSeed(seed, "attack"))
   /// Models for model-aware simulators (frequency, test-drop-suffix); z is built in their
   /// joint view. Empty: period 1 and the test functions' τ.
   std::vector<const Transformer*> models;
 };
 
 struct AttackResult {
-  double adversarial = 0.0;   ///< the largest |avg_x p − avg_z p| found (G = 1, Lipschitz L)
-  double rechecked = 0.0;     ///< the same function through AverageOverPositions
-  double random_best = 0.0;   ///< max over the random cos functions (the statistic's default)
+  double adversarial = 0.0;     ///< the largest |avg_x p − avg_z p| found (G = 1, Lipschitz L)
+  double rechecked = 0.0;       ///< the same function through AverageOverPositions
+  double random_best = 0.0;     ///< max over the random cos functions (the statistic's default)
   double reference_rate = 0.0;  ///< (G + L)(τ + 1)/n^(1/3)
   std::uint64_t x_length = 0, z_length = 0;
-  int windows = 0;            ///< windows of the test function that occur in x or z
-  std::string function;       ///< the best function's parameters, for reports
+  int windows = 0;       ///< windows of the test function that occur in x or z
+  std::string function;  ///< the best function's parameters, for reports
 };
 
 /// The adversarial family: p(w, μ) = s_w·clamp(⟨b_w, μ⟩ − θ_w, −1, 1) with |s_w| ≤ 1 and
@@ -62,7 +62,7 @@ struct AttackSweepOptions {
 
 struct AttackSeries {
   std::string method;
-  std::string input;  ///< an input family, or "worst" (the max over families per n)
+  std::string input;                ///< an input family, or "worst" (the max over families per n)
   std::vector<SeriesPoint> points;  ///< per n: one sample per z seed (the error)
   ExponentEstimate rate;            ///< log-log slope of the error in n
 };

@@ -3,13 +3,12 @@
 // Each point's worst case is found by a short search (search.h) or as the max over random pairs.
 #pragma once
 
-#include "ltsim/core/progress.h"
-
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "ltsim/bounds/registry.h"
+#include "ltsim/core/progress.h"
 #include "ltsim/core/work.h"
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/gen/model_generator.h"

@@ -21,41 +21,41 @@ struct TightnessOptions {
   int threads = 0;                      ///< oneTBB arena; 0 = all; never changes results
   int seeds = 3;                        ///< family members (seeded) per point
   int points = 5;                       ///< grid points per parameter
-  bool points_given = false;  ///< false: the period row keeps 4 points (D* = 10 is slow)
+  bool points_given = false;            ///< false: the period row keeps 4 points (D* = 10 is slow)
   /// Per exact threshold (pruned, up to T = 10^6): the statistics it may evaluate; a pair
   /// still agreeing when they are spent is a censored point (T* > the length reached).
   std::uint64_t statistics_budget = 1'000'000;
-  int precision_bits = 4;             ///< p of the margin row's finite attention
+  int precision_bits = 4;  ///< p of the margin row's finite attention
   /// Heads of the class the eps and scale rows are measured in: 1 = the one-head bump
   /// family, 2 or 3 = the nested family with that many heads (docs/families.md), whose T*
   /// grows like (L/ε)^heads.
   int heads = 2;
-  bool validate = true;               ///< run the frequency simulator on found x per point
+  bool validate = true;                  ///< run the frequency simulator on found x per point
   std::uint64_t max_x_length = 200'000;  ///< cap on |x| of the simulator check
-  std::string out;                    ///< witness directory ("" writes none)
+  std::string out;                       ///< witness directory ("" writes none)
   /// Called with (units finished, units) as members and checks end; never changes the result.
   ProgressCallback progress;
 };
 
 /// One sample: a family member's number at a point and the file that replays it.
 struct TightnessSample {
-  Sample sample;           ///< value and censoring
-  std::uint64_t seed = 0;  ///< the member's seed
-  double lipschitz = 0.0;  ///< L of the pair
+  Sample sample;                    ///< value and censoring
+  std::uint64_t seed = 0;           ///< the member's seed
+  double lipschitz = 0.0;           ///< L of the pair
   std::uint64_t checked_up_to = 0;  ///< lower side: the N searched
-  std::string witness;     ///< the point witness file ("" without --out)
-  std::vector<Run> string; ///< lower side: the string at T* (run-length)
+  std::string witness;              ///< the point witness file ("" without --out)
+  std::vector<Run> string;          ///< lower side: the string at T* (run-length)
 };
 
 /// The frequency simulator on the worst x found for a point (neither bound).
 struct SimulatorCheck {
-  std::uint64_t needed = 0;       ///< smallest grid n meeting ε (|x| if none)
+  std::uint64_t needed = 0;  ///< smallest grid n meeting ε (|x| if none)
   std::uint64_t x_length = 0;
-  bool reached = false;           ///< some n < |x| met ε
-  double certified = 0.0;         ///< the upper side at this point
-  bool within_certificate = true; ///< needed ≤ certified
-  std::string x_kind;             ///< which candidate attained it
-  bool hardmax_regime = true;     ///< |x| ≥ T_hard with margin (4×)
+  bool reached = false;            ///< some n < |x| met ε
+  double certified = 0.0;          ///< the upper side at this point
+  bool within_certificate = true;  ///< needed ≤ certified
+  std::string x_kind;              ///< which candidate attained it
+  bool hardmax_regime = true;      ///< |x| ≥ T_hard with margin (4×)
 };
 
 struct TightnessPoint {
@@ -75,11 +75,11 @@ struct EmpiricalConstant {
 
 struct TightnessRow {
   std::string theorem, parameter;
-  std::string regressor;   ///< "1/eps", "L", "Delta", "S", "tau", "1/gamma"
-  std::string fit;         ///< "log-log" or "log-linear (ln N = a + b/gamma)"
-  std::string class_text;  ///< the class the row is measured in
-  std::string family;      ///< the lower side's family
-  std::string semantics;   ///< the assumptions its T* relies on
+  std::string regressor;     ///< "1/eps", "L", "Delta", "S", "tau", "1/gamma"
+  std::string fit;           ///< "log-log" or "log-linear (ln N = a + b/gamma)"
+  std::string class_text;    ///< the class the row is measured in
+  std::string family;        ///< the lower side's family
+  std::string semantics;     ///< the assumptions its T* relies on
   std::string upper_source;  ///< what the upper side is
   std::vector<TightnessPoint> points;
   ExponentEstimate lower, upper;

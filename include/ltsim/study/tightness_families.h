@@ -12,9 +12,9 @@ namespace ltsim {
 /// A pair of one-layer models and what it is.
 struct FamilyPair {
   Transformer f, g;
-  std::string family;     ///< "bump" or "margin"
-  std::string semantics;  ///< the semantic assumptions its T* relies on (docs/tightness.md §2)
-  double predicted = 0.0; ///< the closed-form T* (docs/tightness.md §2), 0 when not derived
+  std::string family;      ///< "bump" or "margin"
+  std::string semantics;   ///< the semantic assumptions its T* relies on (docs/tightness.md §2)
+  double predicted = 0.0;  ///< the closed-form T* (docs/tightness.md §2), 0 when not derived
 };
 
 /// The bump pair: one hardmax head that attends to the keys at positions ≡ 0 (mod Δ) (all keys

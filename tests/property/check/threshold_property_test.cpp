@@ -94,7 +94,8 @@ RC_GTEST_PROP(ThresholdProperty, PruningFindsWhatFullEnumerationFinds, ()) {
   // Every statistic is evaluated or inside a pruned cell, counted cell by cell.
   RC_ASSERT(got.statistics_evaluated + got.statistics_pruned == got.statistics_total);
   RC_ASSERT(got.statistics_pruned_counted == got.statistics_pruned);
-  if (got.search_period == got.view.period) RC_ASSERT(got.statistics_total == want.statistics_total);
+  if (got.search_period == got.view.period)
+    RC_ASSERT(got.statistics_total == want.statistics_total);
   // Lengths below T* where a statistic was evaluated: never above the true maximum, up to the
   // two evaluators' stated agreement (1e-9·(1 + |output|) per output, as
   // TableEvaluationEqualsTheOneLayerEvaluator asserts), so a gap may differ by
@@ -104,12 +105,13 @@ RC_GTEST_PROP(ThresholdProperty, PruningFindsWhatFullEnumerationFinds, ()) {
     const JointView v = JointViewOf({&p.f, &p.g});
     double outputs = 0.0;
     for (int trial = 0; trial < 8; ++trial) {
-      const std::vector<Token> x = *test::GenString(v.alphabet, static_cast<int>(k + 1), static_cast<int>(k + 1));
+      const std::vector<Token> x =
+          *test::GenString(v.alphabet, static_cast<int>(k + 1), static_cast<int>(k + 1));
       const TypeCounts joint = CountTypes(x, v.alphabet, v.period, v.locality);
       for (const Transformer* m : {&p.f, &p.g})
-        outputs = std::max(outputs, EvaluateOneLayer(*m, Coarsen(joint, m->period, m->locality))
-                                        .cwiseAbs()
-                                        .maxCoeff());
+        outputs = std::max(
+            outputs,
+            EvaluateOneLayer(*m, Coarsen(joint, m->period, m->locality)).cwiseAbs().maxCoeff());
     }
     RC_ASSERT(got.max_gap_per_length[k] <= want.max_gap_per_length[k] + 2e-9 * (1.0 + outputs));
   }

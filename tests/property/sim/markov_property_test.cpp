@@ -82,7 +82,7 @@ void CheckSubset(const std::string& method) {
     // I increasing: a subsequence. Not RC_ASSERT(k == 0 || kept[k - 1] < kept[k]): RapidCheck
     // captures both operands of ||, so that form reads kept[-1] (ASan: heap-buffer-overflow).
     if (k > 0) RC_ASSERT(kept[k - 1] < kept[k]);
-    RC_ASSERT(tokens[k] == c.x[kept[k]]);        // z = x_I
+    RC_ASSERT(tokens[k] == c.x[kept[k]]);  // z = x_I
   }
   RC_ASSERT(kept.size() >= suffix);
   for (std::uint64_t k = 0; k < suffix; ++k)  // the last τ+1 positions are kept

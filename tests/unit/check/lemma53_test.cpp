@@ -9,9 +9,9 @@
 #include <cmath>
 #include <numbers>
 
+#include "ltsim/construct/tasks.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/first_layer.h"
-#include "ltsim/construct/tasks.h"
 #include "ltsim/strings/sources.h"
 
 namespace ltsim {

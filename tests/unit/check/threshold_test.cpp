@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "ltsim/construct/tasks.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/evaluate.h"
 #include "ltsim/eval/reference.h"
-#include "ltsim/construct/tasks.h"
 #include "ltsim/strings/source.h"
 
 namespace ltsim {
@@ -201,8 +201,8 @@ TEST(Threshold, AGapWithinRoundingOfEpsIsNotADisagreement) {
   EXPECT_EQ(r.recheck.precise_gap.substr(0, 8), "6.010000");
   EXPECT_FALSE(ThresholdDisagrees(0.060000000000000005, 0.06, Vector::Constant(1, 0.1),
                                   Vector::Constant(1, 0.04)));
-  EXPECT_TRUE(ThresholdDisagrees(0.0601, 0.06, Vector::Constant(1, 0.1),
-                                 Vector::Constant(1, 0.0399)));
+  EXPECT_TRUE(
+      ThresholdDisagrees(0.0601, 0.06, Vector::Constant(1, 0.1), Vector::Constant(1, 0.0399)));
 }
 
 // ---- The pruned search: a known answer far beyond full enumeration ------------------------

@@ -1,11 +1,12 @@
 // The dealers of one process: local order and stop, shards written and replayed, bad shard files.
+#include "ltsim/dist/dist.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 
 #include "ltsim/core/bytes.h"
 #include "ltsim/core/error.h"
-#include "ltsim/dist/dist.h"
 #include "ltsim_test/temp_dir_test.h"
 
 namespace ltsim::dist {

@@ -49,8 +49,8 @@ ltsim::ItemConsume Consumer(Tally& t, std::uint64_t begin, std::uint64_t stop_af
   t.next = begin;
   return [&t, stop_after](std::uint64_t i, std::string&& bytes) {
     ByteReader r(bytes);
-    t.in_order = t.in_order && i == t.next && r.Get<std::uint64_t>() == i &&
-                 r.Get<std::uint64_t>() == 3 * i;
+    t.in_order =
+        t.in_order && i == t.next && r.Get<std::uint64_t>() == i && r.Get<std::uint64_t>() == 3 * i;
     ++t.by_rank[r.Get<int>()];
     ++t.next;
     ++t.count;
@@ -78,8 +78,8 @@ int main(int argc, char** argv) {
     Expect(all.in_order && all.count == 300, "deal 1: every item once, in order");
     if (dist::Size() > 2) {
       const double share = static_cast<double>(all.by_rank[1]) / 300;
-      std::printf("slow rank 1 computed %.1f%% of the items (static blocks: %.1f%%)\n",
-                  100 * share, 100.0 / dist::Size());
+      std::printf("slow rank 1 computed %.1f%% of the items (static blocks: %.1f%%)\n", 100 * share,
+                  100.0 / dist::Size());
       Expect(share < 0.5 / dist::Size(), "deal 1: the slow rank gets under half a static share");
     }
   }

@@ -1,4 +1,6 @@
 // Unit tests of the random model generator: replay, shapes, weight laws, pair kinds.
+#include "ltsim/gen/model_generator.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "ltsim/core/error.h"
-#include "ltsim/gen/model_generator.h"
 #include "ltsim/model/constants.h"
 #include "ltsim_test/model_weights.h"
 

@@ -3,7 +3,6 @@
 #include "ltsim/io/output_file.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -21,9 +20,9 @@ namespace fs = std::filesystem;
 // other build trees run them at the same time), so a shared name would race.
 fs::path Dir() {
   const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path dir = fs::temp_directory_path() /
-                       ("ltsim_output_file_test_" + std::string(test->name()) + "_" +
-                        std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() /
+      ("ltsim_output_file_test_" + std::string(test->name()) + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <string>
 
+#include "ltsim/construct/tasks.h"
 #include "ltsim/eval/one_layer.h"
 #include "ltsim/model/model_file.h"
-#include "ltsim/construct/tasks.h"
 
 namespace ltsim {
 namespace {

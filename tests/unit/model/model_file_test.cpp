@@ -99,8 +99,15 @@ void ExpectBitEqual(const Matrix& a, const Matrix& b) {
 // docs/formats.md §6.1 (huge weights are refused: ModelFileErrors.WeightsOverTheMagnitudeBound).
 template <typename Dense>
 void FillAwkward(Dense& matrix, std::mt19937_64& engine) {
-  const double specials[] = {-0.0,   1.0,       0.1, 1.0 / 3.0, 5e-324, 2.2250738585072014e-308,
-                             999999.9999999999, -1e6, 4097.000000000001};
+  const double specials[] = {-0.0,
+                             1.0,
+                             0.1,
+                             1.0 / 3.0,
+                             5e-324,
+                             2.2250738585072014e-308,
+                             999999.9999999999,
+                             -1e6,
+                             4097.000000000001};
   for (Eigen::Index i = 0; i < matrix.size(); ++i) {
     double value;
     do {
@@ -349,7 +356,8 @@ TEST(ModelFileErrors, PrecisionBitsMissingOnFinite) {
             "m.json: layers[1].precision_bits: missing key (required when attention is finite)");
   json = Base();
   json["layers"][1]["precision_bits"] = 0;
-  EXPECT_EQ(MutationError(json), "m.json: layers[1].precision_bits: must be between 1 and 1100, got 0");
+  EXPECT_EQ(MutationError(json),
+            "m.json: layers[1].precision_bits: must be between 1 and 1100, got 0");
 }
 
 TEST(ModelFileErrors, PrecisionBitsOnHardmax) {
@@ -405,7 +413,8 @@ TEST(ModelFileErrors, RangesOfScalars) {
   EXPECT_EQ(MutationError(json), "m.json: locality: must be between 0 and 4096, got -1");
   json = Base();
   json["width"] = 18446744073709551615u;
-  EXPECT_EQ(MutationError(json), "m.json: width: must be between 1 and 1024, got 18446744073709551615");
+  EXPECT_EQ(MutationError(json),
+            "m.json: width: must be between 1 and 1024, got 18446744073709551615");
   json = Base();
   json["tie_tolerance"] = -0.5;
   EXPECT_EQ(MutationError(json), "m.json: tie_tolerance: must be finite and at least 0, got -0.5");
@@ -440,7 +449,6 @@ TEST(ModelNames, AttentionAndBiasScaling) {
   EXPECT_STREQ(BiasScalingName(BiasScaling::kNone), "none");
   EXPECT_STREQ(BiasScalingName(BiasScaling::kLog), "log");
 }
-
 
 // Issue 12: limits checked before allocating, heads required, long values not echoed.
 TEST(ModelFileErrors, LimitsAreCheckedBeforeAllocating) {

@@ -1,19 +1,18 @@
 // The raw-T* search (docs/refute.md): constraints kept, reproducible for any thread count,
 // family seeds certified, witnesses rechecked in 50 digits and replayed.
-#include "ltsim/search/raw_threshold_search.h"
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
-#include "search/raw_internal.h"
 #include "ltsim/check/threshold.h"
 #include "ltsim/construct/families.h"
 #include "ltsim/eval/one_layer.h"
 #include "ltsim/model/constants.h"
+#include "ltsim/search/raw_threshold_search.h"
 #include "ltsim/search/refute.h"
+#include "search/raw_internal.h"
 
 namespace ltsim {
 namespace {
@@ -45,8 +44,10 @@ TEST(RawSearch, RandomPairsAndProposalsStayInTheClass) {
       TypeCounts hint;
       if (!raw::Propose(kind, o, memory, f2, g2, e, &hint)) continue;
       ASSERT_TRUE(ProjectOntoClass(o.cls, f2) && ProjectOntoClass(o.cls, g2));
-      EXPECT_LE(LipschitzConstant(f2), o.cls.max_lipschitz * (1 + 1e-9)) << raw::ProposalNames()[kind];
-      EXPECT_LE(LipschitzConstant(g2), o.cls.max_lipschitz * (1 + 1e-9)) << raw::ProposalNames()[kind];
+      EXPECT_LE(LipschitzConstant(f2), o.cls.max_lipschitz * (1 + 1e-9))
+          << raw::ProposalNames()[kind];
+      EXPECT_LE(LipschitzConstant(g2), o.cls.max_lipschitz * (1 + 1e-9))
+          << raw::ProposalNames()[kind];
       EXPECT_TRUE(InClass(o.cls, f2) && InClass(o.cls, g2)) << raw::ProposalNames()[kind];
     }
   }
@@ -164,8 +165,10 @@ TEST(RawSearch, FamilySeedsReachTheFamilysThreshold) {
     // The padded family computes the family's function: its T* is the closed form's (or > N).
     const auto meta = nlohmann::json::parse(pair.first.meta_json);
     const std::uint64_t closed = meta["first_disagreement"];
-    if (closed <= o.max_length) EXPECT_EQ(e.first_disagreement, closed) << name;
-    else EXPECT_FALSE(e.first_disagreement.has_value()) << name;
+    if (closed <= o.max_length)
+      EXPECT_EQ(e.first_disagreement, closed) << name;
+    else
+      EXPECT_FALSE(e.first_disagreement.has_value()) << name;
     const RawRecheck r = RecheckRaw(o, pair.first, pair.second, e);
     EXPECT_EQ(r.status, "agrees") << name;
   }
@@ -222,8 +225,8 @@ TEST(RawSearch, HalfSpaceOnTheNestedHeadsBeatsTheFamily) {
 TEST(RawSearch, SearchBeatsRandomStartsOnTheSameBudget) {
   // Hill climbs from random starts (no family seeds) against the random baseline (every
   // evaluation a fresh random start, drawn as the climbs' starts are, mechanism included), 150
-  // evaluations of T* each (3 climbs of 50, no shrinking), N = 200, S = 2, Δ = 1, τ = 0, d = 6, H = 2, m = 1,
-  // L₀ = 3, ε = 0.05. Measured when written, best separated T* (201 = none up to N):
+  // evaluations of T* each (3 climbs of 50, no shrinking), N = 200, S = 2, Δ = 1, τ = 0, d = 6, H =
+  // 2, m = 1, L₀ = 3, ε = 0.05. Measured when written, best separated T* (201 = none up to N):
   //   seed      1    2    3    4    5    6    7    8
   //   search  134  201  141   21  193  201  118   15   (median 137.5)
   //   random   19   49   19   15   12   66   11   12   (median 17)
@@ -270,10 +273,10 @@ TEST(RawSearch, ShrinkingKeepsTheClassAndTheScore) {
   EXPECT_TRUE(InClass(o.cls, best.f) && InClass(o.cls, best.g));
   EXPECT_GE(best.best.score, r.restarts[r.best_restart].best.score);
   // The kept evaluation is the pair's own.
-  const RawEvaluation again = EvaluateRawPair(o, best.f, best.g,
-                                              best.best.sup_statistic
-                                                  ? std::vector<TypeCounts>{*best.best.sup_statistic}
-                                                  : std::vector<TypeCounts>{});
+  const RawEvaluation again =
+      EvaluateRawPair(o, best.f, best.g,
+                      best.best.sup_statistic ? std::vector<TypeCounts>{*best.best.sup_statistic}
+                                              : std::vector<TypeCounts>{});
   EXPECT_EQ(again.first_disagreement, best.best.first_disagreement);
   EXPECT_EQ(again.separated, best.best.separated);
 }

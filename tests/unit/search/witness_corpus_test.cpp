@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "ltsim/search/witness_io.h"
 #include "ltsim/fuzz/witness.h"
+#include "ltsim/search/witness_io.h"
 
 namespace ltsim {
 namespace {

@@ -65,8 +65,8 @@ TEST(FitSeries, FloorPointsAreBoundsToo) {
 }
 
 TEST(FitSeries, NoisyFlatSeriesHasAnIntervalAroundZero) {
-  std::vector<SeriesPoint> s = {Point(1, {10, 12, 9}), Point(2, {11, 9, 13}),
-                                Point(4, {9, 12, 10}), Point(8, {12, 10, 9})};
+  std::vector<SeriesPoint> s = {Point(1, {10, 12, 9}), Point(2, {11, 9, 13}), Point(4, {9, 12, 10}),
+                                Point(8, {12, 10, 9})};
   FitOptions o;
   o.seed = 7;
   const ExponentEstimate e = FitSeries(s, o);
@@ -94,7 +94,8 @@ TEST(FitSeries, BootstrapIsAFunctionOfTheSeed) {
 TEST(FitSeries, LogLinearFitsTheMarginSlope) {
   // N = 2^(p/γ) with p = 8: ln N = (8 ln 2)/γ, regressor 1/γ.
   std::vector<SeriesPoint> s;
-  for (double inv_gamma : {0.25, 0.5, 1.0, 1.5}) s.push_back(Point(inv_gamma, {std::exp2(8 * inv_gamma)}));
+  for (double inv_gamma : {0.25, 0.5, 1.0, 1.5})
+    s.push_back(Point(inv_gamma, {std::exp2(8 * inv_gamma)}));
   FitOptions o;
   o.scale = FitScale::kLogLinear;
   EXPECT_NEAR(FitSeries(s, o).exponent, 8 * std::log(2.0), 1e-9);
@@ -104,7 +105,8 @@ TEST(FitJoint, RecoversTwoExponentsAndDropsCensoredObservations) {
   std::vector<JointObservation> obs;
   for (double a : {1.0, 2.0, 4.0})
     for (double b : {1.0, 3.0, 9.0})
-      obs.push_back({{std::log(a), std::log(b)}, 5 * a * a * b * b * b * (1 + 0.01 * a - 0.01 * b)});
+      obs.push_back(
+          {{std::log(a), std::log(b)}, 5 * a * a * b * b * b * (1 + 0.01 * a - 0.01 * b)});
   obs.push_back({{std::log(8.0), std::log(9.0)}, 1.0, Censoring::kAbove});
   const JointFit fit = FitJoint({"scale", "eps"}, obs);
   EXPECT_EQ(fit.observations_used, 9);

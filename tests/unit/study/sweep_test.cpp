@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "ltsim/gen/margin_pair.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/evaluate.h"
+#include "ltsim/gen/margin_pair.h"
 #include "ltsim/model/constants.h"
 #include "ltsim/strings/sources.h"
 

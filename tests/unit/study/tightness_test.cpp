@@ -102,7 +102,8 @@ TEST(Tightness, TwoNestedHeadsMakeTheEpsAndScaleRowsTight) {
     if (row.parameter == "scale") {
       const TightnessPoint &a = row.points.front(), &b = row.points.back();
       expected = 2 * std::log(b.value / a.value) / std::log(b.regressor / a.regressor);
-      EXPECT_EQ(row.warnings.empty(), std::abs(b.regressor / b.value / (a.regressor / a.value) - 1) <= 0.1);
+      EXPECT_EQ(row.warnings.empty(),
+                std::abs(b.regressor / b.value / (a.regressor / a.value) - 1) <= 0.1);
     }
     EXPECT_NEAR(row.lower.exponent, expected, 0.2) << row.parameter;
     EXPECT_EQ(row.verdict.verdict, Verdict::kTight) << row.parameter << ": " << row.verdict.reason;

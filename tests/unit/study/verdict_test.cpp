@@ -16,7 +16,8 @@ ExponentEstimate Side(double b, double noise) {
     SeriesPoint p;
     p.value = p.regressor = x;
     for (int seed = 0; seed < 3; ++seed, ++k)
-      p.samples.push_back({10 * std::pow(x, b) * (1 + noise * std::sin(1.7 * k)), Censoring::kNone});
+      p.samples.push_back(
+          {10 * std::pow(x, b) * (1 + noise * std::sin(1.7 * k)), Censoring::kNone});
     s.push_back(p);
   }
   FitOptions o;
