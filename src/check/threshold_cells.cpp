@@ -27,7 +27,6 @@ ModelTable BuildModelTable(const Transformer& model, const JointView& view, cons
   // The last token sits at position T ≡ key.residue (mod Δ of the view), the key t back at
   // the view's residue (T − t) mod Δ; a model reads residue r of the view as r mod Δ_M (the
   // view's period is Δ* or a divisor of it on which both models' inputs depend, SearchPeriod).
-  const int T_residue = key.residue % model.period;
   const auto suffix_residue = [&](int t) {
     return ((key.residue - t) % view.period + view.period) % view.period % model.period;
   };
