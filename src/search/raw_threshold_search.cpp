@@ -567,8 +567,8 @@ nlohmann::json RawWitnessToJson(const RawSearchOptions& o, const Transformer& f,
   j["max_length"] = o.max_length;
   j["separation"] = o.separation;
   j["seed"] = o.seed;
-  j["f"] = nlohmann::json::parse(ModelToJson(f));
-  j["g"] = nlohmann::json::parse(ModelToJson(g));
+  j["f"] = ModelToJsonValue(f);
+  j["g"] = ModelToJsonValue(g);
   j["first_disagreement"] =
       e.first_disagreement ? nlohmann::json(*e.first_disagreement) : nlohmann::json(nullptr);
   j["checked_up_to"] = e.checked_up_to;

@@ -318,8 +318,8 @@ nlohmann::json SearchWitnessToJson(const SearchOptions& o, const SearchCandidate
   doc["eps"] = o.eps;
   doc["n"] = o.n;
   doc["value"] = std::isfinite(w.objective) ? nlohmann::json(w.objective) : nlohmann::json();
-  doc["f"] = nlohmann::json::parse(ModelToJson(w.f));
-  doc["g"] = nlohmann::json::parse(ModelToJson(w.g));
+  doc["f"] = ModelToJsonValue(w.f);
+  doc["g"] = ModelToJsonValue(w.g);
   doc["input"] = InputSpecToJson(w.input);
   if (!w.x_runs.empty()) {
     doc["x_runs"] = nlohmann::json::array();

@@ -245,49 +245,67 @@ std::string SearchWitnessFileName(const nlohmann::json& witness) {
   return ContentHashFileName(witness.dump(), ".search.json");
 }
 
-nlohmann::json SearchWitnessWithRecheck(const SearchOptions& o, const SearchCandidate& c) {
-  if (!std::isfinite(c.objective))
-    throw InputError("search witness: the objective is not finite, nothing to save");
+namespace {
+
+// The witness document with the recheck already computed (SaveSearchWitness reports it).
+nlohmann::json WitnessDocument(const SearchOptions& o, const SearchCandidate& c,
+                               const SearchRecheck& recheck) {
   nlohmann::json doc = SearchWitnessToJson(o, c);
-  doc["recheck"] = SearchRecheckToJson(RecheckSearchCandidate(o, c));
+  doc["recheck"] = SearchRecheckToJson(recheck);
   return doc;
 }
 
-std::string SaveSearchWitness(const std::string& dir_or_path, const SearchOptions& o,
-                              const SearchCandidate& c) {
-  const nlohmann::json doc = SearchWitnessWithRecheck(o, c);
+void RequireFinite(const SearchCandidate& c) {
+  if (!std::isfinite(c.objective))
+    throw InputError("search witness: the objective is not finite, nothing to save");
+}
+
+}  // namespace
+
+nlohmann::json SearchWitnessWithRecheck(const SearchOptions& o, const SearchCandidate& c) {
+  RequireFinite(c);
+  return WitnessDocument(o, c, RecheckSearchCandidate(o, c));
+}
+
+SavedSearchWitness SaveSearchWitness(const std::string& dir_or_path, const SearchOptions& o,
+                                     const SearchCandidate& c) {
+  RequireFinite(c);
+  SavedSearchWitness saved;
+  saved.recheck = RecheckSearchCandidate(o, c);
+  const nlohmann::json doc = WitnessDocument(o, c, saved.recheck);
   const fs::path target = fs::is_directory(dir_or_path)
                               ? fs::path(dir_or_path) / SearchWitnessFileName(doc)
                               : fs::path(dir_or_path);
   io::WriteFileAtomically(target.string(), doc.dump(2) + "\n");
-  return target.string();
+  saved.path = target.string();
+  return saved;
 }
 
 SearchWitness SearchWitnessFromText(const std::string& text, const std::string& source,
-                                    nlohmann::json* recheck) {
+                                    std::string* recheck_status) {
   io::Json parsed = io::ParseJson(text, source);
   nlohmann::json doc(parsed);
+  if (recheck_status) recheck_status->clear();
   if (doc.is_object() && doc.contains("recheck")) {
     const io::JsonReader r(parsed.at("recheck"), source, "recheck");
     r.Keys({"objective", "status", "value", "precise", "digits", "tolerance", "z_length", "values",
             "note"},
            {"status"});
-    r.At("status").String();
-    if (recheck) *recheck = doc["recheck"];
+    const std::string status = r.At("status").String();
+    if (recheck_status) *recheck_status = status;
     doc.erase("recheck");
   }
   return SearchWitnessFromJson(doc, source);
 }
 
-SearchWitness ReadSearchWitness(const std::string& path, nlohmann::json* recheck) {
+SearchWitness ReadSearchWitness(const std::string& path, std::string* recheck_status) {
   return SearchWitnessFromText(io::ReadFile(path, "search witness", io::kMaxJsonBytes), path,
-                               recheck);
+                               recheck_status);
 }
 
 SearchReplay ReplaySearchWitness(const std::string& path) {
   SearchReplay r;
-  nlohmann::json recorded;
-  r.witness = ReadSearchWitness(path, &recorded);
+  r.witness = ReadSearchWitness(path, &r.recorded_recheck_status);
   const SearchCandidate& c = r.witness.candidate;
   SearchOptions o;
   o.objective = r.witness.objective;
@@ -298,7 +316,6 @@ SearchReplay ReplaySearchWitness(const std::string& path) {
   r.value = r.recheck.value;
   r.same_value =
       std::abs(r.value - r.stored) <= kSearchReplayTolerance * std::max(1.0, std::abs(r.stored));
-  if (!recorded.is_null()) r.recorded_recheck_status = recorded["status"].get<std::string>();
   const std::string expected =
       r.recorded_recheck_status.empty() ? "agrees" : r.recorded_recheck_status;
   r.reproduced = r.same_value && r.recheck.status == expected;

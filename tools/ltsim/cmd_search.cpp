@@ -179,13 +179,12 @@ int WriteWitness(const std::string& path, const SearchOptions& o, const SearchCa
   if (!std::isfinite(c.objective))
     throw InputError("--out '" + path +
                      "': no pair had a finite objective (every z failed), nothing to save");
-  const std::string written = SaveSearchWitness(path, o, c);
-  nlohmann::json recheck;
-  ReadSearchWitness(written, &recheck);  // the recheck SaveSearchWitness made and wrote
-  const std::string status = recheck["status"].get<std::string>();
+  const SavedSearchWitness saved = SaveSearchWitness(path, o, c);
+  const std::string& written = saved.path;
+  const std::string& status = saved.recheck.status;
   if (!json)
     std::cout << fmt::format("wrote {} (recheck in 50 digits: {}, precise {})\n", written, status,
-                             recheck["precise"].get<std::string>());
+                             saved.recheck.precise_text);
   if (status == "differs") {
     std::cerr << "ltsim search: the objective is not confirmed in high precision (" << written
               << " records the difference)\n";

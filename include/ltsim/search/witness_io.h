@@ -68,19 +68,26 @@ std::string SearchWitnessFileName(const nlohmann::json& witness);
 nlohmann::json SearchWitnessWithRecheck(const SearchOptions& options,
                                         const SearchCandidate& candidate);
 
+/// What SaveSearchWitness wrote: the file and the recheck recorded in it (the caller formats
+/// these; it never reads the file back).
+struct SavedSearchWitness {
+  std::string path;
+  SearchRecheck recheck;
+};
+
 /// Rechecks and writes the witness (JSON indented by 2, newline-terminated). `dir_or_path`: an
 /// existing directory gets DIR/SearchWitnessFileName(…); anything else is the file's path.
-/// Returns the path written. InputError (naming the path) when it cannot write, or for a
-/// non-finite objective.
-std::string SaveSearchWitness(const std::string& dir_or_path, const SearchOptions& options,
-                              const SearchCandidate& candidate);
+/// InputError (naming the path) when it cannot write, or for a non-finite objective.
+SavedSearchWitness SaveSearchWitness(const std::string& dir_or_path, const SearchOptions& options,
+                                     const SearchCandidate& candidate);
 
 /// Reads a search witness with or without a `recheck` block: the strict SearchWitnessFromJson
-/// on the rest. InputError naming the path and key. `recheck` (optional) receives the block.
-SearchWitness ReadSearchWitness(const std::string& path, nlohmann::json* recheck = nullptr);
+/// on the rest. InputError naming the path and key. `recheck_status` (optional) receives the
+/// block's status, or "" when the file has none.
+SearchWitness ReadSearchWitness(const std::string& path, std::string* recheck_status = nullptr);
 /// The same from text (io::ParseJson: depth and number checks); `source` names it in errors.
 SearchWitness SearchWitnessFromText(const std::string& text, const std::string& source,
-                                    nlohmann::json* recheck = nullptr);
+                                    std::string* recheck_status = nullptr);
 
 /// What a replay found.
 struct SearchReplay {

@@ -10,6 +10,7 @@
 #include "ltsim/construct/families.h"
 #include "ltsim/eval/one_layer.h"
 #include "ltsim/model/constants.h"
+#include "ltsim/model/model_file.h"
 #include "ltsim/search/raw_threshold_search.h"
 #include "ltsim/search/refute.h"
 #include "search/raw_internal.h"
@@ -181,10 +182,11 @@ TEST(RawSearch, WitnessReplays) {
   EXPECT_EQ(r.recheck.status, "agrees");
   const auto path = std::filesystem::temp_directory_path() /
                     ("ltsim_raw_witness_" + std::to_string(::getpid()) + ".json");
-  {
-    std::ofstream out(path);
-    out << RawWitnessToJson(o, best.f, best.g, best.best, r.recheck).dump();
-  }
+  const nlohmann::json witness = RawWitnessToJson(o, best.f, best.g, best.best, r.recheck);
+  // The models go in as JSON values: the same document as their model files.
+  EXPECT_EQ(witness["f"], nlohmann::json::parse(ModelToJson(best.f)));
+  EXPECT_EQ(witness["g"], nlohmann::json::parse(ModelToJson(best.g)));
+  std::ofstream(path) << witness.dump();
   std::string report;
   EXPECT_TRUE(ReplayRawWitness(path.string(), &report)) << report;
   std::filesystem::remove(path);

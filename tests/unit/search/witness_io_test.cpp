@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "ltsim/core/error.h"
+#include "ltsim/model/model_file.h"
 
 namespace ltsim {
 namespace {
@@ -87,8 +88,14 @@ TEST_F(SearchWitnessIoTest, DisagreementRecheckConfirmsTheGapOnTheWitnessString)
 TEST_F(SearchWitnessIoTest, SavedUnderItsContentHashAndReplays) {
   const SearchOptions o = Small("sim-ratio");
   const SearchCandidate c = HillClimb(o, 1).best;
-  const std::string path = SaveSearchWitness(dir_.string(), o, c);
+  const SavedSearchWitness saved = SaveSearchWitness(dir_.string(), o, c);
+  const std::string& path = saved.path;
   const nlohmann::json doc = nlohmann::json::parse(std::ifstream(path));
+  // The typed result is what the file records (the CLI formats it and never reads back).
+  EXPECT_EQ(doc["recheck"], SearchRecheckToJson(saved.recheck));
+  EXPECT_EQ(saved.recheck.status, "agrees");
+  // The models are the documents of their model files.
+  EXPECT_EQ(doc["f"], nlohmann::json::parse(ModelToJson(c.f)));
   EXPECT_EQ(fs::path(path).filename().string(), SearchWitnessFileName(doc));
   EXPECT_EQ(path.size() - dir_.string().size(), 1 + 16 + std::string(".search.json").size());
   EXPECT_EQ(doc["format"], "ltsim-search-witness");
@@ -99,16 +106,16 @@ TEST_F(SearchWitnessIoTest, SavedUnderItsContentHashAndReplays) {
   EXPECT_TRUE(r.reproduced);
   EXPECT_EQ(r.recorded_recheck_status, "agrees");
   // Same content, same name: saving again writes the same file.
-  EXPECT_EQ(SaveSearchWitness(dir_.string(), o, c), path);
+  EXPECT_EQ(SaveSearchWitness(dir_.string(), o, c).path, path);
   // An explicit path is used as given.
   const std::string named = (dir_ / "named.json").string();
-  EXPECT_EQ(SaveSearchWitness(named, o, c), named);
+  EXPECT_EQ(SaveSearchWitness(named, o, c).path, named);
 }
 
 TEST_F(SearchWitnessIoTest, ATamperedValueOrRecheckDoesNotReproduce) {
   const SearchOptions o = Small("sim-over-eta");
   const SearchCandidate c = HillClimb(o, 0).best;
-  const std::string path = SaveSearchWitness(dir_.string(), o, c);
+  const std::string path = SaveSearchWitness(dir_.string(), o, c).path;
   nlohmann::json doc = nlohmann::json::parse(std::ifstream(path));
   nlohmann::json value = doc, status = doc;
   value["value"] = doc["value"].get<double>() * (1 + 1e-9) + 1e-9;
