@@ -17,27 +17,18 @@ using Weights = std::array<double, kProposalKinds>;
 
 }  // namespace
 
-const char* ProposalKindName(ProposalKind kind) {
-  static const char* const kNames[] = {"gaussian",   "qk-step",      "logit-tie",   "logit-drop",
-                                       "suffix-tie", "copy-row",     "rescale",     "x-moderate",
-                                       "x-rare",     "x-remove-run", "x-run-count", "x-reseed"};
-  return kNames[static_cast<int>(kind)];
-}
-
-std::vector<double> ProposalWeights(const std::string& proposals, bool search_x) {
+std::vector<double> ProposalWeights(ProposalSet proposals, bool search_x) {
   Weights w{};
-  if (proposals == "gaussian") {
+  if (proposals == ProposalSet::kGaussian) {
     w[0] = 1;
-  } else if (proposals == "mixed" || proposals == "logits") {
+  } else {
     w = {3, 1, 3, 1, 2, 1, 1, 2, 1, 1, 1, 1};
-    if (proposals == "logits") {
+    if (proposals == ProposalSet::kLogits) {
       for (ProposalKind k :
            {ProposalKind::kGaussian, ProposalKind::kCopyRow, ProposalKind::kRescale})
         w[static_cast<int>(k)] = 0;
     }
     if (!search_x) std::fill(w.begin() + static_cast<int>(ProposalKind::kXModerate), w.end(), 0.0);
-  } else {
-    throw InputError("--proposals: unknown '" + proposals + "' (known: mixed, gaussian, logits)");
   }
   return {w.begin(), w.end()};
 }

@@ -31,10 +31,6 @@ constexpr double kInvalid = -std::numeric_limits<double>::infinity();
 constexpr std::uint64_t kMinLength = 10;
 constexpr const char* kFormat = "ltsim-search-witness";
 
-bool IsSimObjective(const std::string& objective) {
-  return objective == "sim-ratio" || objective == "sim-over-eta";
-}
-
 double NeededLengthRatio(const Transformer& f, const Transformer& g, const Source& x, double eps) {
   const std::uint64_t needed = NeededLength(f, g, x, eps, nullptr);
   ConstantMap c = PairConstants(ModelConstants(f), ModelConstants(g));
@@ -66,7 +62,7 @@ double DisagreementRatio(const Transformer& f, const Transformer& g, double eps,
   return static_cast<double>(*r.first_disagreement) / bound;
 }
 
-double SimObjective(const std::string& objective, const Transformer& f, const Transformer& g,
+double SimObjective(SearchObjective objective, const Transformer& f, const Transformer& g,
                     const Source& x, double eps, std::uint64_t n) {
   SandwichOptions options;
   options.method = "frequency";
@@ -77,7 +73,7 @@ double SimObjective(const std::string& objective, const Transformer& f, const Tr
   } catch (const InputError&) {
     return kInvalid;
   }
-  if (objective == "sim-ratio") return std::max(s.f.sim, s.g.sim) / eps;
+  if (objective == SearchObjective::kSimRatio) return std::max(s.f.sim, s.g.sim) / eps;
   // sim-over-eta: the Lipschitz bound sim ≤ L·η of docs/theory.md §2.3, per model.
   double worst = 0.0;
   for (const ModelSide* side : {&s.f, &s.g}) {
@@ -157,12 +153,6 @@ SearchRestart RestartFromBytes(const std::string& bytes) {
 }  // namespace
 
 void ValidateSearchOptions(const SearchOptions& o) {
-  const std::vector<std::string>& names = SearchObjectives();
-  if (std::find(names.begin(), names.end(), o.objective) == names.end())
-    throw InputError("--objective: unknown '" + o.objective +
-                     "' (known: needed-length, sim-ratio, sim-over-eta, needed, "
-                     "disagreement-length)");
-  ProposalWeights(o.proposals, o.search_x);  // names the known proposal sets
   if (!(o.eps > 0 && o.eps < 1)) throw InputError("--eps must be in (0, 1)");
   if (o.restarts < 1) throw InputError("--restarts must be at least 1");
   if (o.iterations < 0) throw InputError("--iterations must be at least 0");
@@ -175,34 +165,30 @@ void ValidateSearchOptions(const SearchOptions& o) {
     throw InputError("--margin must be finite, ≥ 0");
   if (IsSimObjective(o.objective) && (o.n < 1 || o.n > o.input.length))
     throw InputError("--z-length must be in [1, |x|]");
-  if (o.objective == "disagreement-length" && (o.n < 1 || o.n > kThresholdMaxLength))
+  if (o.objective == SearchObjective::kDisagreementLength && (o.n < 1 || o.n > kThresholdMaxLength))
     throw InputError("--max-length (the disagreement search's longest length) must be in [1, " +
                      std::to_string(kThresholdMaxLength) + "]");
 }
 
-const std::vector<std::string>& SearchObjectives() {
-  static const std::vector<std::string> names = {"needed-length", "sim-ratio", "sim-over-eta",
-                                                 "needed", "disagreement-length"};
-  return names;
-}
-
-double EvaluateObjective(const std::string& objective, const Transformer& f, const Transformer& g,
+double EvaluateObjective(SearchObjective objective, const Transformer& f, const Transformer& g,
                          const InputSpec& input, double eps, std::uint64_t n) {
-  const std::vector<std::string>& names = SearchObjectives();
-  if (std::find(names.begin(), names.end(), objective) == names.end())
-    throw InputError("objective: unknown '" + objective + "'");
   return EvaluateObjective(objective, f, g, *MakeInput(input), eps, n);
 }
 
-double EvaluateObjective(const std::string& objective, const Transformer& f, const Transformer& g,
+double EvaluateObjective(SearchObjective objective, const Transformer& f, const Transformer& g,
                          const Source& x, double eps, std::uint64_t n) {
-  const std::vector<std::string>& names = SearchObjectives();
-  if (std::find(names.begin(), names.end(), objective) == names.end())
-    throw InputError("objective: unknown '" + objective + "'");
-  if (objective == "needed-length") return NeededLengthRatio(f, g, x, eps);
-  if (objective == "needed") return static_cast<double>(NeededLength(f, g, x, eps, nullptr));
-  if (objective == "disagreement-length") return DisagreementRatio(f, g, eps, n);
-  return SimObjective(objective, f, g, x, eps, n);
+  switch (objective) {
+    case SearchObjective::kNeededLength:
+      return NeededLengthRatio(f, g, x, eps);
+    case SearchObjective::kNeeded:
+      return static_cast<double>(NeededLength(f, g, x, eps, nullptr));
+    case SearchObjective::kDisagreementLength:
+      return DisagreementRatio(f, g, eps, n);
+    case SearchObjective::kSimRatio:
+    case SearchObjective::kSimOverEta:
+      return SimObjective(objective, f, g, x, eps, n);
+  }
+  LTSIM_CHECK(!"objective missing from EvaluateObjective");
 }
 
 std::unique_ptr<Source> CandidateInput(const SearchCandidate& c) {
@@ -314,7 +300,7 @@ nlohmann::json SearchWitnessToJson(const SearchOptions& o, const SearchCandidate
   nlohmann::json doc;
   doc["format"] = kFormat;
   doc["version"] = w.x_runs.empty() ? 1 : 2;
-  doc["objective"] = o.objective;
+  doc["objective"] = kSearchObjectiveNames.Name(o.objective);
   doc["eps"] = o.eps;
   doc["n"] = o.n;
   doc["value"] = std::isfinite(w.objective) ? nlohmann::json(w.objective) : nlohmann::json();
@@ -344,10 +330,7 @@ SearchWitness SearchWitnessFromJson(const nlohmann::json& json, const std::strin
            {"format", "version", "objective", "eps", "n", "value", "f", "g", "input"});
   }
   SearchWitness w;
-  w.objective = r.At("objective").String();
-  const std::vector<std::string>& names = SearchObjectives();
-  if (std::find(names.begin(), names.end(), w.objective) == names.end())
-    r.At("objective").Fail("unknown objective '" + w.objective.substr(0, 60) + "'");
+  w.objective = r.At("objective").Enum(kSearchObjectiveNames);
   w.eps = r.At("eps").Number();
   if (!(w.eps > 0 && w.eps < 1)) r.At("eps").Fail("must be in (0, 1)");
   w.n = r.At("n").UInt(1, kMaxSearchWitnessLength);

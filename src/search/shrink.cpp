@@ -119,9 +119,7 @@ class Shrinker {
   }
 
   std::uint64_t Shortest() const {
-    return std::max(kMinLength, o_.objective == "sim-ratio" || o_.objective == "sim-over-eta"
-                                    ? o_.n
-                                    : std::uint64_t{0});
+    return std::max(kMinLength, IsSimObjective(o_.objective) ? o_.n : std::uint64_t{0});
   }
 
   std::uint64_t Keep() const {

@@ -100,14 +100,14 @@ Real SimOverEta(const PreciseSims& s) {
 // an error of at most kRoundingUlps·2^−53 of that size. sim-ratio = sim/ε then errs by
 // ≲ 2u·M/ε, and sim-over-eta = sim/(L·η) by ≲ |objective|·2u·(M/sim + 1/η), which a
 // near-copy z (tiny sim and η) makes large.
-double RoundingAllowance(const std::string& objective, const PreciseSims& s, double value,
+double RoundingAllowance(SearchObjective objective, const PreciseSims& s, double value,
                          double eps) {
   constexpr double kRoundingUlps = 1024;
   const double u = kRoundingUlps * 0x1p-53;
   double m = 0.0;
   for (const PreciseVector* v : {&s.f_x, &s.g_x, &s.f_z, &s.g_z})
     for (const Real& e : *v) m = std::max(m, std::abs(e.convert_to<double>()));
-  if (objective == "sim-ratio") return 2 * u * m / eps;
+  if (objective == SearchObjective::kSimRatio) return 2 * u * m / eps;
   double worst = 0.0;
   for (const auto& [sim, eta] : {std::pair{s.sim_f, s.eta_f}, std::pair{s.sim_g, s.eta_g}}) {
     const double sim_d = sim.convert_to<double>(), eta_d = eta.convert_to<double>();
@@ -128,7 +128,7 @@ void NeededLengthRecheck(const SearchOptions& o, const SearchCandidate& c, const
                          SearchRecheck& r) {
   // needed-length divides by max(frequency-length, τ + 2); `needed` is the length itself.
   double bound = 1.0;
-  if (o.objective == "needed-length") {
+  if (o.objective == SearchObjective::kNeededLength) {
     ConstantMap constants = PairConstants(ModelConstants(c.f), ModelConstants(c.g));
     constants["eps"] = o.eps;
     bound = std::max(FindBound("frequency-length").value(constants), constants["tau"] + 2);
@@ -200,11 +200,11 @@ SearchRecheck RecheckSearchCandidate(const SearchOptions& o, const SearchCandida
   r.objective = o.objective;
   const auto x = CandidateInput(c);
   r.value = EvaluateCandidate(o, c);
-  if (o.objective == "needed-length" || o.objective == "needed") {
+  if (o.objective == SearchObjective::kNeededLength || o.objective == SearchObjective::kNeeded) {
     NeededLengthRecheck(o, c, *x, r);
     return r;
   }
-  if (o.objective == "disagreement-length") {
+  if (o.objective == SearchObjective::kDisagreementLength) {
     DisagreementRecheck(o, c, r);
     return r;
   }
@@ -215,8 +215,9 @@ SearchRecheck RecheckSearchCandidate(const SearchOptions& o, const SearchCandida
     return r;
   }
   Record(s, r);
-  const Real precise =
-      o.objective == "sim-ratio" ? Real(std::max(s.sim_f, s.sim_g) / Real(o.eps)) : SimOverEta(s);
+  const Real precise = o.objective == SearchObjective::kSimRatio
+                           ? Real(std::max(s.sim_f, s.sim_g) / Real(o.eps))
+                           : SimOverEta(s);
   r.precise_text = PreciseText(precise);
   r.precise = precise.convert_to<double>();
   r.tolerance = std::max(kSearchRecheckTolerance * std::max(1.0, std::abs(r.precise)),
@@ -229,7 +230,7 @@ SearchRecheck RecheckSearchCandidate(const SearchOptions& o, const SearchCandida
 
 nlohmann::json SearchRecheckToJson(const SearchRecheck& r) {
   nlohmann::json j;
-  j["objective"] = r.objective;
+  j["objective"] = kSearchObjectiveNames.Name(r.objective);
   j["status"] = r.status;
   j["value"] = std::isfinite(r.value) ? nlohmann::json(r.value) : nlohmann::json();
   j["precise"] = r.precise_text;

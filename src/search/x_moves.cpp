@@ -45,8 +45,7 @@ bool Join(const SearchOptions& o, Split s, SearchCandidate& c) {
     length -= cut;
     if (runs.front().count == 0) runs.erase(runs.begin());
   }
-  const std::uint64_t shortest =
-      std::max(kMinLength, o.objective == "sim-ratio" || o.objective == "sim-over-eta" ? o.n : 0);
+  const std::uint64_t shortest = std::max(kMinLength, IsSimObjective(o.objective) ? o.n : 0);
   if (length < shortest || length > o.input.length) return false;
   for (Token t : s.suffix) AppendRun(runs, t, 1);
   c.x_runs = std::move(runs);

@@ -87,8 +87,8 @@ double PointMargin(const SweepOptions& o, double value) {
 SearchOptions PointSearch(const SweepOptions& o, const ModelSpec& spec, double eps,
                           std::uint64_t seed, double margin) {
   SearchOptions s;
-  s.objective = "needed";
-  s.proposals = "logits";
+  s.objective = SearchObjective::kNeeded;
+  s.proposals = ProposalSet::kLogits;
   s.eps = eps;
   s.restarts = 1;
   s.iterations = o.iterations;

@@ -47,5 +47,33 @@ TEST_F(CliTest, SearchIsReproducibleAndItsWitnessReplays) {
   ExpectInputError({"search", "--proposals", "annealing"}, "--proposals");
 }
 
+// The line `--out` prints is the recheck the witness records (formatted, not read back); an
+// objective or proposal set is a name from one table, in flags and in witness files alike.
+TEST_F(CliTest, SearchWitnessObjectiveIsANameFromItsTable) {
+  const std::string witness = Path("w.search.json").string();
+  const Result r = Run({"search", "--objective", "sim-over-eta", "--z-length", "40", "--restarts",
+                        "1", "--iterations", "2", "--x-length", "400", "--out", witness});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json w = Json::parse(ReadFile(witness));
+  EXPECT_EQ(w["objective"], "sim-over-eta");
+  EXPECT_NE(r.out.find("wrote " + witness +
+                       " (recheck in 50 digits: " + w["recheck"]["status"].get<std::string>() +
+                       ", precise " + w["recheck"]["precise"].get<std::string>() + ")"),
+            std::string::npos)
+      << r.out;
+  Json bad = w;
+  bad["objective"] = "sim_over_eta";
+  const std::string bad_path = Temp("bad.search.json", bad.dump(2));
+  ExpectInputError({"replay", bad_path}, bad_path + ": objective: unknown search objective");
+  ExpectInputError({"replay", bad_path},
+                   "(known: needed-length, sim-ratio, sim-over-eta, needed, disagreement-length)");
+  ExpectInputError(
+      {"search", "--objective", "nope"},
+      "--objective: unknown search objective 'nope' (known: needed-length, sim-ratio,");
+  ExpectInputError(
+      {"search", "--proposals", "annealing"},
+      "--proposals: unknown proposal set 'annealing' (known: mixed, gaussian, logits)");
+}
+
 }  // namespace
 }  // namespace ltsim::cli_test

@@ -101,9 +101,12 @@ int RunSearchReplay(const std::string& path, bool json) {
   if (json) {
     Json out;
     out["context"] = Context("search", 0);
-    out["replay"] = {{"objective", r.witness.objective}, {"value", Number(r.value)},
-                     {"stored", Number(r.stored)},       {"recheck", r.recheck.status},
-                     {"recorded_recheck", recorded},     {"precise", r.recheck.precise_text},
+    out["replay"] = {{"objective", kSearchObjectiveNames.Name(r.witness.objective)},
+                     {"value", Number(r.value)},
+                     {"stored", Number(r.stored)},
+                     {"recheck", r.recheck.status},
+                     {"recorded_recheck", recorded},
+                     {"precise", r.recheck.precise_text},
                      {"reproduced", r.reproduced}};
     out["file"] = path;
     out["format"] = kSearchFormat;
@@ -112,8 +115,9 @@ int RunSearchReplay(const std::string& path, bool json) {
   } else {
     std::cout << fmt::format(
         "replay {}: {} = {} (stored {}); recheck {} (recorded {}), precise {}: {}\n", path,
-        r.witness.objective, Show(r.value), Show(r.stored), r.recheck.status, recorded,
-        r.recheck.precise_text, r.reproduced ? "reproduced" : "DIFFERS");
+        kSearchObjectiveNames.Name(r.witness.objective), Show(r.value), Show(r.stored),
+        r.recheck.status, recorded, r.recheck.precise_text,
+        r.reproduced ? "reproduced" : "DIFFERS");
   }
   return r.reproduced ? kReproduced : kNotReproduced;
 }

@@ -27,6 +27,7 @@ namespace {
 
 struct SearchArgs {
   std::string input = "stress", out, out_dir, replay;
+  std::string objective = "sim-ratio", proposals = "mixed";  // parsed once, in BuildOptions
   const CLI::Option* z_length = nullptr;
   const CLI::Option* max_length = nullptr;
   std::uint64_t x_length = 2000;
@@ -38,7 +39,9 @@ struct SearchArgs {
 
 SearchOptions BuildOptions(const SearchArgs& args) {
   SearchOptions options = args.options;
-  const bool disagreement = options.objective == "disagreement-length";
+  options.objective = ParseFlag("--objective", kSearchObjectiveNames, args.objective);
+  options.proposals = ParseFlag("--proposals", kProposalSetNames, args.proposals);
+  const bool disagreement = options.objective == SearchObjective::kDisagreementLength;
   if (disagreement && args.z_length->count() > 0)
     throw InputError("--z-length: disagreement-length has no z; its limit is --max-length");
   if (!disagreement && args.max_length->count() > 0)
@@ -89,7 +92,7 @@ Json SearchJson(const SearchResult& r) {
   const SearchOptions& o = r.options;
   Json doc;
   doc["context"] = Context("search", o.seed);
-  doc["options"] = {{"objective", o.objective},
+  doc["options"] = {{"objective", kSearchObjectiveNames.Name(o.objective)},
                     {"eps", o.eps},
                     {"n", o.n},
                     {"restarts", o.restarts},
@@ -97,7 +100,7 @@ Json SearchJson(const SearchResult& r) {
                     {"step", o.step},
                     {"step_grid", o.step_grid},
                     {"perturb_f", o.perturb_f},
-                    {"proposals", o.proposals},
+                    {"proposals", kProposalSetNames.Name(o.proposals)},
                     {"search_x", o.search_x},
                     {"input", InputKindName(o.input.kind)},
                     {"x_length", o.input.length},
@@ -121,8 +124,8 @@ void PrintTable(const SearchResult& r) {
   const SearchOptions& o = r.options;
   std::cout << fmt::format(
       "search {} (ε = {}, n = {}), R = {}, I = {}, |x| = {}, proposals {}{}, seed {}\n",
-      o.objective, o.eps, o.n, o.restarts, o.iterations, o.input.length, o.proposals,
-      o.search_x ? " + x" : "", o.seed);
+      kSearchObjectiveNames.Name(o.objective), o.eps, o.n, o.restarts, o.iterations, o.input.length,
+      kProposalSetNames.Name(o.proposals), o.search_x ? " + x" : "", o.seed);
   std::cout << fmt::format("{:>8} {:>20} {:>12} {:>12} {:>9}\n", "restart", "seed", "start", "best",
                            "accepted");
   for (const SearchRestart& s : r.restarts)
@@ -205,7 +208,7 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
       "N), with Gaussian and structural proposals (logit ties, suffix ties, row copies, "
       "rescaling, edits of x), then shrink (heads, width, norms, x).");
   SearchOptions& o = args->options;
-  cmd->add_option("--objective", o.objective,
+  cmd->add_option("--objective", args->objective,
                   "needed-length, sim-ratio (default), sim-over-eta, needed, disagreement-length");
   cmd->add_option("--eps", o.eps, "ε (default 0.01)");
   args->z_length =
@@ -221,7 +224,7 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--step-grid", o.step_grid,
                   "round steps to multiples of this, 0 = none (default 0.125: keeps ties)");
   cmd->add_flag("--perturb-f", o.perturb_f, "also step f's weights (default: only g)");
-  cmd->add_option("--proposals", o.proposals,
+  cmd->add_option("--proposals", args->proposals,
                   "mixed (default: Gaussian + structural + x), gaussian (Gaussian steps only), "
                   "logits (only moves that keep L: qk/bias steps, ties, x)");
   cmd->add_flag("--fixed-x", args->fixed_x, "never edit x (default: x is searched too)");

@@ -8,6 +8,7 @@
 
 #include "help.h"
 #include "ltsim/core/error.h"
+#include "ltsim/io/names.h"
 
 namespace ltsim::cli {
 
@@ -35,6 +36,17 @@ CLI::Option* AddThreads(CLI::App* cmd, T& threads) {
 inline CLI::Option* AddOutDir(CLI::App* cmd, std::string& dir, const std::string& what) {
   AddDeprecated(cmd, "--out", dir, "--out-dir", "a directory in this command");
   return cmd->add_option("--out-dir", dir, what);
+}
+
+/// The value `name` names in `table` (io/names.h), read once where the flag is read; otherwise
+/// InputError "FLAG: unknown KIND 'name' (known: a, b, c)".
+template <typename E, std::size_t N>
+E ParseFlag(const std::string& flag, const io::NameTable<E, N>& table, const std::string& name) {
+  try {
+    return table.Parse(name);
+  } catch (const InputError& error) {
+    throw InputError(flag + ": " + error.what());
+  }
 }
 
 /// A whole number ≥ 1. CLI11 prefixes the message with the option's name, except for a

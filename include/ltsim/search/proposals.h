@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ltsim/io/names.h"
 #include "ltsim/search/search.h"
 
 namespace ltsim {
@@ -32,17 +33,32 @@ enum class ProposalKind {
 /// Number of ProposalKind values.
 inline constexpr int kProposalKinds = 12;
 
-/// "gaussian", "qk-step", "logit-tie", "logit-drop", "suffix-tie", "copy-row",
-/// "rescale", "x-moderate", "x-rare", "x-remove-run", "x-run-count", "x-reseed".
-const char* ProposalKindName(ProposalKind kind);
+/// The kinds' names in the search's JSON output and table (proposed_by_kind, accepted_by_kind).
+inline constexpr io::NameTable<ProposalKind, kProposalKinds> kProposalKindNames{
+    "proposal kind",
+    {{{ProposalKind::kGaussian, "gaussian"},
+      {ProposalKind::kQkStep, "qk-step"},
+      {ProposalKind::kLogitTie, "logit-tie"},
+      {ProposalKind::kLogitDrop, "logit-drop"},
+      {ProposalKind::kSuffixTie, "suffix-tie"},
+      {ProposalKind::kCopyRow, "copy-row"},
+      {ProposalKind::kRescale, "rescale"},
+      {ProposalKind::kXModerate, "x-moderate"},
+      {ProposalKind::kXRare, "x-rare"},
+      {ProposalKind::kXRemoveRun, "x-remove-run"},
+      {ProposalKind::kXRunCount, "x-run-count"},
+      {ProposalKind::kXReseed, "x-reseed"}}}};
+
+/// kProposalKindNames.Name(kind).
+inline const char* ProposalKindName(ProposalKind kind) { return kProposalKindNames.Name(kind); }
 
 /// The proposal distribution of a proposal set, as weights indexed by ProposalKind:
 ///   mixed    gaussian 3, qk-step 1, logit-tie 3, logit-drop 1, suffix-tie 2, copy-row 1,
 ///            rescale 1, and the x moves 2, 1, 1, 1, 1 (x-moderate … x-reseed);
 ///   gaussian gaussian 1 only;
 ///   logits   mixed without gaussian, copy-row and rescale (moves that change L).
-/// The x moves get weight 0 when search_x is false. InputError for an unknown set.
-std::vector<double> ProposalWeights(const std::string& proposals, bool search_x);
+/// The x moves get weight 0 when search_x is false.
+std::vector<double> ProposalWeights(ProposalSet proposals, bool search_x);
 
 /// Draws a kind from ProposalWeights with Boost.Random (a fixed number of draws).
 ProposalKind DrawProposal(const std::vector<double>& weights, FuzzEngine& engine);

@@ -12,11 +12,39 @@
 #include "ltsim/core/work.h"
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/gen/model_generator.h"
+#include "ltsim/io/names.h"
 #include "ltsim/model/transformer.h"
 
 namespace ltsim {
 
-/// What a search maximises and how. The objectives (SearchObjectives):
+/// What a search maximises (SearchOptions below says what each one is).
+enum class SearchObjective { kNeededLength, kSimRatio, kSimOverEta, kNeeded, kDisagreementLength };
+
+/// The objectives' names in witness files, JSON output and on the command line (`--objective`).
+inline constexpr io::NameTable<SearchObjective, 5> kSearchObjectiveNames{
+    "search objective",
+    {{{SearchObjective::kNeededLength, "needed-length"},
+      {SearchObjective::kSimRatio, "sim-ratio"},
+      {SearchObjective::kSimOverEta, "sim-over-eta"},
+      {SearchObjective::kNeeded, "needed"},
+      {SearchObjective::kDisagreementLength, "disagreement-length"}}}};
+
+/// sim-ratio and sim-over-eta: measured on the frequency simulator's z at |z| = n ≤ |x|.
+inline bool IsSimObjective(SearchObjective objective) {
+  return objective == SearchObjective::kSimRatio || objective == SearchObjective::kSimOverEta;
+}
+
+/// The proposal distributions a climb draws from (proposals.h: ProposalWeights).
+enum class ProposalSet { kMixed, kGaussian, kLogits };
+
+/// Their names on the command line (`--proposals`) and in JSON output.
+inline constexpr io::NameTable<ProposalSet, 3> kProposalSetNames{
+    "proposal set",
+    {{{ProposalSet::kMixed, "mixed"},
+      {ProposalSet::kGaussian, "gaussian"},
+      {ProposalSet::kLogits, "logits"}}}};
+
+/// What a search maximises and how. The objectives (kSearchObjectiveNames):
 ///   needed-length  NeededLength(f, g, x, ε) / max(frequency-length [ours], τ + 2) at the
 ///                  pair's constants (docs/theory.md §2.4: the construction's own |z| ~
 ///                  Δ·D(D+τ)·(L/ε)²; above 1, the construction needs longer strings than it
@@ -43,7 +71,7 @@ namespace ltsim {
 /// `gaussian` only the Gaussian step on every weight (the pre-structural search); `logits`
 /// only moves that leave L(f), L(g) unchanged (qk and bias steps, ties, edits of x).
 struct SearchOptions {
-  std::string objective = "sim-ratio";
+  SearchObjective objective = SearchObjective::kSimRatio;
   double eps = 0.01;
   std::uint64_t n = 200;  ///< |z| of sim-ratio and sim-over-eta; disagreement-length's cap
   int restarts = 4;       ///< R independent hill climbs
@@ -59,9 +87,9 @@ struct SearchOptions {
   /// Each step is rounded to a multiple of this (0: no rounding). Dyadic steps keep grid
   /// pairs on a dyadic grid, so exact logit ties (large maximal sets) survive the climb.
   double step_grid = 0.125;
-  bool perturb_f = false;           ///< also step f's weights (otherwise only g moves)
-  std::string proposals = "mixed";  ///< mixed, gaussian or logits (above)
-  bool search_x = true;             ///< also propose edits of x (its spec or its runs)
+  bool perturb_f = false;                       ///< also step f's weights (otherwise only g moves)
+  ProposalSet proposals = ProposalSet::kMixed;  ///< mixed, gaussian or logits (above)
+  bool search_x = true;                         ///< also propose edits of x (its spec or its runs)
   /// > 0: every pair has γ(f) = γ(g) = margin (margin_pair.h): the start is drawn with it and
   /// every model move is followed by SetLogitMargin (a move after which no logit gap is left
   /// is refused). 0: the margin is free.
@@ -129,17 +157,12 @@ struct SearchResult {
   ShrinkResult shrunk;                  ///< of restarts[best_restart].best
 };
 
-/// The objective names, in order: needed-length, sim-ratio, sim-over-eta, needed,
-/// disagreement-length.
-const std::vector<std::string>& SearchObjectives();
-
 /// The objective of (f, g) on the input `input` (see SearchOptions). Pure; any thread.
-/// InputError for an unknown objective name.
-double EvaluateObjective(const std::string& objective, const Transformer& f, const Transformer& g,
+double EvaluateObjective(SearchObjective objective, const Transformer& f, const Transformer& g,
                          const InputSpec& input, double eps, std::uint64_t n);
 
 /// The same on an explicit x.
-double EvaluateObjective(const std::string& objective, const Transformer& f, const Transformer& g,
+double EvaluateObjective(SearchObjective objective, const Transformer& f, const Transformer& g,
                          const Source& x, double eps, std::uint64_t n);
 
 /// The objective of a candidate (its x from CandidateInput).
@@ -182,14 +205,14 @@ nlohmann::json SearchWitnessToJson(const SearchOptions& options, const SearchCan
 
 /// A parsed search witness.
 struct SearchWitness {
-  std::string objective;
+  SearchObjective objective = SearchObjective::kSimRatio;
   double eps = 0.0;
   std::uint64_t n = 0;
   SearchCandidate candidate;  ///< objective = the stored value
 };
 
 /// Strict parse of SearchWitnessToJson's output (versions 1 and 2; `x_runs` only in version 2);
-/// InputError naming `where` and the key.
+/// InputError naming `where` and the key (an unknown objective: the known names).
 SearchWitness SearchWitnessFromJson(const nlohmann::json& json, const std::string& where);
 
 /// Longest x (and largest n) a search witness may hold (docs/formats.md §6.1).

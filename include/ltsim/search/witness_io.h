@@ -34,7 +34,7 @@ inline constexpr double kSearchReplayTolerance = 1e-12;
 /// (`needed`, the length itself, the same without a denominator). x is the candidate's
 /// explicit runs when it has them, else its spec's string.
 struct SearchRecheck {
-  std::string objective;
+  SearchObjective objective = SearchObjective::kSimRatio;
   /// "agrees" (|value − precise| ≤ `tolerance`; for needed-length: both
   /// decisions agree), "differs", or "skipped" (no z could be built; `note` says why).
   std::string status;
@@ -51,7 +51,6 @@ struct SearchRecheck {
 };
 
 /// Rechecks `candidate` under options.objective, options.eps and options.n. Pure; any thread.
-/// InputError for an unknown objective.
 SearchRecheck RecheckSearchCandidate(const SearchOptions& options,
                                      const SearchCandidate& candidate);
 

@@ -6,10 +6,10 @@
 #include <algorithm>
 
 #include "ltsim/bounds/registry.h"
-#include "ltsim/search/proposals.h"
 #include "ltsim/check/threshold.h"
 #include "ltsim/core/error.h"
 #include "ltsim/model/constants.h"
+#include "ltsim/search/proposals.h"
 
 namespace ltsim {
 namespace {
@@ -17,7 +17,7 @@ namespace {
 // Tiny enough for a few seconds: R = 3, I = 6, |x| = 400.
 SearchOptions Tiny(const std::string& objective) {
   SearchOptions o;
-  o.objective = objective;
+  o.objective = kSearchObjectiveNames.Parse(objective);
   o.eps = 0.01;
   o.n = 40;
   o.restarts = 3;
@@ -29,7 +29,7 @@ SearchOptions Tiny(const std::string& objective) {
 }
 
 TEST(Search, SameSeedSameResultForAnyThreadCount) {
-  for (const std::string& objective : SearchObjectives()) {
+  for (const std::string& objective : kSearchObjectiveNames.Names()) {
     SearchOptions one = Tiny(objective);
     one.threads = 1;
     SearchOptions two = one;
@@ -49,7 +49,7 @@ TEST(Search, SameSeedSameResultForAnyThreadCount) {
 }
 
 TEST(Search, HillClimbNeverDecreasesTheBest) {
-  for (const std::string& objective : SearchObjectives()) {
+  for (const std::string& objective : kSearchObjectiveNames.Names()) {
     const SearchOptions o = Tiny(objective);
     const SearchRestart r = HillClimb(o, 0);
     ASSERT_EQ(r.trajectory.size(), static_cast<std::size_t>(o.iterations + 1));
@@ -64,7 +64,7 @@ std::uint64_t XLength(const SearchCandidate& c) { return CandidateInput(c)->leng
 // Property-style: for every objective and seeds 0..5, shrinking never reports a witness below
 // the best's objective, the stored value is the shrunk witness's own, and nothing grows.
 TEST(Search, ShrinkingNeverLowersTheObjectiveBelowTheReportedValue) {
-  for (const std::string& objective : SearchObjectives()) {
+  for (const std::string& objective : kSearchObjectiveNames.Names()) {
     for (std::uint64_t seed = 0; seed < 6; ++seed) {
       SearchOptions o = Tiny(objective);
       o.seed = seed;
@@ -112,7 +112,7 @@ TEST(Search, StructuralProposalsImproveOnTheStartsByAFactorOf20InTheMedian) {
 // The `logits` set only moves qk, bias and x: L(f), L(g) (hence the sweeps' bounds) stay.
 TEST(Search, LogitsProposalsKeepTheLipschitzConstants) {
   SearchOptions o = Tiny("sim-ratio");
-  o.proposals = "logits";
+  o.proposals = ProposalSet::kLogits;
   SearchCandidate c = StartingPoint(o, 0);
   const double lf = LipschitzConstant(c.f), lg = LipschitzConstant(c.g);
   const std::vector<double> weights = ProposalWeights(o.proposals, o.search_x);
@@ -171,7 +171,7 @@ TEST(Search, WitnessRoundTripsAndReplaysToTheSameObjective) {
   const nlohmann::json doc = SearchWitnessToJson(o, r.shrunk.candidate);
   // Through text, as a file would be.
   const SearchWitness w = SearchWitnessFromJson(nlohmann::json::parse(doc.dump(2)), "witness");
-  EXPECT_EQ(w.objective, "sim-ratio");
+  EXPECT_EQ(w.objective, SearchObjective::kSimRatio);
   const SearchCandidate& c = w.candidate;
   EXPECT_EQ(EvaluateObjective(w.objective, c.f, c.g, *CandidateInput(c), w.eps, w.n), c.objective);
   EXPECT_EQ(c.objective, r.shrunk.candidate.objective);
@@ -216,14 +216,37 @@ TEST(Search, StrictWitnessAndOptionErrors) {
   doc.erase("input");
   EXPECT_THROW(SearchWitnessFromJson(doc, "w"), InputError);
   SearchOptions bad = o;
-  bad.objective = "nope";
-  EXPECT_THROW(RunSearch(bad), InputError);
-  bad = o;
   bad.n = o.input.length + 1;
   EXPECT_THROW(RunSearch(bad), InputError);
-  bad = o;
-  bad.proposals = "annealing";
-  EXPECT_THROW(RunSearch(bad), InputError);
+}
+
+// Objectives and proposal sets are enums with one name table each: the witness spells the
+// objective by its table name, and an unknown name is an error naming the key and the known names.
+TEST(Search, ObjectiveNamesAreOneTableReadOnce) {
+  EXPECT_EQ(kSearchObjectiveNames.Known(),
+            "needed-length, sim-ratio, sim-over-eta, needed, disagreement-length");
+  EXPECT_EQ(kProposalSetNames.Known(), "mixed, gaussian, logits");
+  SearchOptions o = Tiny("sim-ratio");
+  const SearchCandidate c = StartingPoint(o, 0);
+  for (const SearchObjective objective : kSearchObjectiveNames.Values()) {
+    o.objective = objective;
+    const nlohmann::json doc = SearchWitnessToJson(o, c);
+    EXPECT_EQ(doc["objective"], kSearchObjectiveNames.Name(objective));
+    EXPECT_EQ(SearchWitnessFromJson(doc, "w").objective, objective);
+  }
+  nlohmann::json doc = SearchWitnessToJson(o, c);
+  doc["objective"] = "sim_ratio";
+  try {
+    SearchWitnessFromJson(doc, "w.search.json");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "w.search.json: objective: unknown search objective 'sim_ratio' (known: "
+              "needed-length, sim-ratio, sim-over-eta, needed, disagreement-length)");
+  }
+  doc["objective"] = 3;
+  EXPECT_THROW(SearchWitnessFromJson(doc, "w"), InputError);
+  EXPECT_THROW(kProposalSetNames.Parse("annealing"), InputError);
 }
 
 }  // namespace

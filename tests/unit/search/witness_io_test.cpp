@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 SearchOptions Small(const std::string& objective) {
   SearchOptions o;
-  o.objective = objective;
+  o.objective = kSearchObjectiveNames.Parse(objective);
   o.n = 40;
   o.iterations = 3;
   o.seed = 11;
@@ -38,7 +38,7 @@ class SearchWitnessIoTest : public ::testing::Test {
 };
 
 TEST_F(SearchWitnessIoTest, EveryObjectiveAgreesWithItsHighPrecisionRecheck) {
-  for (const std::string& objective : SearchObjectives()) {
+  for (const std::string& objective : kSearchObjectiveNames.Names()) {
     const SearchOptions o = Small(objective);
     const SearchCandidate c = HillClimb(o, 0).best;
     ASSERT_TRUE(std::isfinite(c.objective)) << objective;
