@@ -46,12 +46,18 @@ def side(ax, points, color, label, exponent, intercept_from, loglinear):
         ax.errorbar(ox, med, yerr=[[m - l for m, l in zip(med, lo)], [h - m for m, h in zip(med, hi)]],
                     fmt="o", color=color, capsize=3, label=label)
     for p in capped:
-        # A censored point: the quantity is at least the cap (drawn as an arrow up from it).
-        ax.annotate("", xy=(p["regressor"], p["max"] * 2.0), xytext=(p["regressor"], p["max"]),
+        # A censored point: at a cap the quantity is at least the cap (an arrow up from it); at
+        # a floor (5.3: error <= 1e-12) at most the floor (an arrow down from it).
+        below = p.get("censoring") == "below"
+        y = p["min"] if below else p["max"]
+        ax.annotate("", xy=(p["regressor"], y * (0.5 if below else 2.0)), xytext=(p["regressor"], y),
                     arrowprops=dict(arrowstyle="->", color=color, lw=1.5))
-        ax.plot([p["regressor"]], [p["max"]], "_", color=color, markersize=14, mew=2)
+        ax.plot([p["regressor"]], [y], "_", color=color, markersize=14, mew=2)
     if capped:
-        ax.plot([], [], "^", color=color, label="%s: censored (≥ cap, not fitted)" % label.split(":")[0])
+        below = any(p.get("censoring") == "below" for p in capped)
+        ax.plot([], [], "v" if below else "^", color=color,
+                label="%s: censored (%s, not fitted)" % (label.split(":")[0],
+                                                         "≤ floor" if below else "≥ cap"))
     if exponent is not None and open_pts:
         # The fitted line through the geometric mean of the fitted medians.
         ox = [p["regressor"] for p in open_pts]
@@ -69,12 +75,16 @@ def figure(row, path_stem, ax=None):
     if own:
         fig, ax = plt.subplots(figsize=(6.4, 4.6))
     loglinear = row["parameter"] == "margin"
+    rate = row.get("quantity") == "statistic error"
     lower, upper = row["lower"], row["upper"]
     side(ax, lower["points"], LOWER,
-         "lower side: T* (exact), slope %s %s" % (fmt(lower["exponent"]), interval(lower["ci"])),
+         "lower side: %s, slope %s %s" % ("adversarial error found" if rate else "T* (exact)",
+                                          fmt(lower["exponent"]), interval(lower["ci"])),
          lower["exponent"], None, loglinear)
     side(ax, upper["points"], UPPER,
-         "upper side: certified length, slope %s %s" % (fmt(upper["exponent"]), interval(upper["ci"])),
+         "upper side: %s, slope %s %s" % ("transport bound, same x and z" if rate
+                                          else "certified length",
+                                          fmt(upper["exponent"]), interval(upper["ci"])),
          upper["exponent"], None, loglinear)
     sim = [(p, q) for p, q in zip(row["simulator"]["points"], lower["points"]) if p["needed"] > 0]
     if sim:
@@ -95,15 +105,16 @@ def figure(row, path_stem, ax=None):
     xs = sorted({p["regressor"] for p in lower["points"]})
     ax.xaxis.set_major_locator(FixedLocator(xs))
     ax.xaxis.set_minor_locator(NullLocator())
-    ax.set_xticklabels(["%.3g" % x for x in xs])
+    ax.set_xticklabels(["%d" % x if x >= 1000 and float(x).is_integer() else "%.3g" % x for x in xs])
     ax.yaxis.set_major_locator(LogLocator(base=10, numticks=8))
     ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(row["regressor"] + (" (log-linear: ln N = a + b/gamma)" if loglinear else ""))
-    ax.set_ylabel("length")
-    ax.set_title("Theorem %s, parameter %s: %s\n%s" % (row["theorem"], row["parameter"],
-                                                      row["verdict"], wrap(row["class"], 70)),
+    ax.set_ylabel(row.get("quantity", "length"))
+    what = "Lemma 5.3, scheme %s" % row["scheme"] if rate else "Theorem %s" % row["theorem"]
+    ax.set_title("%s, parameter %s: %s\n%s" % (what, row["parameter"], row["verdict"],
+                                               wrap(row["class"], 70)),
                  fontsize=9)
-    ax.legend(fontsize=7, loc="upper left")
+    ax.legend(fontsize=7, loc="lower left" if rate else "upper left")
     ax.grid(True, which="major", alpha=0.3)
     if own:
         fig.tight_layout()
@@ -133,7 +144,7 @@ def main(directory):
         doc = json.load(f)
     rows = doc["rows"]
     for row in rows:
-        figure(row, os.path.join(directory, "tightness_%s" % row["parameter"]))
+        figure(row, os.path.join(directory, "tightness_%s" % row.get("name", row["parameter"])))
     columns = min(3, len(rows))
     lines = (len(rows) + columns - 1) // columns
     fig, axes = plt.subplots(lines, columns, figsize=(6.4 * columns, 4.8 * lines), squeeze=False)

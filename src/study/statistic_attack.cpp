@@ -6,6 +6,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/normal_distribution.hpp>
 #include <boost/random/uniform_real_distribution.hpp>
@@ -145,6 +146,47 @@ class ClampedLinearFunction : public TestFunction {
 
 }  // namespace
 
+double WindowTransportBound(const std::vector<double>& x, std::uint64_t tx,
+                            const std::vector<double>& z, std::uint64_t tz, int alphabet,
+                            double lipschitz, double size_bound) {
+  const std::size_t s = static_cast<std::size_t>(alphabet);
+  const std::uint64_t nx = x.size() / s, nz = z.size() / s;
+  const double a = tx ? static_cast<double>(nx) / static_cast<double>(tx) : 0.0;
+  const double b = tz ? static_cast<double>(nz) / static_cast<double>(tz) : 0.0;
+  // The unmatched mass |a − b| costs at most G (|p| ≤ G) ...
+  double bound = size_bound * std::abs(a - b);
+  if (nx == 0 || nz == 0) return bound;
+  // ... and the common mass m = min(a, b), spread evenly over each side's points, is moved by a
+  // coupling: any coupling bounds ∫p d(α̃ − β̃) by Σ mass·min(L‖μ − μ'‖₁, 2G). Sorting both
+  // sides lexicographically makes the north-west-corner coupling the monotone (optimal) one
+  // for S = 2, where μ is one number; for S > 2 it is a feasible coupling, so still a bound.
+  const auto sorted = [&](const std::vector<double>& v, std::uint64_t count) {
+    std::vector<std::uint32_t> order(count);
+    for (std::uint64_t i = 0; i < count; ++i) order[i] = static_cast<std::uint32_t>(i);
+    std::sort(order.begin(), order.end(), [&](std::uint32_t i, std::uint32_t j) {
+      return std::lexicographical_compare(v.begin() + i * s, v.begin() + (i + 1) * s,
+                                          v.begin() + j * s, v.begin() + (j + 1) * s);
+    });
+    return order;
+  };
+  const std::vector<std::uint32_t> ox = sorted(x, nx), oz = sorted(z, nz);
+  // Integer masses: an x point carries nz units, a z point nx units (nx·nz in total each side).
+  std::uint64_t i = 0, j = 0, rx = nz, rz = nx;
+  double moved = 0;
+  while (i < nx && j < nz) {
+    const std::uint64_t q = std::min(rx, rz);
+    double distance = 0;
+    for (std::size_t k = 0; k < s; ++k)
+      distance += std::abs(x[ox[i] * s + k] - z[oz[j] * s + k]);
+    moved += static_cast<double>(q) * std::min(lipschitz * distance, 2 * size_bound);
+    rx -= q;
+    rz -= q;
+    if (rx == 0) ++i, rx = nz;
+    if (rz == 0) ++j, rz = nx;
+  }
+  return bound + moved * std::min(a, b) / (static_cast<double>(nx) * static_cast<double>(nz));
+}
+
 AttackResult AttackStatistic(const Source& x, const AttackOptions& o) {
   if (o.alphabet < 1 || o.locality < 0) throw InputError("--alphabet/--locality out of range");
   if (!(o.lipschitz >= 0) || !std::isfinite(o.lipschitz))
@@ -190,6 +232,9 @@ AttackResult AttackStatistic(const Source& x, const AttackOptions& o) {
     best[w].s = Contribution(tx.mu[w], tx.length, tz.mu[w], tz.length, best[w]) >= 0 ? 1 : -1;
     r.adversarial += best_value;
   }
+  for (std::size_t w = 0; w < windows; ++w)
+    r.certified += WindowTransportBound(tx.mu[w], tx.length, tz.mu[w], tz.length, o.alphabet,
+                                        o.lipschitz);
   const ClampedLinearFunction adversary(best, o.alphabet, o.locality, o.lipschitz);
   r.rechecked =
       std::abs(AverageOverPositions(x, adversary)[0] - AverageOverPositions(*z, adversary)[0]);
@@ -217,6 +262,7 @@ AttackSweepResult RunAttackSweep(const AttackSweepOptions& o) {
   const std::size_t M = o.methods.size(), N = o.lengths.size(), I = o.inputs.size(),
                     K = static_cast<std::size_t>(o.seeds);
   std::vector<double> error(M * N * I * K);
+  result.cells.resize(error.size());
   std::vector<std::unique_ptr<Source>> xs;
   for (std::size_t i = 0; i < I; ++i) {
     InputSpec spec;
@@ -225,9 +271,11 @@ AttackSweepResult RunAttackSweep(const AttackSweepOptions& o) {
     spec.alphabet = o.alphabet;
     spec.seed = StreamSeed(o.seed, "attack-x", i);
     xs.push_back(MakeInput(spec));
+    result.inputs.push_back(spec);
   }
   const int threads = o.threads > 0 ? o.threads : oneapi::tbb::this_task_arena::max_concurrency();
   oneapi::tbb::task_arena arena(threads);
+  std::atomic<std::uint64_t> finished{0};
   arena.execute([&] {
     oneapi::tbb::parallel_for(std::size_t{0}, error.size(), [&](std::size_t t) {
       const std::size_t i = (t / K) % I, n = (t / K / I) % N, m = t / K / I / N;
@@ -241,7 +289,10 @@ AttackSweepResult RunAttackSweep(const AttackSweepOptions& o) {
       a.restarts = o.restarts;
       a.random_functions = o.random_functions;
       a.seed = StreamSeed(o.seed, "attack-z", t);
-      error[t] = AttackStatistic(*xs[i], a).adversarial;
+      const AttackResult r = AttackStatistic(*xs[i], a);
+      error[t] = r.adversarial;
+      result.cells[t] = {r.adversarial, r.certified, a};
+      if (o.progress) o.progress(++finished, error.size());
     });
   });
   FitOptions fit;
@@ -319,6 +370,13 @@ AttackSweepResult RunAttackSweep(const AttackSweepOptions& o) {
     if (everywhere) result.beats_markov_everywhere.push_back(o.methods[m]);
   }
   return result;
+}
+
+const AttackCell& AttackSweepResult::Cell(std::size_t method, std::size_t n, std::size_t input,
+                                          std::size_t seed) const {
+  const std::size_t N = options.lengths.size(), I = options.inputs.size(),
+                    K = static_cast<std::size_t>(options.seeds);
+  return cells.at(((method * N + n) * I + input) * K + seed);
 }
 
 }  // namespace ltsim

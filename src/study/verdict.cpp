@@ -83,4 +83,56 @@ VerdictResult DecideVerdict(const ExponentEstimate& lower, const ExponentEstimat
   return v;
 }
 
+VerdictResult DecideRateVerdict(const ExponentEstimate& lower, const ExponentEstimate& upper,
+                                double paper, double tolerance) {
+  VerdictResult v;
+  v.gap = v.least_gap = std::numeric_limits<double>::quiet_NaN();
+  if (!lower.ci) {
+    v.reason = "lower side: " + lower.reason;
+    return v;
+  }
+  const auto [low, high] = *lower.ci;
+  if (!std::isfinite(paper)) {
+    v.reason = fmt::format("no paper rate for this row; lower side's interval {}",
+                           Interval(*lower.ci));
+    return v;
+  }
+  if (low > paper + tolerance) {
+    v.verdict = Verdict::kContradicts;
+    v.reason = fmt::format(
+        "lower side's interval {} lies above the paper's exponent {:.3g}: the error decays "
+        "slower than the rate allows",
+        Interval(*lower.ci), paper);
+    return v;
+  }
+  if (low <= tolerance && high >= -tolerance) {
+    v.reason =
+        fmt::format("lower side's interval {} spans 0: decay not shown", Interval(*lower.ci));
+    return v;
+  }
+  if (low <= paper + tolerance && paper <= high + tolerance) {
+    v.verdict = Verdict::kTight;
+    v.reason = fmt::format("lower side's interval {} contains the paper's exponent {:.3g}{}",
+                           Interval(*lower.ci), paper, Resolution(tolerance));
+    return v;
+  }
+  v.verdict = Verdict::kGap;
+  v.gap = paper - lower.exponent;
+  v.least_gap = paper - high;
+  std::string upper_text = "the upper side has no interval (" + upper.reason + ")";
+  if (upper.ci)
+    upper_text = upper.ci->second < paper - tolerance
+                     ? fmt::format("the certified upper side {} lies below it too",
+                                   Interval(*upper.ci))
+                     : fmt::format(
+                           "the certified upper side {} does not exclude the paper's rate, so "
+                           "stronger inputs or test functions may close the gap",
+                           Interval(*upper.ci));
+  v.reason = fmt::format(
+      "lower side's interval {} lies below the paper's exponent {:.3g} by {:.3g} (at least "
+      "{:.3g}): the error on the inputs tried decays faster than the rate; {}",
+      Interval(*lower.ci), paper, v.gap, v.least_gap, upper_text);
+  return v;
+}
+
 }  // namespace ltsim

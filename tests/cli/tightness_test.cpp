@@ -56,9 +56,51 @@ TEST_F(CliTest, TightnessOldOutSpellingIsADirectory) {
   EXPECT_TRUE(fs::exists(fs::path(out) / "tightness.csv"));
 }
 
+TEST_F(CliTest, TightnessLemma53RowsPerSchemeAndReplay) {
+  const std::string out = Path("tight53").string();
+  const Json doc = RunJson({"tightness", "--theorem", "5.3", "--parameters", "n", "--points", "3",
+                            "--seeds", "1", "--methods", "markov,uniform", "--x-length", "20000",
+                            "--threads", "2", "--out-dir", out, "--json", "--seed", "2"});
+  ASSERT_EQ(doc["rows"].size(), 2u);
+  for (const Json& row : doc["rows"]) {
+    for (const char* key : {"parameter", "lower", "upper", "paper", "class", "verdict", "reason"})
+      EXPECT_TRUE(row.contains(key)) << key;
+    EXPECT_EQ(row["parameter"], "n");
+    const std::string verdict = row["verdict"];
+    EXPECT_TRUE(verdict == "tight" || verdict == "gap" || verdict == "contradicts" ||
+                verdict == "inconclusive");
+    for (const char* side : {"lower", "upper"}) {
+      EXPECT_TRUE(row[side].contains("exponent"));
+      EXPECT_TRUE(row[side]["ci"].is_null() || row[side]["ci"].size() == 2u);
+      ASSERT_EQ(row[side]["points"].size(), 3u);
+      for (const Json& p : row[side]["points"]) {
+        EXPECT_TRUE(p["censored"].is_boolean());
+        EXPECT_TRUE(p["length"].is_number());
+        EXPECT_EQ(p["error"], p["length"]);
+        EXPECT_TRUE(fs::exists(p["witness"].get<std::string>()));
+      }
+    }
+    EXPECT_TRUE(fs::exists(fs::path(out) / ("tightness_" + row["name"].get<std::string>() +
+                                            ".png")) ||
+                !fs::exists(fs::path(out) / "tightness.png"));  // figures need matplotlib
+  }
+  EXPECT_EQ(doc["rows"][0]["scheme"], "markov");
+  EXPECT_NEAR(doc["rows"][0]["paper"].get<double>(), -1.0 / 3, 1e-15);
+  EXPECT_TRUE(doc["rows"][1]["paper"].is_null());
+  EXPECT_NE(doc["rows"][1]["reason"].get<std::string>().find("markov"), std::string::npos);
+  EXPECT_TRUE(fs::exists(fs::path(out) / "tightness.csv"));
+  const Result replay = Run({"replay", doc["rows"][0]["lower"]["points"][2]["witness"]});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("reproduced"), std::string::npos) << replay.out;
+}
+
 TEST_F(CliTest, TightnessBadInput) {
   ExpectInputError({"tightness", "--parameters", "eps,nope"}, "--parameters");
   ExpectInputError({"tightness", "--theorem", "9.9"}, "--theorem");
+  ExpectInputError({"tightness", "--theorem", "5.2"}, "--theorem");
+  ExpectInputError({"tightness", "--theorem", "5.3", "--parameters", "eps"}, "--parameters");
+  ExpectInputError({"tightness", "--theorem", "5.3", "--methods", "markov,nope"}, "--methods");
+  ExpectInputError({"tightness", "--theorem", "5.3", "--x-length", "100"}, "--x-length");
   ExpectInputError({"replay", Temp("bad.json", "{}")}, "bad.json");
   ExpectInputError({"tightness", "--replay", Temp("bad.json", "{}")}, "bad.json");
 }

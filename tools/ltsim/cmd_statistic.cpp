@@ -170,6 +170,9 @@ void RunAdversarial(const StatisticArgs& args) {
     doc["alphabet"] = o.alphabet;
     doc["adversarial_error"] = r.adversarial;
     doc["rechecked"] = r.rechecked;
+    // An upper bound on the error of every function of the class on these x and z
+    // (docs/lemma53.md §4).
+    doc["certified_upper"] = r.certified;
     doc["random_best"] = r.random_best;
     doc["random_functions"] = o.random_functions;
     doc["reference_rate"] = r.reference_rate;
@@ -181,10 +184,12 @@ void RunAdversarial(const StatisticArgs& args) {
   std::cout << fmt::format(
       "statistic --adversarial: {} at n = {} on |x| = {} (|z| = {}), L = {}, tau = {}, seed {}\n"
       "  adversarial error      {}   (rechecked through the averages: {})\n"
+      "  transport bound        {}   (certified over the whole class on these x and z: "
+      "docs/lemma53.md §4)\n"
       "  best of {} random cos  {}\n  reference rate (G+L)(tau+1)/n^(1/3)  {}\n  function: {}\n"
       "  ({})\n",
       o.method, o.length, r.x_length, r.z_length, o.lipschitz, o.locality, o.seed,
-      Show(r.adversarial), Show(r.rechecked), o.random_functions, Show(r.random_best),
+      Show(r.adversarial), Show(r.rechecked), Show(r.certified), o.random_functions, Show(r.random_best),
       Show(r.reference_rate), r.function, kAttackLabel);
 }
 

@@ -10,6 +10,7 @@
 #include "common_options.h"
 #include "help.h"
 #include "ltsim/core/error.h"
+#include "ltsim/study/attack_witness.h"
 #include "ltsim/study/point_witness.h"
 #include "ltsim/study/tightness.h"
 #include "output.h"
@@ -32,7 +33,7 @@ constexpr const char* kPaperLabel = "paper: the exponent of the registry's bound
 
 struct TightnessArgs {
   TightnessOptions options;
-  std::string parameters, replay;
+  std::string parameters, replay, schemes;
   bool json = false, no_validate = false;
 };
 
@@ -42,10 +43,12 @@ Json Interval(const std::optional<std::pair<double, double>>& ci) {
 }
 
 Json SideJson(const ExponentEstimate& e, const std::vector<TightnessPoint>& points, bool lower,
-              const std::string& label, const std::string& source) {
+              const std::string& label, const std::string& source, const std::string& quantity) {
+  const bool error = quantity == "statistic error";
   Json j;
   j["label"] = label;
   j["source"] = source;
+  j["quantity"] = quantity;
   j["exponent"] = Number(e.exponent);
   j["ci"] = Interval(e.ci);
   j["t_interval"] = Interval(e.t_interval);
@@ -66,7 +69,9 @@ Json SideJson(const ExponentEstimate& e, const std::vector<TightnessPoint>& poin
                      {"censoring", CensoringName(m.sample.censoring)},
                      {"seed", m.seed},
                      {"L", Number(m.lipschitz)}};
-      if (lower) member["checked_up_to"] = m.checked_up_to;
+      if (error) member["error"] = Number(m.sample.value);
+      if (!m.input.empty()) member["input"] = m.input;
+      if (lower && !error) member["checked_up_to"] = m.checked_up_to;
       if (!m.witness.empty()) member["witness"] = m.witness;
       members.push_back(member);
     }
@@ -80,6 +85,8 @@ Json SideJson(const ExponentEstimate& e, const std::vector<TightnessPoint>& poin
                   {"max", Number(spread.max)},
                   {"censored", c != Censoring::kNone},
                   {"censoring", CensoringName(c)}};
+    // 5.3: "length" keeps the rows' shape; the measured number is an error (also "error").
+    if (error) point["error"] = Number(spread.median);
     if (!samples.empty() && !samples.front().witness.empty())
       point["witness"] = samples.front().witness;
     point["members"] = members;
@@ -92,16 +99,25 @@ Json RowJson(const TightnessRow& r) {
   Json j;
   j["theorem"] = r.theorem;
   j["parameter"] = r.parameter;
+  j["name"] = r.name;
+  if (!r.scheme.empty()) j["scheme"] = r.scheme;
+  j["quantity"] = r.quantity;
   j["regressor"] = r.regressor;
   j["fit"] = r.fit;
   j["class"] = r.class_text;
   j["family"] = r.family;
   j["semantics"] = r.semantics;
-  j["lower"] = SideJson(r.lower, r.points, true, kLowerLabel,
-                        "exact threshold (ltsim threshold) of the " + r.family + " family");
-  j["upper"] = SideJson(r.upper, r.points, false, kUpperLabel, r.upper_source);
+  j["lower"] = SideJson(
+      r.lower, r.points, true, r.lower_label.empty() ? kLowerLabel : r.lower_label,
+      r.lower_source.empty() ? "exact threshold (ltsim threshold) of the " + r.family + " family"
+                             : r.lower_source,
+      r.quantity);
+  j["upper"] = SideJson(r.upper, r.points, false,
+                        r.upper_label.empty() ? kUpperLabel : r.upper_label, r.upper_source,
+                        r.quantity);
   Json sim = Json::array();
-  for (const TightnessPoint& p : r.points)
+  for (const TightnessPoint& p : r.points) {
+    if (r.theorem == "5.3") break;  // no simulator length on found x: the rows measure errors
     sim.push_back({{"value", p.value},
                    {"needed", p.simulator.needed},
                    {"x_length", p.simulator.x_length},
@@ -111,6 +127,7 @@ Json RowJson(const TightnessRow& r) {
                    {"within_certificate", p.simulator.within_certificate},
                    {"hardmax_regime", p.simulator.hardmax_regime},
                    {"x", p.simulator.x_kind}});
+  }
   j["simulator"] = {{"label", kSimulatorLabel}, {"points", sim}};
   j["paper"] = Number(r.paper);
   j["paper_label"] = kPaperLabel;
@@ -140,6 +157,8 @@ Json TightnessJson(const TightnessResult& result) {
                     {"precision_bits", o.precision_bits},
                     {"validate", o.validate},
                     {"max_x_length", o.max_x_length},
+                    {"methods", o.schemes},
+                    {"x_length", o.statistic_x_length},
                     {"threads", o.threads},
                     {"out", o.out}};
   doc["labels"] = {{"lower", kLowerLabel},
@@ -154,7 +173,7 @@ Json TightnessJson(const TightnessResult& result) {
 std::string Csv(const TightnessResult& result) {
   std::string csv =
       "theorem,parameter,side,value,regressor,length,min,median,max,censored,witness,exponent,"
-      "ci_low,ci_high,paper,verdict\n";
+      "ci_low,ci_high,paper,verdict,name,quantity\n";
   for (const TightnessRow& r : result.rows) {
     for (int side = 0; side < 2; ++side) {
       const ExponentEstimate& e = side == 0 ? r.lower : r.upper;
@@ -163,12 +182,12 @@ std::string Csv(const TightnessResult& result) {
         SeriesPoint s;
         for (const TightnessSample& m : samples) s.samples.push_back(m.sample);
         const Spread spread = SampleSpread(s);
-        csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.theorem,
+        csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.theorem,
                            r.parameter, side == 0 ? "lower" : "upper", p.value, p.regressor,
                            spread.median, spread.min, spread.median, spread.max,
                            PointCensoring(s) != Censoring::kNone ? 1 : 0, samples.front().witness,
                            e.exponent, e.ci ? e.ci->first : NAN, e.ci ? e.ci->second : NAN, r.paper,
-                           VerdictName(r.verdict.verdict));
+                           VerdictName(r.verdict.verdict), r.name, r.quantity);
       }
     }
   }
@@ -181,7 +200,48 @@ std::string ShowInterval(const std::optional<std::pair<double, double>>& ci) {
   return ci ? fmt::format("[{:.3g}, {:.3g}]", ci->first, ci->second) : "no CI";
 }
 
+// Theorem 5.3: one row per scheme, errors against n.
+void PrintRateTable(const TightnessResult& result) {
+  const TightnessOptions& o = result.options;
+  std::cout << fmt::format(
+      "tightness, Lemma 5.3 (--theorem 5.3) — seed {}, {} z seeds a point, |x| = {}\n", o.seed,
+      o.seeds, o.statistic_x_length);
+  std::cout << "  lower = adversarial statistic error found (lower bound on the supremum the "
+               "lemma bounds); upper = transport bound over the whole class on the same x and z; "
+               "paper = the lemma's exponent in n\n";
+  std::cout << fmt::format("{:<9} {:<9} {:>23} {:>23} {:>7}  {:<13} {}\n", "parameter", "scheme",
+                           "lower exponent [95% CI]", "upper exponent [95% CI]", "paper", "verdict",
+                           "empirical constant");
+  for (const TightnessRow& r : result.rows)
+    std::cout << fmt::format("{:<9} {:<9} {:>6} {:>16} {:>6} {:>16} {:>7}  {:<13} {} = {}\n",
+                             r.parameter, r.scheme, Fixed(r.lower.exponent),
+                             ShowInterval(r.lower.ci), Fixed(r.upper.exponent),
+                             ShowInterval(r.upper.ci), Fixed(r.paper),
+                             VerdictName(r.verdict.verdict), r.constant.name,
+                             r.constant.point >= 0 ? Show(r.constant.value) : "n/a");
+  for (const TightnessRow& r : result.rows) {
+    std::cout << fmt::format("\n{} ({}): {}\n  class: {}\n", r.scheme, r.fit, r.verdict.reason,
+                             r.class_text);
+    std::cout << fmt::format("  {:>8} {:>34} {:>34}\n", "n", "lower error (min/med/max)",
+                             "upper bound (min/med/max)");
+    for (const TightnessPoint& p : r.points) {
+      const auto cell = [](const std::vector<TightnessSample>& samples) {
+        SeriesPoint s;
+        for (const TightnessSample& m : samples) s.samples.push_back(m.sample);
+        const Spread spread = SampleSpread(s);
+        return fmt::format("{}/{}/{}{}", Show(spread.min), Show(spread.median), Show(spread.max),
+                           PointCensoring(s) != Censoring::kNone ? " (floor)" : "");
+      };
+      std::cout << fmt::format("  {:>8} {:>34} {:>34}\n", Show(p.value), cell(p.lower),
+                               cell(p.upper));
+    }
+  }
+  std::cout << "\n(floor: some z seed reproduced x's statistic to 1e-12, so that error is only "
+               "<= 1e-12: the point is a bound and is not fitted)\n";
+}
+
 void PrintTable(const TightnessResult& result) {
+  if (result.options.theorem == "5.3") return PrintRateTable(result);
   const TightnessOptions& o = result.options;
   std::cout << fmt::format(
       "tightness, Theorem {} — seed {}, {} members a point, exact thresholds within {} "
@@ -223,12 +283,12 @@ void PrintTable(const TightnessResult& result) {
                "point is a bound and is not fitted)\n";
 }
 
-std::vector<std::string> SplitList(const std::string& text) {
+std::vector<std::string> SplitList(const std::string& text, const std::string& flag) {
   std::vector<std::string> out;
   std::string item;
   for (char c : text + ",") {
     if (c == ',') {
-      if (item.empty()) throw InputError("--parameters: empty item in '" + text + "'");
+      if (item.empty()) throw InputError(flag + ": empty item in '" + text + "'");
       out.push_back(item);
       item.clear();
     } else if (c != ' ') {
@@ -265,6 +325,33 @@ int RunPointReplay(const std::string& path, bool json) {
   return r.reproduced ? kReproduced : kNotReproduced;
 }
 
+int RunAttackReplay(const std::string& path, bool json) {
+  const AttackWitness w = ReadAttackWitness(path);
+  const AttackReplay r = ReplayAttack(w);
+  if (json) {
+    Json doc;
+    doc["context"] = Context("replay", 0);
+    doc["file"] = path;
+    doc["format"] = "ltsim-attack-point";
+    doc["kind"] = "statistic-error";
+    doc["label"] = w.label;
+    doc["recorded"] = {
+        {"error", w.error}, {"certified", w.certified}, {"censored", w.censored}};
+    doc["replayed"] = {
+        {"error", r.error}, {"certified", r.certified}, {"censored", r.censored}};
+    doc["reproduced"] = r.reproduced;
+    PrintJson(doc);
+  } else {
+    std::cout << fmt::format(
+        "{}: statistic-error ({} at n = {}, input {})\n  recorded error {} (bound {}), replayed "
+        "{} (bound {}): {}\n",
+        path, w.options.method, w.options.length, InputKindName(w.input.kind), Show(w.error),
+        Show(w.certified), Show(r.error), Show(r.certified),
+        r.reproduced ? "reproduced" : "DIFFERS");
+  }
+  return r.reproduced ? kReproduced : kNotReproduced;
+}
+
 void AddTightnessCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<TightnessArgs>();
   CLI::App* cmd = app.add_subcommand(
@@ -272,23 +359,37 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
       "Per parameter of Theorem 4.1: the lower side (certified first disagreement T* of built-in "
       "families, exact thresholds), the upper side (the frequency construction's certified "
       "length), the paper's exponent, and a verdict tight / gap / contradicts / inconclusive "
-      "(docs/tightness.md).");
+      "(docs/tightness.md). --theorem 5.3: Lemma 5.3's rate, one row per subsequence scheme: "
+      "the adversarial statistic error (lower side) and a transport bound on the same inputs "
+      "(upper side) against n, with the lemma's -1/3 for markov.");
   SetExamples(cmd,
               {"ltsim tightness --parameters eps --points 3 --seeds 1 --no-validate",
                "ltsim tightness --parameters eps,scale --points 3 --seeds 1 --heads 1 "
                "--no-validate --threads 2",
                "ltsim tightness --parameters eps,margin --points 3 --seeds 2 --out-dir runs/t "
-               "--json"},
+               "--json",
+               "ltsim tightness --theorem 5.3 --methods markov,blocks --points 3 --seeds 2 "
+               "--x-length 20000"},
               "Every point's members are written as point witnesses with --out-dir; `ltsim "
               "replay FILE` re-runs one (exit 0 = reproduced, 1 = not).");
-  cmd->add_option("--theorem", args->options.theorem, "4.1 (default)");
+  cmd->add_option("--theorem", args->options.theorem,
+                  "4.1 (default) or 5.3 (Lemma 5.3's rate in n per subsequence scheme); 5.2 is "
+                  "refused (docs/tightness.md §5)");
   cmd->add_option("--parameters", args->parameters,
-                  "comma list of eps, scale, period, alphabet, locality, margin (default all)");
+                  "comma list of eps, scale, period, alphabet, locality, margin (4.1; default "
+                  "all) or n (5.3)");
+  cmd->add_option("--methods", args->schemes,
+                  "5.3: comma list of markov, blocks, uniform, truncate (default all, one row "
+                  "each)");
+  cmd->add_option("--x-length", args->options.statistic_x_length,
+                  "5.3: |x| of the input families uniform, markov, periodic (default 320000)");
   AddSeed(cmd, args->options.seed);
   AddThreads(cmd, args->options.threads);
-  cmd->add_option("--seeds", args->options.seeds, "family members per point (default 3)");
+  cmd->add_option("--seeds", args->options.seeds,
+                  "family members per point (5.3: z seeds per point; default 3)");
   auto* points = cmd->add_option("--points", args->options.points,
-                                 "grid points per parameter (default 5; period 4 unless given)");
+                                 "grid points per parameter (default 5; period 4 unless given; "
+                                 "5.3: n from 16 to 16000 evenly in log)");
   cmd->add_option("--budget", args->options.statistics_budget,
                   "evaluated statistics per exact threshold (pruned search up to T = 10^6; "
                   "default 1e6); a member still agreeing when it is spent is a censored point");
@@ -311,7 +412,8 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
       return;
     }
     TightnessOptions o = args->options;
-    if (!args->parameters.empty()) o.parameters = SplitList(args->parameters);
+    if (!args->parameters.empty()) o.parameters = SplitList(args->parameters, "--parameters");
+    if (!args->schemes.empty()) o.schemes = SplitList(args->schemes, "--methods");
     o.points_given = points->count() > 0;
     o.validate = !args->no_validate;
     Progress progress("tightness", "members and checks");

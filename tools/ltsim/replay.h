@@ -22,6 +22,10 @@ int RunSearchReplay(const std::string& path, bool json);
 /// censoring) is the recorded one.
 int RunPointReplay(const std::string& path, bool json);
 
+/// A Lemma 5.3 point witness (format ltsim-attack-point): reproduced when the adversarial error
+/// and the transport bound are within 1e-12 relative of the recorded ones.
+int RunAttackReplay(const std::string& path, bool json);
+
 /// A refute result (DIR/refute.json beside DIR/f.json and DIR/g.json) or a raw search witness
 /// (format ltsim-raw-search-witness): reproduced when T*, the separation and the verdict are.
 int RunRefuteReplay(const std::string& path, bool json);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,11 @@ struct AttackResult {
   double adversarial = 0.0;     ///< the largest |avg_x p − avg_z p| found (G = 1, Lipschitz L)
   double rechecked = 0.0;       ///< the same function through AverageOverPositions
   double random_best = 0.0;     ///< max over the random cos functions (the statistic's default)
+  /// A certified upper bound on sup_p |avg_x p − avg_z p| over the whole class (every p with
+  /// |p| ≤ G = 1 and L-Lipschitz in ℓ1 on each window's histograms, not only the searched
+  /// family) for this x and z: a partial transport per window (docs/lemma53.md §4). Not a bound
+  /// over other x.
+  double certified = 0.0;
   double reference_rate = 0.0;  ///< (G + L)(τ + 1)/n^(1/3)
   std::uint64_t x_length = 0, z_length = 0;
   int windows = 0;       ///< windows of the test function that occur in x or z
@@ -45,6 +51,15 @@ struct AttackResult {
 /// Σ_w s_w·D_w(b_w, θ_w), so s_w = sign(D_w) and each window's |D_w| is climbed on its own.
 /// `method` may be any name MakeSimulator knows; model-aware ones need `models`.
 AttackResult AttackStatistic(const Source& x, const AttackOptions& options);
+
+/// The transport bound of AttackResult::certified for two sets of histograms of one window:
+/// `x` holds count_x points (S values each, flattened) of mass 1/tx each, `z` count_z points of
+/// mass 1/tz. Returns an upper bound on sup |Σ_x p(μ)/tx − Σ_z p(μ)/tz| over p with |p| ≤ G
+/// and |p(μ) − p(μ')| ≤ L‖μ − μ'‖₁: L·(transport of the common mass, lexicographic
+/// north-west-corner coupling, each pair's cost capped at 2G) + G·|mass_x − mass_z|.
+double WindowTransportBound(const std::vector<double>& x, std::uint64_t tx,
+                            const std::vector<double>& z, std::uint64_t tz, int alphabet,
+                            double lipschitz, double size_bound = 1.0);
 
 /// A sweep over n per scheme and input family (docs/lemma53.md §2).
 struct AttackSweepOptions {
@@ -58,6 +73,15 @@ struct AttackSweepOptions {
   int iterations = 60, restarts = 1, random_functions = 4;
   int threads = 0;
   std::uint64_t seed = 0;
+  /// Called with (cells finished, cells) as attacks end; never changes the result.
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
+};
+
+/// One attack of a sweep: the error found, the certified bound on the same x and z, and the
+/// options that replay it (with the input spec).
+struct AttackCell {
+  double error = 0.0, certified = 0.0;
+  AttackOptions options;  ///< models empty (the sweep's schemes are model-free)
 };
 
 struct AttackSeries {
@@ -74,6 +98,11 @@ struct AttackSweepResult {
   /// below markov's on every family (docs/lemma53.md §3).
   std::string markov_rate_verdict;
   std::vector<std::string> beats_markov_everywhere;
+  std::vector<InputSpec> inputs;  ///< the x of each input family (in options.inputs order)
+  /// Every attack, at ((method·N + n)·I + input)·K + seed (N lengths, I inputs, K seeds).
+  std::vector<AttackCell> cells;
+  const AttackCell& Cell(std::size_t method, std::size_t n, std::size_t input,
+                         std::size_t seed) const;
 };
 
 AttackSweepResult RunAttackSweep(const AttackSweepOptions& options);

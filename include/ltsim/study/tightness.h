@@ -15,7 +15,7 @@
 namespace ltsim {
 
 struct TightnessOptions {
-  std::string theorem = "4.1";          ///< 4.1 (5.2 and 5.3: docs/tightness.md §5)
+  std::string theorem = "4.1";          ///< 4.1 or 5.3 (5.2: docs/tightness.md §5)
   std::vector<std::string> parameters;  ///< empty: every parameter of the theorem
   std::uint64_t seed = 1;               ///< master seed of the family members and inputs
   int threads = 0;                      ///< oneTBB arena; 0 = all; never changes results
@@ -33,6 +33,10 @@ struct TightnessOptions {
   bool validate = true;                  ///< run the frequency simulator on found x per point
   std::uint64_t max_x_length = 200'000;  ///< cap on |x| of the simulator check
   std::string out;                       ///< witness directory ("" writes none)
+  /// 5.3: the subsequence schemes, one row each (empty: markov, blocks, uniform, truncate).
+  std::vector<std::string> schemes;
+  /// 5.3: |x| of every input family (uniform, markov, periodic; docs/tightness.md §5).
+  std::uint64_t statistic_x_length = 320'000;
   /// Called with (units finished, units) as members and checks end; never changes the result.
   ProgressCallback progress;
 };
@@ -45,6 +49,7 @@ struct TightnessSample {
   std::uint64_t checked_up_to = 0;  ///< lower side: the N searched
   std::string witness;              ///< the point witness file ("" without --out)
   std::vector<Run> string;          ///< lower side: the string at T* (run-length)
+  std::string input;                ///< 5.3: the input family attaining the worst error
 };
 
 /// The frequency simulator on the worst x found for a point (neither bound).
@@ -75,6 +80,11 @@ struct EmpiricalConstant {
 
 struct TightnessRow {
   std::string theorem, parameter;
+  std::string name;      ///< unique per result: the parameter (4.1), "n_<scheme>" (5.3)
+  std::string scheme;    ///< 5.3: the subsequence scheme ("" for 4.1)
+  std::string quantity;  ///< what the points measure: "length" or "statistic error"
+  /// The sides' labels and the lower side's source ("" = the Theorem 4.1 labels).
+  std::string lower_label, upper_label, lower_source;
   std::string regressor;     ///< "1/eps", "L", "Delta", "S", "tau", "1/gamma"
   std::string fit;           ///< "log-log" or "log-linear (ln N = a + b/gamma)"
   std::string class_text;    ///< the class the row is measured in
@@ -95,12 +105,13 @@ struct TightnessResult {
   std::vector<TightnessRow> rows;
 };
 
-/// The parameters of a theorem, in order (4.1: eps, scale, period, alphabet, locality, margin).
+/// The parameters of a theorem, in order (4.1: eps, scale, period, alphabet, locality, margin;
+/// 5.3: n).
 std::vector<std::string> TightnessParameters(const std::string& theorem);
 
 /// Runs every row. Pure in the options (witness files aside); points and members run in
 /// parallel, stored by index. InputError for an unknown theorem or parameter, seeds < 1,
-/// points < 3 or a budget of 0.
+/// points < 3 or a budget of 0; 5.2 is refused (docs/tightness.md §5).
 TightnessResult RunTightness(const TightnessOptions& options);
 
 }  // namespace ltsim

@@ -39,4 +39,18 @@ struct VerdictResult {
 VerdictResult DecideVerdict(const ExponentEstimate& lower, const ExponentEstimate& upper,
                             double paper, double tolerance = 1e-9);
 
+/// A rate row (Lemma 5.3: an error that should decay like n^paper, paper < 0): the lower side
+/// is a measured lower bound on the error the rate bounds, so its exponent may not exceed the
+/// paper's. Decides in this order (docs/tightness.md §5):
+///  1. no lower interval → inconclusive (the lower fit's reason);
+///  2. lower.ci.low > paper → contradicts (the error decays slower than the rate allows);
+///  3. the lower interval contains 0 → inconclusive (decay not shown);
+///  4. the lower interval contains the paper's exponent → tight (the rate is attained);
+///  5. otherwise (the interval lies below it) → gap: the inputs tried decay faster than the
+///     rate; `gap` = paper − lower.exponent, `least_gap` = paper − lower.ci.high. The reason
+///     says whether the certified upper side (when it has an interval) confirms it.
+/// A non-finite paper (no rate stated for the row) → inconclusive, with the lower interval.
+VerdictResult DecideRateVerdict(const ExponentEstimate& lower, const ExponentEstimate& upper,
+                                double paper, double tolerance = 1e-9);
+
 }  // namespace ltsim

@@ -69,5 +69,42 @@ TEST(DecideVerdict, InconclusiveWithoutAnInterval) {
   EXPECT_EQ(DecideVerdict(Side(2, 0.05), none, 2).verdict, Verdict::kInconclusive);
 }
 
+// Rate rows (Lemma 5.3): the paper's exponent is −1/3, the error must not decay slower.
+TEST(DecideRateVerdict, EachVerdictAgainstMinusOneThird) {
+  const double paper = -1.0 / 3;
+  // Slower decay than the rate allows: the lower side's interval lies above −1/3.
+  const VerdictResult slow = DecideRateVerdict(Side(-0.1, 0.02), Side(-0.1, 0), paper);
+  EXPECT_EQ(slow.verdict, Verdict::kContradicts) << slow.reason;
+  const VerdictResult at = DecideRateVerdict(Side(-1.0 / 3, 0.05), Side(-0.3, 0), paper);
+  EXPECT_EQ(at.verdict, Verdict::kTight) << at.reason;
+  // Faster (−1/2): a gap of 1/6, and the upper side below −1/3 confirms it.
+  const VerdictResult fast = DecideRateVerdict(Side(-0.5, 0.02), Side(-0.45, 0), paper);
+  EXPECT_EQ(fast.verdict, Verdict::kGap) << fast.reason;
+  EXPECT_NEAR(fast.gap, 1.0 / 6, 0.02);
+  EXPECT_LE(fast.least_gap, fast.gap);
+  EXPECT_NE(fast.reason.find("lies below it too"), std::string::npos) << fast.reason;
+  // The same lower side with an upper side that allows −1/3: still gap, but said to be open.
+  const VerdictResult open = DecideRateVerdict(Side(-0.5, 0.02), Side(-0.3, 0), paper);
+  EXPECT_EQ(open.verdict, Verdict::kGap);
+  EXPECT_NE(open.reason.find("does not exclude"), std::string::npos) << open.reason;
+}
+
+TEST(DecideRateVerdict, InconclusiveWithoutIntervalOrRateOrDecay) {
+  const double paper = -1.0 / 3;
+  ExponentEstimate none;
+  none.reason = "too few uncensored points";
+  EXPECT_EQ(DecideRateVerdict(none, Side(-0.3, 0), paper).verdict, Verdict::kInconclusive);
+  // No rate stated for the row (a scheme the lemma does not speak of).
+  const VerdictResult free = DecideRateVerdict(Side(-0.5, 0.02), Side(-0.5, 0), NAN);
+  EXPECT_EQ(free.verdict, Verdict::kInconclusive);
+  EXPECT_NE(free.reason.find("no paper rate"), std::string::npos) << free.reason;
+  // Spanning 0 with the interval reaching below −1/3: decay not shown (not tight).
+  const ExponentEstimate flat = Side(0, 0.6);
+  ASSERT_TRUE(flat.ci && flat.ci->first < paper && flat.ci->second > 0) << flat.ci->first;
+  const VerdictResult v = DecideRateVerdict(flat, Side(-0.3, 0), paper);
+  EXPECT_EQ(v.verdict, Verdict::kInconclusive) << v.reason;
+  EXPECT_NE(v.reason.find("spans 0"), std::string::npos) << v.reason;
+}
+
 }  // namespace
 }  // namespace ltsim
