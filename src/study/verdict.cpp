@@ -122,11 +122,13 @@ VerdictResult DecideRateVerdict(const ExponentEstimate& lower, const ExponentEst
   std::string upper_text = "the upper side has no interval (" + upper.reason + ")";
   if (upper.ci)
     upper_text = upper.ci->second < paper - tolerance
-                     ? fmt::format("the certified upper side {} lies below it too",
+                     ? fmt::format("the certified upper side on the same inputs {} lies below it too (other "
+                                   "inputs may still decay slower)",
                                    Interval(*upper.ci))
                      : fmt::format(
-                           "the certified upper side {} does not exclude the paper's rate, so "
-                           "stronger inputs or test functions may close the gap",
+                           "the certified upper side on the same inputs {} does not exclude "
+                           "the paper's rate, so stronger test functions on these inputs, or "
+                           "other inputs, may close the gap",
                            Interval(*upper.ci));
   v.reason = fmt::format(
       "lower side's interval {} lies below the paper's exponent {:.3g} by {:.3g} (at least "

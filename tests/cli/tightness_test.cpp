@@ -101,6 +101,7 @@ TEST_F(CliTest, TightnessBadInput) {
   ExpectInputError({"tightness", "--theorem", "5.3", "--parameters", "eps"}, "--parameters");
   ExpectInputError({"tightness", "--theorem", "5.3", "--methods", "markov,nope"}, "--methods");
   ExpectInputError({"tightness", "--theorem", "5.3", "--x-length", "100"}, "--x-length");
+  ExpectInputError({"tightness", "--methods", "markov"}, "--methods");
   ExpectInputError({"replay", Temp("bad.json", "{}")}, "bad.json");
   ExpectInputError({"tightness", "--replay", Temp("bad.json", "{}")}, "bad.json");
 }

@@ -381,7 +381,7 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--methods", args->schemes,
                   "5.3: comma list of markov, blocks, uniform, truncate (default all, one row "
                   "each)");
-  cmd->add_option("--x-length", args->options.statistic_x_length,
+  auto* x_length = cmd->add_option("--x-length", args->options.statistic_x_length,
                   "5.3: |x| of the input families uniform, markov, periodic (default 320000)");
   AddSeed(cmd, args->options.seed);
   AddThreads(cmd, args->options.threads);
@@ -406,7 +406,7 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
             "(tightness_<parameter>.png/.svg) and a point witness per member in this directory");
   AddDeprecated(cmd, "--replay", args->replay, "ltsim replay FILE");
   cmd->add_flag("--json", args->json, "print the JSON document instead of the table");
-  cmd->callback([args, points, &exit_code] {
+  cmd->callback([args, points, x_length, &exit_code] {
     if (!args->replay.empty()) {
       exit_code = RunPointReplay(args->replay, args->json);
       return;
@@ -414,9 +414,13 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
     TightnessOptions o = args->options;
     if (!args->parameters.empty()) o.parameters = SplitList(args->parameters, "--parameters");
     if (!args->schemes.empty()) o.schemes = SplitList(args->schemes, "--methods");
+    if (o.theorem != "5.3" && (!args->schemes.empty() || x_length->count() > 0))
+      throw InputError(std::string(args->schemes.empty() ? "--x-length" : "--methods") +
+                       ": only for --theorem 5.3 (Lemma 5.3's rows)");
     o.points_given = points->count() > 0;
     o.validate = !args->no_validate;
-    Progress progress("tightness", "members and checks");
+    // 5.3 counts attacks (scheme × n × input family × z seed), 4.1 members and checks.
+    Progress progress("tightness", o.theorem == "5.3" ? "attacks" : "members and checks");
     o.progress = progress.Callback();
     const TightnessResult r = RunTightness(o);
     progress.Finish();
