@@ -30,11 +30,16 @@ std::string WriteAttackWitness(const AttackWitness& w, const std::string& stem) 
   j["label"] = w.label;
   j["context"] = Json::parse(w.context.empty() ? "{}" : w.context);
   j["input"] = Json::parse(InputSpecToJson(w.input).dump());
-  j["attack"] = {{"method", o.method},         {"length", o.length},
-                 {"block_length", o.block_length}, {"alphabet", o.alphabet},
-                 {"locality", o.locality},     {"lipschitz", o.lipschitz},
-                 {"iterations", o.iterations}, {"restarts", o.restarts},
-                 {"random_functions", o.random_functions}, {"seed", o.seed}};
+  j["attack"] = {{"method", o.method},
+                 {"length", o.length},
+                 {"block_length", o.block_length},
+                 {"alphabet", o.alphabet},
+                 {"locality", o.locality},
+                 {"lipschitz", o.lipschitz},
+                 {"iterations", o.iterations},
+                 {"restarts", o.restarts},
+                 {"random_functions", o.random_functions},
+                 {"seed", o.seed}};
   j["error"] = w.error;
   j["certified"] = w.certified;
   j["censored"] = w.censored;
@@ -62,8 +67,7 @@ AttackWitness ReadAttackWitness(const std::string& path) {
     w.context = r.At("context").json().dump();
   }
   if (r.Has("replay")) r.At("replay").String();
-  w.input =
-      InputSpecFromJson(nlohmann::json::parse(r.At("input").json().dump()), path + ": input");
+  w.input = InputSpecFromJson(nlohmann::json::parse(r.At("input").json().dump()), path + ": input");
   if (w.input.length > kMaxLength || w.input.length < 2)
     r.At("input").Fail("length must be in [2, 10^8]");
   const io::JsonReader a = r.At("attack");
@@ -80,8 +84,7 @@ AttackWitness ReadAttackWitness(const std::string& path) {
   o.block_length = a.At("block_length").UInt(0, w.input.length);
   o.alphabet = static_cast<int>(a.At("alphabet").Int(1, 64));
   if (o.alphabet != w.input.alphabet)
-    a.At("alphabet").Fail("differs from the input's alphabet " +
-                          std::to_string(w.input.alphabet));
+    a.At("alphabet").Fail("differs from the input's alphabet " + std::to_string(w.input.alphabet));
   o.locality = static_cast<int>(a.At("locality").Int(0, 11));
   o.lipschitz = a.At("lipschitz").Number(0.0, 1e12);
   o.iterations = static_cast<int>(a.At("iterations").Int(0, 1'000'000));

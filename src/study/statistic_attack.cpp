@@ -176,8 +176,7 @@ double WindowTransportBound(const std::vector<double>& x, std::uint64_t tx,
   while (i < nx && j < nz) {
     const std::uint64_t q = std::min(rx, rz);
     double distance = 0;
-    for (std::size_t k = 0; k < s; ++k)
-      distance += std::abs(x[ox[i] * s + k] - z[oz[j] * s + k]);
+    for (std::size_t k = 0; k < s; ++k) distance += std::abs(x[ox[i] * s + k] - z[oz[j] * s + k]);
     moved += static_cast<double>(q) * std::min(lipschitz * distance, 2 * size_bound);
     rx -= q;
     rz -= q;
@@ -233,8 +232,8 @@ AttackResult AttackStatistic(const Source& x, const AttackOptions& o) {
     r.adversarial += best_value;
   }
   for (std::size_t w = 0; w < windows; ++w)
-    r.certified += WindowTransportBound(tx.mu[w], tx.length, tz.mu[w], tz.length, o.alphabet,
-                                        o.lipschitz);
+    r.certified +=
+        WindowTransportBound(tx.mu[w], tx.length, tz.mu[w], tz.length, o.alphabet, o.lipschitz);
   const ClampedLinearFunction adversary(best, o.alphabet, o.locality, o.lipschitz);
   r.rechecked =
       std::abs(AverageOverPositions(x, adversary)[0] - AverageOverPositions(*z, adversary)[0]);

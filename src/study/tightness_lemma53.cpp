@@ -64,8 +64,8 @@ void ValidateLemma53(const TightnessOptions& o) {
   }
   const std::uint64_t largest = Lemma53Grid(o.points).back();
   if (o.statistic_x_length <= largest || o.statistic_x_length > 10'000'000)
-    throw InputError(fmt::format(
-        "--x-length must be in ({}, 10^7]: above the grid's largest n", largest));
+    throw InputError(
+        fmt::format("--x-length must be in ({}, 10^7]: above the grid's largest n", largest));
 }
 
 AttackSweepOptions Lemma53SweepOptions(const TightnessOptions& o) {
@@ -127,7 +127,8 @@ std::vector<TightnessRow> Lemma53RowsFromSweep(const TightnessOptions& o,
   std::vector<std::string> files = all_files;
   files.resize(sweep.cells.size());
   std::string inputs;
-  for (std::size_t i = 0; i < I; ++i) inputs += (i ? ", " : "") + std::string(InputKindName(s.inputs[i]));
+  for (std::size_t i = 0; i < I; ++i)
+    inputs += (i ? ", " : "") + std::string(InputKindName(s.inputs[i]));
   FitOptions fit;
   fit.scale = FitScale::kLogLog;
   std::vector<TightnessRow> rows;
@@ -147,8 +148,7 @@ std::vector<TightnessRow> Lemma53RowsFromSweep(const TightnessOptions& o,
         "subsequence scheme {} of x{}, |z| = n; test functions p(window, histogram) with "
         "|p| <= G = 1, {}-Lipschitz (l1) in the histogram, S = {}, tau = {}; x from {} at "
         "|x| = {}, the worst family per z seed",
-        scheme,
-        scheme == "markov" || scheme == "blocks" ? " (block length ceil(n^(1/3)))" : "",
+        scheme, scheme == "markov" || scheme == "blocks" ? " (block length ceil(n^(1/3)))" : "",
         s.lipschitz, s.alphabet, s.locality, inputs, s.x_length);
     row.semantics =
         "the statistic of docs/lemma53.md §1: running histograms mu(x_<=t), windows "
@@ -198,8 +198,8 @@ std::vector<TightnessRow> Lemma53RowsFromSweep(const TightnessOptions& o,
         l.samples.push_back(ls.sample);
         u.samples.push_back(us.sample);
         if (ls.sample.censoring == Censoring::kNone) {
-          const double value = c.error * std::cbrt(point.value) /
-                               ((1 + s.lipschitz) * (s.locality + 1));
+          const double value =
+              c.error * std::cbrt(point.value) / ((1 + s.lipschitz) * (s.locality + 1));
           if (value > row.constant.value) {
             row.constant.value = value;
             row.constant.point = static_cast<int>(n);
@@ -232,7 +232,8 @@ std::vector<TightnessRow> Lemma53RowsFromSweep(const TightnessOptions& o,
       for (std::size_t n = 0; n < N; ++n) {
         SeriesPoint p;
         p.value = p.regressor = static_cast<double>(s.lengths[n]);
-        for (std::size_t k = 0; k < K; ++k) p.samples.push_back(Measured(sweep.Cell(m, n, i, k).error));
+        for (std::size_t k = 0; k < K; ++k)
+          p.samples.push_back(Measured(sweep.Cell(m, n, i, k).error));
         series.push_back(p);
       }
       fit.seed = StreamSeed(o.seed, "tightness-fit/n_" + s.methods[m], i + 1);
@@ -243,8 +244,7 @@ std::vector<TightnessRow> Lemma53RowsFromSweep(const TightnessOptions& o,
   };
   for (std::size_t m = 0; m < M; ++m) {
     TightnessRow& row = rows[m];
-    row.verdict = DecideRateVerdict(row.lower, row.upper, row.paper,
-                                    kResolution * std::abs(kRate));
+    row.verdict = DecideRateVerdict(row.lower, row.upper, row.paper, kResolution * std::abs(kRate));
     if (m == mk) continue;
     std::string text = "Lemma 5.3 states no rate for " + row.scheme + " (it speaks of markov)";
     if (markov == s.methods.end()) {
@@ -272,8 +272,8 @@ std::vector<TightnessRow> Lemma53RowsFromSweep(const TightnessOptions& o,
     row.verdict.reason = text;
   }
   if (markov != s.methods.end() && rows[mk].verdict.verdict == Verdict::kContradicts)
-    rows[mk].verdict.reason += "; witness family " + rows[mk].family + ", relying on: " +
-                               rows[mk].semantics;
+    rows[mk].verdict.reason +=
+        "; witness family " + rows[mk].family + ", relying on: " + rows[mk].semantics;
   return rows;
 }
 

@@ -93,8 +93,8 @@ VerdictResult DecideRateVerdict(const ExponentEstimate& lower, const ExponentEst
   }
   const auto [low, high] = *lower.ci;
   if (!std::isfinite(paper)) {
-    v.reason = fmt::format("no paper rate for this row; lower side's interval {}",
-                           Interval(*lower.ci));
+    v.reason =
+        fmt::format("no paper rate for this row; lower side's interval {}", Interval(*lower.ci));
     return v;
   }
   if (low > paper + tolerance) {
@@ -121,15 +121,17 @@ VerdictResult DecideRateVerdict(const ExponentEstimate& lower, const ExponentEst
   v.least_gap = paper - high;
   std::string upper_text = "the upper side has no interval (" + upper.reason + ")";
   if (upper.ci)
-    upper_text = upper.ci->second < paper - tolerance
-                     ? fmt::format("the certified upper side on the same inputs {} lies below it too (other "
-                                   "inputs may still decay slower)",
-                                   Interval(*upper.ci))
-                     : fmt::format(
-                           "the certified upper side on the same inputs {} does not exclude "
-                           "the paper's rate, so stronger test functions on these inputs, or "
-                           "other inputs, may close the gap",
-                           Interval(*upper.ci));
+    upper_text =
+        upper.ci->second < paper - tolerance
+            ? fmt::format(
+                  "the certified upper side on the same inputs {} lies below it too (other "
+                  "inputs may still decay slower)",
+                  Interval(*upper.ci))
+            : fmt::format(
+                  "the certified upper side on the same inputs {} does not exclude "
+                  "the paper's rate, so stronger test functions on these inputs, or "
+                  "other inputs, may close the gap",
+                  Interval(*upper.ci));
   v.reason = fmt::format(
       "lower side's interval {} lies below the paper's exponent {:.3g} by {:.3g} (at least "
       "{:.3g}): the error on the inputs tried decays faster than the rate; {}",

@@ -189,8 +189,8 @@ void RunAdversarial(const StatisticArgs& args) {
       "  best of {} random cos  {}\n  reference rate (G+L)(tau+1)/n^(1/3)  {}\n  function: {}\n"
       "  ({})\n",
       o.method, o.length, r.x_length, r.z_length, o.lipschitz, o.locality, o.seed,
-      Show(r.adversarial), Show(r.rechecked), Show(r.certified), o.random_functions, Show(r.random_best),
-      Show(r.reference_rate), r.function, kAttackLabel);
+      Show(r.adversarial), Show(r.rechecked), Show(r.certified), o.random_functions,
+      Show(r.random_best), Show(r.reference_rate), r.function, kAttackLabel);
 }
 
 void RunSweep(const StatisticArgs& args) {

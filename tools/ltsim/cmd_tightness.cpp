@@ -112,9 +112,9 @@ Json RowJson(const TightnessRow& r) {
       r.lower_source.empty() ? "exact threshold (ltsim threshold) of the " + r.family + " family"
                              : r.lower_source,
       r.quantity);
-  j["upper"] = SideJson(r.upper, r.points, false,
-                        r.upper_label.empty() ? kUpperLabel : r.upper_label, r.upper_source,
-                        r.quantity);
+  j["upper"] =
+      SideJson(r.upper, r.points, false, r.upper_label.empty() ? kUpperLabel : r.upper_label,
+               r.upper_source, r.quantity);
   Json sim = Json::array();
   for (const TightnessPoint& p : r.points) {
     if (r.theorem == "5.3") break;  // no simulator length on found x: the rows measure errors
@@ -213,12 +213,11 @@ void PrintRateTable(const TightnessResult& result) {
                            "lower exponent [95% CI]", "upper exponent [95% CI]", "paper", "verdict",
                            "empirical constant");
   for (const TightnessRow& r : result.rows)
-    std::cout << fmt::format("{:<9} {:<9} {:>6} {:>16} {:>6} {:>16} {:>7}  {:<13} {} = {}\n",
-                             r.parameter, r.scheme, Fixed(r.lower.exponent),
-                             ShowInterval(r.lower.ci), Fixed(r.upper.exponent),
-                             ShowInterval(r.upper.ci), Fixed(r.paper),
-                             VerdictName(r.verdict.verdict), r.constant.name,
-                             r.constant.point >= 0 ? Show(r.constant.value) : "n/a");
+    std::cout << fmt::format(
+        "{:<9} {:<9} {:>6} {:>16} {:>6} {:>16} {:>7}  {:<13} {} = {}\n", r.parameter, r.scheme,
+        Fixed(r.lower.exponent), ShowInterval(r.lower.ci), Fixed(r.upper.exponent),
+        ShowInterval(r.upper.ci), Fixed(r.paper), VerdictName(r.verdict.verdict), r.constant.name,
+        r.constant.point >= 0 ? Show(r.constant.value) : "n/a");
   for (const TightnessRow& r : result.rows) {
     std::cout << fmt::format("\n{} ({}): {}\n  class: {}\n", r.scheme, r.fit, r.verdict.reason,
                              r.class_text);
@@ -335,10 +334,8 @@ int RunAttackReplay(const std::string& path, bool json) {
     doc["format"] = "ltsim-attack-point";
     doc["kind"] = "statistic-error";
     doc["label"] = w.label;
-    doc["recorded"] = {
-        {"error", w.error}, {"certified", w.certified}, {"censored", w.censored}};
-    doc["replayed"] = {
-        {"error", r.error}, {"certified", r.certified}, {"censored", r.censored}};
+    doc["recorded"] = {{"error", w.error}, {"certified", w.certified}, {"censored", w.censored}};
+    doc["replayed"] = {{"error", r.error}, {"certified", r.certified}, {"censored", r.censored}};
     doc["reproduced"] = r.reproduced;
     PrintJson(doc);
   } else {
@@ -381,8 +378,9 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--methods", args->schemes,
                   "5.3: comma list of markov, blocks, uniform, truncate (default all, one row "
                   "each)");
-  auto* x_length = cmd->add_option("--x-length", args->options.statistic_x_length,
-                  "5.3: |x| of the input families uniform, markov, periodic (default 320000)");
+  auto* x_length =
+      cmd->add_option("--x-length", args->options.statistic_x_length,
+                      "5.3: |x| of the input families uniform, markov, periodic (default 320000)");
   AddSeed(cmd, args->options.seed);
   AddThreads(cmd, args->options.threads);
   cmd->add_option("--seeds", args->options.seeds,

@@ -32,9 +32,9 @@ struct AttackOptions {
 };
 
 struct AttackResult {
-  double adversarial = 0.0;     ///< the largest |avg_x p − avg_z p| found (G = 1, Lipschitz L)
-  double rechecked = 0.0;       ///< the same function through AverageOverPositions
-  double random_best = 0.0;     ///< max over the random cos functions (the statistic's default)
+  double adversarial = 0.0;  ///< the largest |avg_x p − avg_z p| found (G = 1, Lipschitz L)
+  double rechecked = 0.0;    ///< the same function through AverageOverPositions
+  double random_best = 0.0;  ///< max over the random cos functions (the statistic's default)
   /// A certified upper bound on sup_p |avg_x p − avg_z p| over the whole class (every p with
   /// |p| ≤ G = 1 and L-Lipschitz in ℓ1 on each window's histograms, not only the searched
   /// family) for this x and z: a partial transport per window (docs/lemma53.md §4). Not a bound

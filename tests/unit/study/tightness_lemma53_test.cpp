@@ -1,6 +1,8 @@
 // `ltsim tightness --theorem 5.3`: the transport bound against exact cases and the adversary,
 // censored points left out of the rate fit, witnesses that replay, thread-independence
 // (docs/tightness.md §5).
+#include "study/tightness_lemma53.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,7 +11,6 @@
 #include "ltsim/core/error.h"
 #include "ltsim/study/attack_witness.h"
 #include "ltsim/study/tightness.h"
-#include "study/tightness_lemma53.h"
 
 namespace ltsim {
 namespace {
