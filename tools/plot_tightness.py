@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Draws one figure per row of DIR/tightness.json (`ltsim tightness --out-dir DIR`), with Debian's
-matplotlib: DIR/tightness_<parameter>.png and .svg, and DIR/tightness.png (every row, small).
+matplotlib: DIR/tightness_<name>.png and .svg (name: the parameter; n_<scheme> for the Lemma 5.3
+rows), and DIR/tightness.png (every row, small).
 
 Each figure: the lower side (certified T* of the family members) and the upper side (the
 construction's certified length) as bands from the smallest to the largest member with error
@@ -9,7 +10,9 @@ upward arrows at the cap, never joined to the band; each side's fitted line; the
 simulator's needed length on found x as crosses (neither bound); and the paper's slope.
 Anchor (the same in every figure, docs/tightness.md §6): the paper's line passes through the
 lower side's first uncensored median; when the lower side has none, through the upper side's
-first point. Log-log, except margin: log-linear in 1/gamma (ln N = a + b/gamma).
+first point. Log-log, except margin: log-linear in 1/gamma (ln N = a + b/gamma). Lemma 5.3
+rows plot the statistic error against n: the adversarial error (lower side), the transport bound
+on the same inputs (upper side), points censored at the floor as downward arrows.
 Exit 3 when matplotlib is missing (the caller prints how to install it).
 """
 import json

@@ -1,6 +1,6 @@
 // `ltsim tightness`: per parameter of a theorem, the lower side (certified first disagreement T*
 // of pairs), the upper side (the construction's certified length), the paper's exponent and a
-// verdict (docs/tightness.md).
+// verdict (docs/tightness.md); for Lemma 5.3, the statistic error's rate in n per scheme (§5).
 #pragma once
 
 #include <cstdint>
