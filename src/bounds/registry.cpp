@@ -140,9 +140,10 @@ double EvaluateBoundExpression(const std::string& expression, const ConstantMap&
     return parser.Eval();
   } catch (const mu::Parser::exception_type& e) {
     if (e.GetCode() == mu::ecUNASSIGNABLE_TOKEN)
-      throw InputError("--bound '" + expression + "': unknown variable '" + e.GetToken() +
-                       "' (known: " + KnownNames(constants) + "; add it with --set NAME=VALUE)");
-    throw InputError("--bound '" + expression + "': " + e.GetMsg());
+      throw OptionError(
+          "bound", "unknown variable '" + e.GetToken() + "' (known: " + KnownNames(constants) + ")",
+          "'" + expression + "'");
+    throw OptionError("bound", e.GetMsg(), "'" + expression + "'");
   }
 }
 

@@ -120,7 +120,8 @@ class VectorSum {
 JointView ViewFor(const TestFunction& p, const std::vector<const Transformer*>& models,
                   const std::string& method) {
   if (models.empty()) {
-    if (method == "frequency") throw InputError("--method frequency: needs models (give --model)");
+    if (method == "frequency")
+      throw OptionError("method", "needs models (the models option is empty)", "frequency");
     return {p.alphabet(), 1, p.locality()};
   }
   const JointView view = JointViewOf(models);
@@ -136,12 +137,14 @@ RandomLipschitzFunction::RandomLipschitzFunction(std::uint64_t seed, int alphabe
                                                  double lipschitz)
     : seed_(seed), alphabet_(alphabet), locality_(locality), lipschitz_(lipschitz) {
   if (alphabet < 1 || alphabet > kMaxAlphabet)
-    throw InputError(fmt::format("--alphabet: must be in [1, {}], not {}", kMaxAlphabet, alphabet));
+    throw OptionError("alphabet",
+                      fmt::format("must be in [1, {}], not {}", kMaxAlphabet, alphabet));
   constexpr int kMaxLocality = 1 << 20;  // the window is held and slid per token
   if (locality < 0 || locality > kMaxLocality)
-    throw InputError(fmt::format("--locality: must be in [0, {}], not {}", kMaxLocality, locality));
+    throw OptionError("locality",
+                      fmt::format("must be in [0, {}], not {}", kMaxLocality, locality));
   if (!std::isfinite(lipschitz) || lipschitz < 0.0)
-    throw InputError(fmt::format("--lipschitz: must be finite and ≥ 0, not {}", lipschitz));
+    throw OptionError("lipschitz", fmt::format("must be finite and ≥ 0, not {}", lipschitz));
 }
 
 std::string RandomLipschitzFunction::name() const {
@@ -175,7 +178,7 @@ double RandomLipschitzFunction::Evaluate(std::span<const Token> window,
 }
 
 FirstLayerFunction::FirstLayerFunction(const Transformer& model) : model_(model) {
-  if (model.layers.empty()) throw InputError("--model: the model has no layer");
+  if (model.layers.empty()) throw OptionError("model", "the model has no layer");
 }
 
 std::string FirstLayerFunction::name() const {

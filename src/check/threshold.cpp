@@ -68,10 +68,10 @@ bool TwoLayerPair(const Transformer& f, const Transformer& g) {
 
 void CheckCommon(const Transformer& f, const Transformer& g, const ThresholdOptions& options) {
   if (!std::isfinite(options.epsilon) || options.epsilon < 0.0)
-    throw InputError(fmt::format("--eps: must be finite and ≥ 0, not {}", options.epsilon));
+    throw OptionError("epsilon", fmt::format("must be finite and ≥ 0, not {}", options.epsilon));
   if (options.max_length < 1 || options.max_length > kThresholdMaxLength)
-    throw InputError(fmt::format("--max-length: must be in [1, {}] (the threshold limit), not {}",
-                                 kThresholdMaxLength, options.max_length));
+    throw OptionError("max_length", fmt::format("must be in [1, {}] (the threshold limit), not {}",
+                                                kThresholdMaxLength, options.max_length));
   if (f.layers.size() > 2 || g.layers.size() > 2)
     throw InputError(fmt::format("threshold: models of one or two layers only (F has {}, G has {})",
                                  f.layers.size(), g.layers.size()));
@@ -106,10 +106,12 @@ void CheckStatisticsLimits(const Transformer& f, const Transformer& g, std::uint
     const std::uint64_t next =
         SaturatingAdd(total, CountStatistics(f.alphabet, period, locality, t));
     if (next > kThresholdMaxStatistics)
-      throw InputError(fmt::format(
-          "--max-length {}: the exact search needs more than {} statistics (S = {}, Δ* = {}, "
-          "τ* = {}); the largest max length within the limit is {}",
-          max_length, kThresholdMaxStatistics, f.alphabet, period, locality, t - 1));
+      throw OptionError("max_length",
+                        fmt::format("the exact search needs more than {} statistics (S = {}, "
+                                    "Δ* = {}, τ* = {}); the largest max length within the limit "
+                                    "is {}",
+                                    kThresholdMaxStatistics, f.alphabet, period, locality, t - 1),
+                        std::to_string(max_length));
     total = next;
   }
 }
@@ -128,23 +130,25 @@ std::uint64_t ExhaustiveLength(int alphabet, std::uint64_t max_length) {
 }
 
 void CheckStringLimits(const Transformer& f, const Transformer& g, const ThresholdOptions& o) {
-  if (o.samples_per_length < 1) throw InputError("--samples: must be at least 1");
+  if (o.samples_per_length < 1) throw OptionError("samples_per_length", "must be at least 1");
   for (const Transformer* m : {&f, &g}) {
     if (m->layers.size() == 2 && m->types() > kTwoLayerMaxTypes && o.max_length > kReferenceLimit)
-      throw InputError(fmt::format(
-          "--max-length {}: a two-layer model with S·Δ = {} > {} is evaluated by the reference "
-          "evaluator, up to {} tokens",
-          o.max_length, m->types(), kTwoLayerMaxTypes, kReferenceLimit));
+      throw OptionError("max_length",
+                        fmt::format("a two-layer model with S·Δ = {} > {} is evaluated by the "
+                                    "reference evaluator, up to {} tokens",
+                                    m->types(), kTwoLayerMaxTypes, kReferenceLimit),
+                        std::to_string(o.max_length));
   }
   const std::uint64_t exhaustive = ExhaustiveLength(f.alphabet, o.max_length);
   Uint128 tokens = 0;
   for (std::uint64_t t = exhaustive + 1; t <= o.max_length; ++t) {
     tokens += static_cast<Uint128>(t) * o.samples_per_length;
     if (tokens > kThresholdMaxRandomTokens)
-      throw InputError(fmt::format(
-          "--max-length {} with --samples {}: the random search reads more than {} tokens; the "
-          "largest max length within the limit is {}",
-          o.max_length, o.samples_per_length, kThresholdMaxRandomTokens, t - 1));
+      throw OptionError("max_length",
+                        fmt::format("the random search reads more than {} tokens at {} samples per "
+                                    "length; the largest max length within the limit is {}",
+                                    kThresholdMaxRandomTokens, o.samples_per_length, t - 1),
+                        std::to_string(o.max_length));
   }
 }
 

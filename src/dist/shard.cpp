@@ -38,7 +38,7 @@ Shard ParseShard(const std::string& text) {
   Shard s;
   if (slash == std::string::npos || !ParseCount(text.substr(0, slash), s.index) ||
       !ParseCount(text.substr(slash + 1), s.count) || s.count < 1 || s.index >= s.count)
-    throw InputError("--shard: expected I/K with 0 ≤ I < K (e.g. 0/4), not '" + text + "'");
+    throw OptionError("shard", "expected I/K with 0 ≤ I < K (e.g. 0/4), not '" + text + "'");
   return s;
 }
 

@@ -126,28 +126,28 @@ std::optional<FamilyMember> TryBuild(const std::string& name, const FamilyValues
 }  // namespace
 
 void ValidatePairClass(const PairClass& c) {
-  auto need = [](bool ok, const std::string& what) {
-    if (!ok) throw InputError(what);
+  auto need = [](bool ok, const char* option, const std::string& rule) {
+    if (!ok) throw OptionError(option, rule);
   };
-  need(c.alphabet >= 2 && c.alphabet <= 64,
-       fmt::format("--alphabet: must be in [2, 64], not {}", c.alphabet));
-  need(c.period >= 1 && c.period <= 32,
-       fmt::format("--period: must be in [1, 32], not {}", c.period));
-  need(c.locality >= 0 && c.locality <= 4,
-       fmt::format("--locality: must be in [0, 4], not {}", c.locality));
-  need(c.width >= 1 && c.width <= 64, fmt::format("--width: must be in [1, 64], not {}", c.width));
-  need(c.heads >= 1 && c.heads <= 16, fmt::format("--heads: must be in [1, 16], not {}", c.heads));
-  need(c.mlp_width >= 0 && c.mlp_width <= 64,
-       fmt::format("--mlp-width: must be in [0, 64], not {}", c.mlp_width));
-  need(!c.modes.empty(), "--modes: at least one attention mode");
-  need(c.precision_bits >= 1 && c.precision_bits <= 64,
-       fmt::format("--precision: must be in [1, 64], not {}", c.precision_bits));
-  need(std::isfinite(c.min_margin) && c.min_margin >= 0,
-       fmt::format("--min-margin: must be finite and ≥ 0, not {}", c.min_margin));
-  need(std::isfinite(c.max_lipschitz) && c.max_lipschitz > 0,
-       fmt::format("--max-lipschitz: must be finite and > 0, not {}", c.max_lipschitz));
-  need(c.alphabet * c.period <= kThresholdMaxTypes,
-       fmt::format("--alphabet·--period = {} over the exact threshold's {} types",
+  need(c.alphabet >= 2 && c.alphabet <= 64, "alphabet",
+       fmt::format("must be in [2, 64], not {}", c.alphabet));
+  need(c.period >= 1 && c.period <= 32, "period",
+       fmt::format("must be in [1, 32], not {}", c.period));
+  need(c.locality >= 0 && c.locality <= 4, "locality",
+       fmt::format("must be in [0, 4], not {}", c.locality));
+  need(c.width >= 1 && c.width <= 64, "width", fmt::format("must be in [1, 64], not {}", c.width));
+  need(c.heads >= 1 && c.heads <= 16, "heads", fmt::format("must be in [1, 16], not {}", c.heads));
+  need(c.mlp_width >= 0 && c.mlp_width <= 64, "mlp_width",
+       fmt::format("must be in [0, 64], not {}", c.mlp_width));
+  need(!c.modes.empty(), "modes", "at least one attention mode");
+  need(c.precision_bits >= 1 && c.precision_bits <= 64, "precision_bits",
+       fmt::format("must be in [1, 64], not {}", c.precision_bits));
+  need(std::isfinite(c.min_margin) && c.min_margin >= 0, "min_margin",
+       fmt::format("must be finite and ≥ 0, not {}", c.min_margin));
+  need(std::isfinite(c.max_lipschitz) && c.max_lipschitz > 0, "max_lipschitz",
+       fmt::format("must be finite and > 0, not {}", c.max_lipschitz));
+  need(c.alphabet * c.period <= kThresholdMaxTypes, "alphabet",
+       fmt::format("alphabet·period = {} over the exact threshold's {} types",
                    c.alphabet * c.period, kThresholdMaxTypes));
 }
 
@@ -462,11 +462,11 @@ done:
 
 RawSearchResult RunRawSearch(const RawSearchOptions& o) {
   ValidatePairClass(o.cls);
-  if (!(o.eps > 0) || !std::isfinite(o.eps)) throw InputError("--eps: must be finite and > 0");
-  if (o.budget < 1) throw InputError("--budget: must be at least 1");
-  if (!(o.separation > 1.0)) throw InputError("--separation: must exceed 1");
+  if (!(o.eps > 0) || !std::isfinite(o.eps)) throw OptionError("eps", "must be finite and > 0");
+  if (o.budget < 1) throw OptionError("budget", "must be at least 1");
+  if (!(o.separation > 1.0)) throw OptionError("separation", "must exceed 1");
   if (o.max_length < 1 || o.max_length > kThresholdMaxLength)
-    throw InputError(fmt::format("--max-length: must be in [1, {}]", kThresholdMaxLength));
+    throw OptionError("max_length", fmt::format("must be in [1, {}]", kThresholdMaxLength));
   RawSearchResult result;
   result.options = o;
   const auto seeds =

@@ -49,7 +49,7 @@ double EvaluateRefuteBound(const std::string& bound, const ConstantMap& constant
 }
 
 void ValidateRefuteBound(const std::string& bound) {
-  if (bound.empty()) throw InputError("--bound: an expression is required");
+  if (bound.empty()) throw OptionError("bound", "an expression is required");
   ConstantMap probe;
   for (const char* name : {"L", "Delta", "S", "tau", "gamma", "p", "C", "gamma_pos", "D", "eps"})
     probe[name] = 1.0;

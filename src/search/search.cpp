@@ -153,21 +153,21 @@ SearchRestart RestartFromBytes(const std::string& bytes) {
 }  // namespace
 
 void ValidateSearchOptions(const SearchOptions& o) {
-  if (!(o.eps > 0 && o.eps < 1)) throw InputError("--eps must be in (0, 1)");
-  if (o.restarts < 1) throw InputError("--restarts must be at least 1");
-  if (o.iterations < 0) throw InputError("--iterations must be at least 0");
-  if (o.threads < 0) throw InputError("--threads must be at least 0");
-  if (!(o.step >= 0) || !std::isfinite(o.step)) throw InputError("--step must be finite, ≥ 0");
+  if (!(o.eps > 0 && o.eps < 1)) throw OptionError("eps", "must be in (0, 1)");
+  if (o.restarts < 1) throw OptionError("restarts", "must be at least 1");
+  if (o.iterations < 0) throw OptionError("iterations", "must be at least 0");
+  if (o.threads < 0) throw OptionError("threads", "must be at least 0");
+  if (!(o.step >= 0) || !std::isfinite(o.step)) throw OptionError("step", "must be finite, ≥ 0");
   if (!(o.step_grid >= 0) || !std::isfinite(o.step_grid))
-    throw InputError("--step-grid must be finite, ≥ 0");
-  if (o.input.length < kMinLength) throw InputError("--x-length must be at least 10");
+    throw OptionError("step_grid", "must be finite, ≥ 0");
+  if (o.input.length < kMinLength) throw OptionError("input.length", "must be at least 10");
   if (!(o.margin >= 0) || !std::isfinite(o.margin))
-    throw InputError("--margin must be finite, ≥ 0");
+    throw OptionError("margin", "must be finite, ≥ 0");
   if (IsSimObjective(o.objective) && (o.n < 1 || o.n > o.input.length))
-    throw InputError("--z-length must be in [1, |x|]");
+    throw OptionError("n", "must be in [1, |x|]");
   if (o.objective == SearchObjective::kDisagreementLength && (o.n < 1 || o.n > kThresholdMaxLength))
-    throw InputError("--max-length (the disagreement search's longest length) must be in [1, " +
-                     std::to_string(kThresholdMaxLength) + "]");
+    throw OptionError("n", "the disagreement search's longest length must be in [1, " +
+                               std::to_string(kThresholdMaxLength) + "]");
 }
 
 double EvaluateObjective(SearchObjective objective, const Transformer& f, const Transformer& g,

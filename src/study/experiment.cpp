@@ -121,26 +121,27 @@ ExperimentTrend MakeTrend(const std::vector<ExperimentRow>& rows, const std::str
 }
 
 void Validate(const ExperimentOptions& o) {
-  if (o.threads < 0) throw InputError("--threads must be at least 0");
+  if (o.threads < 0) throw OptionError("threads", "must be at least 0");
   for (double w : o.omegas)
-    if (!(w > 0) || !std::isfinite(w)) throw InputError("--omegas: ω must be positive");
+    if (!(w > 0) || !std::isfinite(w)) throw OptionError("omegas", "ω must be positive");
   for (int p : o.primes) {
-    if (p < 2 || p > 4096) throw InputError("--primes: p must be in [2, 4096]");
+    if (p < 2 || p > 4096) throw OptionError("primes", "p must be in [2, 4096]");
     // ModPTask(p, k) is the paper's task for a prime p (docs/theory.md §6).
     for (int q = 2; q * q <= p; ++q)
-      if (p % q == 0) throw InputError("--primes: " + std::to_string(p) + " is not a prime");
+      if (p % q == 0) throw OptionError("primes", std::to_string(p) + " is not a prime");
   }
   for (int s : o.alphabets)
-    if (s < 2) throw InputError("--alphabets: S must be at least 2");
+    if (s < 2) throw OptionError("alphabets", "S must be at least 2");
   for (int k : o.ks)
-    if (k < 1) throw InputError("--ks: k must be at least 1");
-  if (!(o.eps > 0 && o.eps < 1)) throw InputError("--eps must be in (0, 1)");
-  if (!(o.kgram_eps > 0 && o.kgram_eps < 1)) throw InputError("--kgram-eps must be in (0, 1)");
-  if (!(o.accuracy > 0 && o.accuracy < 1)) throw InputError("--accuracy must be in (0, 1)");
-  if (o.seeds < 1 || o.kgram_seeds < 1) throw InputError("--seeds must be at least 1");
-  if (o.x_length < 10) throw InputError("--x-length must be at least 10");
+    if (k < 1) throw OptionError("ks", "k must be at least 1");
+  if (!(o.eps > 0 && o.eps < 1)) throw OptionError("eps", "must be in (0, 1)");
+  if (!(o.kgram_eps > 0 && o.kgram_eps < 1)) throw OptionError("kgram_eps", "must be in (0, 1)");
+  if (!(o.accuracy > 0 && o.accuracy < 1)) throw OptionError("accuracy", "must be in (0, 1)");
+  if (o.seeds < 1) throw OptionError("seeds", "must be at least 1");
+  if (o.kgram_seeds < 1) throw OptionError("kgram_seeds", "must be at least 1");
+  if (o.x_length < 10) throw OptionError("x_length", "must be at least 10");
   if (o.kgram_method != "markov" && o.kgram_method != "blocks")
-    throw InputError("--kgram-method must be markov or blocks");
+    throw OptionError("kgram_method", "must be markov or blocks");
   // Names the bad option before any work (S, k within MakeKGram's limits).
   for (int s : o.alphabets) ValidateKGramOptions({.alphabet = s, .k = o.kgram_fixed_k});
   for (int k : o.ks) ValidateKGramOptions({.alphabet = o.kgram_fixed_alphabet, .k = k});

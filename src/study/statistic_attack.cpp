@@ -39,7 +39,7 @@ class WindowCoder {
       power *= static_cast<std::uint64_t>(s_);
       count += power;
       if (count > kMaxWindows)
-        throw InputError("--locality/--alphabet: more than 4096 windows S^(τ+1)");
+        throw OptionError("locality", "more than 4096 windows S^(τ+1) at this alphabet S");
     }
     windows_ = static_cast<int>(count);
   }
@@ -187,10 +187,11 @@ double WindowTransportBound(const std::vector<double>& x, std::uint64_t tx,
 }
 
 AttackResult AttackStatistic(const Source& x, const AttackOptions& o) {
-  if (o.alphabet < 1 || o.locality < 0) throw InputError("--alphabet/--locality out of range");
+  if (o.alphabet < 1) throw OptionError("alphabet", "must be at least 1");
+  if (o.locality < 0) throw OptionError("locality", "must be at least 0");
   if (!(o.lipschitz >= 0) || !std::isfinite(o.lipschitz))
-    throw InputError("--lipschitz must be finite and ≥ 0");
-  if (o.length < 1) throw InputError("--z-length must be at least 1");
+    throw OptionError("lipschitz", "must be finite and ≥ 0");
+  if (o.length < 1) throw OptionError("length", "must be at least 1");
   JointView view{o.alphabet, 1, o.locality};
   if (!o.models.empty()) view = JointViewOf(o.models);
   const TypeCounts counts = CountTypes(x, view.alphabet, view.period, view.locality);
@@ -252,10 +253,10 @@ AttackResult AttackStatistic(const Source& x, const AttackOptions& o) {
 }
 
 AttackSweepResult RunAttackSweep(const AttackSweepOptions& o) {
-  if (o.lengths.size() < 3) throw InputError("--z-lengths: a rate needs at least 3 lengths");
+  if (o.lengths.size() < 3) throw OptionError("lengths", "a rate needs at least 3 lengths");
   for (std::uint64_t n : o.lengths)
-    if (n < 2 || n >= o.x_length) throw InputError("--z-lengths: each n must be in [2, |x|)");
-  if (o.seeds < 1) throw InputError("--seeds must be at least 1");
+    if (n < 2 || n >= o.x_length) throw OptionError("lengths", "each n must be in [2, |x|)");
+  if (o.seeds < 1) throw OptionError("seeds", "must be at least 1");
   AttackSweepResult result;
   result.options = o;
   const std::size_t M = o.methods.size(), N = o.lengths.size(), I = o.inputs.size(),

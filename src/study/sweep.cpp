@@ -26,34 +26,34 @@ constexpr double kLargestMargin = 64;
 
 void CheckValue(const std::string& parameter, double value, const ModelSpec& base) {
   if (!(value > 0) || !std::isfinite(value))
-    throw InputError("--values: " + parameter + " values must be positive (the fit is log-log)");
+    throw OptionError("values", parameter + " values must be positive (the fit is log-log)");
   const bool integral = parameter == "alphabet" || parameter == "period" || parameter == "locality";
   if (parameter == "margin" && value > kLargestMargin)
-    throw InputError("--values: margin must be at most 64 (T_hard = 2^(p/γ) is then below 2)");
+    throw OptionError("values", "margin must be at most 64 (T_hard = 2^(p/γ) is then below 2)");
   if (integral && value != std::floor(value))
-    throw InputError("--values: " + parameter + " values must be integers");
+    throw OptionError("values", parameter + " values must be integers");
   // Sweeps build every model in memory: S·Δ types, τ+1 bias entries.
   constexpr double kLargestIntegral = 4096;
   if (integral && value > kLargestIntegral)
-    throw InputError("--values: " + parameter + " values must be at most 4096");
-  if (parameter == "alphabet" && value < 2) throw InputError("--values: alphabet must be ≥ 2");
+    throw OptionError("values", parameter + " values must be at most 4096");
+  if (parameter == "alphabet" && value < 2) throw OptionError("values", "alphabet must be ≥ 2");
   if (parameter == "scale" && value < base.grid)
-    throw InputError("--values: scale must be at least the weight grid " +
-                     std::to_string(base.grid));
-  if (parameter == "eps" && value >= 1) throw InputError("--values: eps must be in (0, 1)");
+    throw OptionError("values",
+                      "scale must be at least the weight grid " + std::to_string(base.grid));
+  if (parameter == "eps" && value >= 1) throw OptionError("values", "eps must be in (0, 1)");
 }
 
 void ValidateOptions(const SweepOptions& o) {
   PaperExponent(o.parameter);  // names the valid parameters
-  if (o.values.size() < 2) throw InputError("--values: a sweep needs at least 2 values");
+  if (o.values.size() < 2) throw OptionError("values", "a sweep needs at least 2 values");
   for (double v : o.values) CheckValue(o.parameter, v, o.base);
-  if (o.pairs < 1) throw InputError("--pairs must be at least 1");
-  if (o.iterations < 0) throw InputError("--iterations must be at least 0");
-  if (o.threads < 0) throw InputError("--threads must be at least 0");
+  if (o.pairs < 1) throw OptionError("pairs", "must be at least 1");
+  if (o.iterations < 0) throw OptionError("iterations", "must be at least 0");
+  if (o.threads < 0) throw OptionError("threads", "must be at least 0");
   if (o.precision_bits < 1 || o.precision_bits > 64)
-    throw InputError("--precision must be in [1, 64]");
-  if (!(o.eps > 0 && o.eps < 1)) throw InputError("--eps must be in (0, 1)");
-  if (o.x_length < 10) throw InputError("--x-length must be at least 10");
+    throw OptionError("precision_bits", "must be in [1, 64]");
+  if (!(o.eps > 0 && o.eps < 1)) throw OptionError("eps", "must be in (0, 1)");
+  if (o.x_length < 10) throw OptionError("x_length", "must be at least 10");
 }
 
 // The base spec and ε with the swept parameter set to `value`.
@@ -221,8 +221,8 @@ double PaperExponent(const std::string& parameter, int precision_bits) {
   static const double exponents[] = {2, 6, 7, 2, -2};
   const auto it = std::find(names.begin(), names.end(), parameter);
   if (it == names.end())
-    throw InputError("--parameter: unknown '" + parameter +
-                     "' (known: scale, alphabet, period, locality, eps, margin)");
+    throw OptionError("parameter", "unknown '" + parameter +
+                                       "' (known: scale, alphabet, period, locality, eps, margin)");
   if (parameter == "margin") return precision_bits * std::log(2.0);
   return exponents[it - names.begin()];
 }
@@ -313,7 +313,7 @@ SweepResult RunSweep(const SweepOptions& options) {
       ys.push_back(static_cast<double>(r.points.back().needed));
     }
   }
-  if (xs.size() < 2) throw InputError("--values: fewer than 2 points with L > 0 to fit");
+  if (xs.size() < 2) throw OptionError("values", "fewer than 2 points with L > 0 to fit");
   r.fit = FitsInverseValue(options.parameter) ? FitLogLinear(xs, ys) : FitExponent(xs, ys);
   r.empirical_constant = kNaN;
   for (std::size_t i = 0; i < r.points.size(); ++i) {

@@ -372,27 +372,28 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
 
 void Validate(const TightnessOptions& o) {
   if (o.theorem == "5.2")
-    throw InputError(
-        "--theorem: 5.2 is not available yet: two-layer exact thresholds are exhaustive only to "
-        "T of about 15, so no certified lower side exists for it (docs/tightness.md §5; known: "
-        "4.1, 5.3)");
+    throw OptionError(
+        "theorem",
+        "5.2 is not available yet: two-layer exact thresholds are exhaustive only to T of about "
+        "15, so no certified lower side exists for it (docs/tightness.md §5; known: 4.1, 5.3)");
   if (o.theorem != "4.1" && o.theorem != "5.3")
-    throw InputError("--theorem: '" + o.theorem + "' is not available here (known: 4.1, 5.3)");
+    throw OptionError("theorem", "'" + o.theorem + "' is not available here (known: 4.1, 5.3)");
   const std::vector<std::string> known = TightnessParameters(o.theorem);
   std::string names;
   for (const std::string& k : known) names += (names.empty() ? "" : ", ") + k;
   for (const std::string& p : o.parameters)
     if (std::find(known.begin(), known.end(), p) == known.end())
-      throw InputError("--parameters: unknown '" + p + "' for Theorem " + o.theorem +
-                       " (known: " + names + ")");
-  if (o.seeds < 1) throw InputError("--seeds must be at least 1");
-  if (o.points < 3 || o.points > 12) throw InputError("--points must be in [3, 12]");
-  if (o.statistics_budget < 1) throw InputError("--budget must be at least 1");
-  if (o.heads < 1 || o.heads > 3) throw InputError("--heads must be 1, 2 or 3");
-  if (o.threads < 0) throw InputError("--threads must be at least 0");
+      throw OptionError("parameters",
+                        "unknown '" + p + "' for Theorem " + o.theorem + " (known: " + names + ")");
+  if (o.seeds < 1) throw OptionError("seeds", "must be at least 1");
+  if (o.points < 3 || o.points > 12) throw OptionError("points", "must be in [3, 12]");
+  if (o.statistics_budget < 1) throw OptionError("statistics_budget", "must be at least 1");
+  if (o.heads < 1 || o.heads > 3) throw OptionError("heads", "must be 1, 2 or 3");
+  if (o.threads < 0) throw OptionError("threads", "must be at least 0");
   if (o.precision_bits < 1 || o.precision_bits > 12)
-    throw InputError("--precision must be in [1, 12] (T_hard = 2^(p/gamma) is searched exactly)");
-  if (o.max_x_length < 100) throw InputError("--max-x-length must be at least 100");
+    throw OptionError("precision_bits",
+                      "must be in [1, 12] (T_hard = 2^(p/gamma) is searched exactly)");
+  if (o.max_x_length < 100) throw OptionError("max_x_length", "must be at least 100");
   if (o.theorem == "5.3") ValidateLemma53(o);
 }
 
@@ -422,7 +423,7 @@ TightnessResult RunTightness(const TightnessOptions& options) {
     std::error_code error;
     for (const RowPlan& p : plans)
       std::filesystem::create_directories(std::filesystem::path(o.out) / p.parameter, error);
-    if (error) throw InputError("--out-dir " + o.out + ": " + error.message());
+    if (error) throw OptionError("out", error.message(), o.out);
   }
   // Every (row, point, member) and every (row, point) check is independent: computed in
   // parallel, stored by index, reduced in order (identical for any thread count).

@@ -57,10 +57,11 @@ void ValidateLemma53(const TightnessOptions& o) {
   for (std::size_t i = 0; i < o.schemes.size(); ++i) {
     const std::string& s = o.schemes[i];
     if (std::find(known.begin(), known.end(), s) == known.end())
-      throw InputError("--methods: unknown '" + s + "' (known: markov, blocks, uniform, truncate)");
+      throw OptionError("schemes",
+                        "unknown '" + s + "' (known: markov, blocks, uniform, truncate)");
     if (std::find(o.schemes.begin(), o.schemes.begin() + static_cast<long>(i), s) !=
         o.schemes.begin() + static_cast<long>(i))
-      throw InputError("--methods: '" + s + "' given twice");
+      throw OptionError("schemes", "'" + s + "' given twice");
   }
   const std::uint64_t largest = Lemma53Grid(o.points).back();
   if (o.statistic_x_length <= largest || o.statistic_x_length > 10'000'000)
@@ -92,7 +93,7 @@ std::vector<TightnessRow> RunLemma53Rows(const TightnessOptions& o) {
       const std::filesystem::path dir = std::filesystem::path(o.out) / "n" / s.methods[m];
       std::error_code error;
       std::filesystem::create_directories(dir, error);
-      if (error) throw InputError("--out-dir " + dir.string() + ": " + error.message());
+      if (error) throw OptionError("out", error.message(), dir.string());
       for (std::size_t n = 0; n < N; ++n)
         for (std::size_t i = 0; i < I; ++i)
           for (std::size_t k = 0; k < K; ++k) {

@@ -73,5 +73,33 @@ TEST_F(CliTest, UnknownCommandAndTooManyModelsAreRefused) {
                    "--model");
 }
 
+// The library names a bad option by its field; the command line names it by the command's
+// flag (commands.h: SetCommandFlags, FlagForOption), as before the library stopped naming flags.
+TEST_F(CliTest, LibraryOptionErrorsNameTheCommandsFlag) {
+  ExpectInputError({"sweep", "--parameter", "alphabet", "--values", "2,3", "--precision", "0"},
+                   "--precision: must be in [1, 64]");
+  ExpectInputError({"tightness", "--budget", "0"}, "--budget: must be at least 1");
+  ExpectInputError({"tightness", "--precision", "13"}, "--precision: must be in [1, 12]");
+  ExpectInputError({"tightness", "--theorem", "4.2"}, "--theorem: '4.2' is not available");
+  ExpectInputError({"experiment", "paper", "--kgram-seeds", "0"}, "--kgram-seeds: must be");
+  ExpectInputError({"statistic", "--sweep", "--z-lengths", "16,160", "--methods", "markov"},
+                   "--z-lengths: a rate needs at least 3 lengths");
+  // One key, two flags: search's n is --max-length for disagreement-length, else --z-length.
+  ExpectInputError({"search", "--objective", "disagreement-length", "--max-length", "0"},
+                   "--max-length: the disagreement search's longest length must be in [1, ");
+  ExpectInputError({"search", "--z-length", "5000"}, "--z-length: must be in [1, |x|]");
+  ExpectInputError({"search", "--restarts", "0"}, "--restarts: must be at least 1");
+  const std::vector<std::string> refute = {
+      "refute", "--bound",     "L", "--eps",      "0.1", "--max-lipschitz", "2", "--alphabet",
+      "2",      "--period",    "1", "--locality", "0",   "--width",         "2", "--heads",
+      "1",      "--mlp-width", "0"};
+  std::vector<std::string> bad = refute;
+  bad.insert(bad.end(), {"--max-length", "10", "--precision", "0"});
+  ExpectInputError(bad, "--precision: must be in [1, 64], not 0");
+  bad = refute;
+  bad.insert(bad.end(), {"--max-length", "0"});
+  ExpectInputError(bad, "--max-length: must be in [1, ");
+}
+
 }  // namespace
 }  // namespace ltsim::cli_test

@@ -77,7 +77,16 @@ std::vector<Row> Evaluate(const ConstantsArgs& args, const ConstantMap& c) {
   for (const Bound& bound : BoundRegistry())
     rows.push_back({bound.name, bound.formula, bound.source, bound.value(c)});
   for (const std::string& expression : args.bounds) {
-    const double value = EvaluateBoundExpression(expression, c);
+    double value = 0.0;
+    try {
+      value = EvaluateBoundExpression(expression, c);
+    } catch (const OptionError& e) {
+      // The command line names the flag and, for an unknown constant, how to add one.
+      std::string message = FlagMessage(e);
+      if (message.find("unknown variable") != std::string::npos && message.ends_with(")"))
+        message.insert(message.size() - 1, "; add it with --set NAME=VALUE");
+      throw InputError(message);
+    }
     // A user bound that is not a finite number (1/0, a NaN constant) says nothing: refused.
     if (!std::isfinite(value))
       throw InputError(

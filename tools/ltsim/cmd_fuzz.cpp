@@ -227,7 +227,7 @@ int RunFuzz(FuzzArgs& args) {
   try {
     ValidateCampaignOptions(o);
   } catch (const OptionError& e) {
-    throw InputError(AsTyped(FlagForOption(e.option())) + ": " + e.rule());
+    throw InputError(FlagMessage(e));
   }
   if (one_case) return RunOneCase(o, args.case_index, args.json);
   std::signal(SIGINT, OnSignal);

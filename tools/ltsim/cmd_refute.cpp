@@ -93,6 +93,7 @@ void PrintTable(const RefuteResult& r, const nlohmann::json& j) {
 
 int Run(RefuteArgs& args) {
   if (!args.replay.empty()) return RunRefuteReplay(args.replay, args.json);
+  SetCommandFlags({{"precision_bits", "--precision"}, {"max_length", "--max-length"}});
   for (const CLI::Option* option : args.required)
     if (option->count() == 0) throw InputError(fmt::format("{}: required", option->get_name()));
   RawSearchOptions& s = args.options.search;

@@ -250,6 +250,10 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
     }
     CommandDealer dealer(args->dist);
     SearchOptions options = BuildOptions(*args);
+    // The library's keys for this command's flags (commands.h): n is |z| or the longest length.
+    const bool disagreement = options.objective == SearchObjective::kDisagreementLength;
+    SetCommandFlags(
+        {{"n", disagreement ? "--max-length" : "--z-length"}, {"input.length", "--x-length"}});
     options.dealer = &dealer.get();  // the restarts, over MPI ranks or shards
     // This process's share of the restarts (rank 0 alone prints under MPI).
     Progress progress("search", "restarts");

@@ -353,7 +353,10 @@ void AddStatisticCommand(CLI::App& app) {
                     "--adversarial --iterations 20",
                     "ltsim statistic --sweep --z-lengths 16,160,1600 --methods markov,blocks "
                     "--inputs uniform --x-length 20000 --iterations 10"});
-  cmd->callback([args] { RunStatistic(*args); });
+  cmd->callback([args] {
+    SetCommandFlags({{"lengths", "--z-lengths"}});  // the library's keys (commands.h)
+    RunStatistic(*args);
+  });
 }
 
 }  // namespace ltsim::cli

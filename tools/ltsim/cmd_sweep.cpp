@@ -208,6 +208,7 @@ void AddSweepCommand(CLI::App& app) {
                     "ltsim sweep --parameter margin --values 1,2,4 --pairs 2 --strategy random "
                     "--x-length 1500 --json"});
   cmd->callback([args] {
+    SetCommandFlags({{"precision_bits", "--precision"}});  // the library's keys (commands.h)
     CommandDealer dealer(args->dist);
     SweepOptions options = BuildOptions(*args);
     options.dealer = &dealer.get();  // the (point, pair) cells, over MPI ranks or shards

@@ -155,6 +155,7 @@ void PrintTable(const ThresholdArgs& args, const ThresholdResult& r) {
 }
 
 void RunThreshold(ThresholdArgs args) {
+  SetCommandFlags({{"max_length", "--max-length"}, {"samples_per_length", "--samples"}});
   const Transformer f = ReadModel(args.f);
   const Transformer g = ReadModel(args.g);
   CommandDealer dealer(args.dist);

@@ -409,6 +409,9 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
       exit_code = RunPointReplay(args->replay, args->json);
       return;
     }
+    SetCommandFlags({{"statistics_budget", "--budget"},
+                     {"precision_bits", "--precision"},
+                     {"schemes", "--methods"}});
     TightnessOptions o = args->options;
     if (!args->parameters.empty()) o.parameters = SplitList(args->parameters, "--parameters");
     if (!args->schemes.empty()) o.schemes = SplitList(args->schemes, "--methods");

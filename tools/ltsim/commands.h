@@ -4,8 +4,10 @@
 #include <CLI/CLI.hpp>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "help.h"
+#include "ltsim/core/error.h"
 
 namespace ltsim::cli {
 
@@ -64,11 +66,26 @@ inline void AddCommands(CLI::App& app, int& exit_code) {
   AddRefuteCommand(app, exit_code);
 }
 
-/// The flag that sets a library option (OptionError::option()): the fields whose concept has
-/// one name across commands (README "One name per concept": `length` is the z length,
-/// `min_length` the shortest x of a campaign, `epsilon` is `--eps`), else `--` and the field
-/// name with `_` as `-` (max_width → --max-width).
+/// The running command's flags for the option keys it spells differently from the common names
+/// below (in `search`, `n` is --z-length; in `threshold`, `max_length` is --max-length). One
+/// command runs per process; it sets them before calling the library (SetCommandFlags).
+inline std::vector<std::pair<std::string, std::string>>& CommandFlags() {
+  static std::vector<std::pair<std::string, std::string>> flags;
+  return flags;
+}
+
+/// Sets CommandFlags: {option key, flag} pairs.
+inline void SetCommandFlags(std::vector<std::pair<std::string, std::string>> flags) {
+  CommandFlags() = std::move(flags);
+}
+
+/// The flag that sets a library option (OptionError::option()): the running command's own
+/// (CommandFlags), else the fields whose concept has one name across commands (README "One name
+/// per concept": `length` is the z length, `min_length` the shortest x of a campaign, `epsilon`
+/// is `--eps`), else `--` and the field name with `_` as `-` (max_width → --max-width).
 inline std::string FlagForOption(const std::string& option) {
+  for (const auto& [key, flag] : CommandFlags())
+    if (option == key) return flag;
   static const std::pair<const char*, const char*> kRenamed[] = {{"length", "--z-length"},
                                                                  {"epsilon", "--eps"},
                                                                  {"min_length", "--min-x-length"},
@@ -82,6 +99,12 @@ inline std::string FlagForOption(const std::string& option) {
   for (char& c : flag)
     if (c == '_') c = '-';
   return flag;
+}
+
+/// An OptionError as the command line prints it: "FLAG[ VALUE]: rule", the flag as typed.
+inline std::string FlagMessage(const OptionError& error) {
+  return AsTyped(FlagForOption(error.option())) +
+         (error.value().empty() ? "" : " " + error.value()) + ": " + error.rule();
 }
 
 }  // namespace ltsim::cli

@@ -93,8 +93,7 @@ int RunCommandLine(int argc, char** argv) {
   } catch (const ltsim::OptionError& e) {
     ltsim::cli::DiscardDeprecationNotes();
     // The library names the option by its field; on the command line it is a flag.
-    Error() << ltsim::cli::AsTyped(ltsim::cli::FlagForOption(e.option())) << ": " << e.rule()
-            << SeeHelp(app, argc, argv) << "\n";
+    Error() << ltsim::cli::FlagMessage(e) << SeeHelp(app, argc, argv) << "\n";
     return 2;
   } catch (const ltsim::InputError& e) {
     ltsim::cli::DiscardDeprecationNotes();

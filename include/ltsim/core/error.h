@@ -16,15 +16,20 @@ class InputError : public std::runtime_error {
 /// Bad input that is one option of a library call (an options struct's field, e.g. `length`
 /// or `methods`). The library names the option by its field name, never by a command-line
 /// flag; the command line maps the option to its flag (`--length`) when it prints the error.
+/// `value` (optional) is the offending value as the message shows it: "option value: rule".
 class OptionError : public InputError {
  public:
-  OptionError(const std::string& option, const std::string& rule)
-      : InputError(option + ": " + rule), option_(option), rule_(rule) {}
+  OptionError(const std::string& option, const std::string& rule, const std::string& value = "")
+      : InputError(option + (value.empty() ? "" : " " + value) + ": " + rule),
+        option_(option),
+        rule_(rule),
+        value_(value) {}
   const std::string& option() const { return option_; }
   const std::string& rule() const { return rule_; }
+  const std::string& value() const { return value_; }
 
  private:
-  std::string option_, rule_;
+  std::string option_, rule_, value_;
 };
 
 /// Aborts with file:line when an invariant of ours is broken (never for bad input).

@@ -299,10 +299,11 @@ TEST(Threshold, RefusesBeyondItsLimits) {
   ThresholdOptions full{0.1, 4472, 1, 100};
   full.prune = false;  // the full enumeration's limit; the pruned search has none of this kind
   ExpectRefused(f, f, full, "largest max length within the limit is 4471");
-  ExpectRefused(f, f, {0.1, kThresholdMaxLength + 1, 1, 100}, "--max-length");
-  ExpectRefused(f, f, {0.1, 0, 1, 100}, "--max-length");
-  ExpectRefused(f, f, {-0.1, 10, 1, 100}, "--eps");
-  ExpectRefused(f, f, {NAN, 10, 1, 100}, "--eps");
+  // Options are named by their fields (the command line maps them to flags).
+  ExpectRefused(f, f, {0.1, kThresholdMaxLength + 1, 1, 100}, "max_length: must be in [1, ");
+  ExpectRefused(f, f, {0.1, 0, 1, 100}, "max_length: ");
+  ExpectRefused(f, f, {-0.1, 10, 1, 100}, "epsilon: ");
+  ExpectRefused(f, f, {NAN, 10, 1, 100}, "epsilon: ");
   // D* = 2·lcm(7, 5) = 70 > 64.
   ExpectRefused(MakeModPTask(7, 0), MakeModPTask(5, 0), {0.1, 5, 1, 100}, "limit of 64");
   // τ* = 11 > 10.
@@ -322,7 +323,7 @@ TEST(Threshold, RefusesBeyondItsLimits) {
   // Two layers: 100·Σ_{16 ≤ T ≤ N} T ≤ 10^8 ⇔ N(N + 1) ≤ 2,000,240, up to N = 1413.
   ExpectRefused(f, WithEmptySecondLayer(f), {0.1, 1414, 1, 100},
                 "largest max length within the limit is 1413");
-  ExpectRefused(f, WithEmptySecondLayer(f), {0.1, 20, 1, 0}, "--samples");
+  ExpectRefused(f, WithEmptySecondLayer(f), {0.1, 20, 1, 0}, "samples_per_length: ");
 }
 
 // ---- Two-layer pairs --------------------------------------------------------------------

@@ -10,6 +10,9 @@
 #include "ltsim/gen/margin_pair.h"
 #include "ltsim/model/constants.h"
 #include "ltsim/strings/sources.h"
+#include "ltsim/study/experiment.h"
+#include "ltsim/study/statistic_attack.h"
+#include "ltsim/study/tightness.h"
 
 namespace ltsim {
 namespace {
@@ -196,6 +199,42 @@ TEST(RunSweep, BadOptionsAreInputErrors) {
   o = Tiny();
   o.precision_bits = 0;
   EXPECT_THROW(RunSweep(o), InputError);
+}
+
+// Bad study options are OptionErrors keyed by the options field, never by a command-line flag
+// (the command line maps the key to its flag: precision_bits is --precision in sweep).
+template <typename Run>
+void ExpectOptionError(Run run, const std::string& key) {
+  try {
+    run();
+    ADD_FAILURE() << "expected an OptionError for " << key;
+  } catch (const OptionError& e) {
+    EXPECT_EQ(e.option(), key);
+    EXPECT_EQ(std::string(e.what()).find("--"), std::string::npos) << e.what();
+  }
+}
+
+TEST(StudyOptionErrors, NameTheFieldNotAFlag) {
+  SweepOptions sweep;
+  sweep.parameter = "alphabet";
+  sweep.values = {2, 3};
+  sweep.precision_bits = 0;
+  ExpectOptionError([&] { RunSweep(sweep); }, "precision_bits");
+  sweep.precision_bits = 8;
+  sweep.values = {2};
+  ExpectOptionError([&] { RunSweep(sweep); }, "values");
+  ExperimentOptions experiment;
+  experiment.kgram_seeds = 0;
+  ExpectOptionError([&] { RunExperiment(experiment); }, "kgram_seeds");
+  TightnessOptions tightness;
+  tightness.statistics_budget = 0;
+  ExpectOptionError([&] { RunTightness(tightness); }, "statistics_budget");
+  tightness = TightnessOptions();
+  tightness.theorem = "4.2";
+  ExpectOptionError([&] { RunTightness(tightness); }, "theorem");
+  AttackSweepOptions attack;
+  attack.lengths = {16, 160};
+  ExpectOptionError([&] { RunAttackSweep(attack); }, "lengths");
 }
 
 }  // namespace
