@@ -34,6 +34,8 @@ RefuteCandidate Judge(const RefuteOptions& o, const RawRestart& r) {
   c.bound_value = EvaluateRefuteBound(o.bound, c.constants);
   const double t = r.best.first_disagreement ? static_cast<double>(*r.best.first_disagreement)
                                              : static_cast<double>(o.search.max_length + 1);
+  if (c.constants.count("L")) c.lipschitz = c.constants.at("L");
+  c.eps_over_L = t * o.search.eps / c.lipschitz;
   if (r.best.valid && std::isfinite(c.bound_value) && c.bound_value > 0) {
     c.ratio = t / c.bound_value;
     c.refutes = r.best.separated && t > c.bound_value;
@@ -132,11 +134,8 @@ nlohmann::json RefuteToJson(const RefuteResult& result) {
                                             {"suffix", r.best.sup_statistic->suffix}}
                            : nlohmann::json(nullptr);
   j["start"] = r.start;
-  const double L = result.best.constants.count("L") ? result.best.constants.at("L") : NAN;
-  j["lipschitz"] = number(L);
-  const double t = r.best.first_disagreement ? static_cast<double>(*r.best.first_disagreement)
-                                             : static_cast<double>(o.search.max_length + 1);
-  j["first_disagreement_eps_over_L"] = number(t * o.search.eps / L);
+  j["lipschitz"] = number(result.best.lipschitz);
+  j["first_disagreement_eps_over_L"] = number(result.best.eps_over_L);
   nlohmann::json constants = nlohmann::json::object();
   for (const auto& [k, v] : result.best.constants) constants[k] = number(v);
   j["constants"] = constants;

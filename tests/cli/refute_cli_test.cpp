@@ -124,6 +124,13 @@ TEST_F(RefuteCli, NotRefutedIsExitZero) {
   const Result table = Run(SmallClass("1e9*L/eps"));
   EXPECT_EQ(table.exit_code, 0);
   EXPECT_NE(table.out.find("not refuted"), std::string::npos) << table.out;
+  // The table formats the result struct: the same numbers as the JSON document.
+  const std::string numbers = "  L = " + j["lipschitz"].dump() +
+                              ", T*·ε/L = " + j["first_disagreement_eps_over_L"].dump() + "\n";
+  EXPECT_NE(table.out.find(numbers), std::string::npos) << numbers << table.out;
+  EXPECT_NE(table.out.find("witness at T*: " + j["witness_text"].get<std::string>() + "\n"),
+            std::string::npos)
+      << table.out;
 }
 
 TEST_F(RefuteCli, SameBytesForAnyThreadCount) {

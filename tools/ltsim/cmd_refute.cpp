@@ -2,10 +2,12 @@
 // exceeds a conjectured training length (docs/refute.md).
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "commands.h"
@@ -35,16 +37,7 @@ std::vector<Attention> ParseModes(const std::string& text) {
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    Attention mode;
-    if (item == "hardmax")
-      mode = Attention::kHardmax;
-    else if (item == "finite")
-      mode = Attention::kFinite;
-    else if (item == "softmax")
-      mode = Attention::kSoftmax;
-    else
-      throw InputError(
-          fmt::format("--modes: unknown mode '{}' (known: hardmax, finite, softmax)", item));
+    const Attention mode = ParseFlag("--modes", kAttentionNames, item);
     if (std::find(modes.begin(), modes.end(), mode) == modes.end()) modes.push_back(mode);
   }
   if (modes.empty()) throw InputError("--modes: at least one mode");
@@ -57,36 +50,45 @@ void WriteText(const std::filesystem::path& path, const std::string& text) {
   if (!out) throw InputError(fmt::format("--out: cannot write {}", path.string()));
 }
 
-std::string Show(const nlohmann::json& v) { return v.is_null() ? "null" : v.dump(); }
+// A number as the JSON document shows it (null when not finite or absent): the table and
+// refute.json print the same digits.
+std::string JsonText(double x) { return std::isfinite(x) ? Json(x).dump() : "null"; }
+std::string JsonText(const std::optional<std::uint64_t>& x) {
+  return x ? std::to_string(*x) : "null";
+}
 
-void PrintTable(const RefuteResult& r, const nlohmann::json& j) {
+// Formats the result struct (RefuteToJson is the same numbers for --json and refute.json).
+void PrintTable(const RefuteResult& r) {
   const RawSearchOptions& o = r.options.search;
+  const RawRestart& best = r.search.restarts[r.best.restart];
+  const RawEvaluation& e = best.best;
   std::cout << fmt::format(
       "refute --bound '{}' (seed {}, {} of {} evaluations, eps {}, N = {}, L0 = {})\n",
       r.options.bound, o.seed, r.search.evaluations, o.budget, o.eps, o.max_length,
       o.cls.max_lipschitz);
-  const std::string t = j["first_disagreement"].is_null()
-                            ? fmt::format("> {} (no disagreement up to N)", o.max_length)
-                            : j["first_disagreement"].dump();
+  const std::string t = e.first_disagreement
+                            ? std::to_string(*e.first_disagreement)
+                            : fmt::format("> {} (no disagreement up to N)", o.max_length);
   std::cout << fmt::format("  best pair (start: {}): T* = {}, certified by exact threshold\n",
-                           j["start"].get<std::string>(), t);
-  std::cout << fmt::format("  witness at T*: {}\n", j["witness_text"].get<std::string>());
+                           best.start, t);
+  std::cout << fmt::format("  witness at T*: {}\n", RunLengthText(e.witness));
+  const std::optional<std::uint64_t> sup_length =
+      e.sup_statistic ? std::optional<std::uint64_t>(e.sup_statistic->length) : std::nullopt;
   std::cout << fmt::format(
       "  largest gap below T* = {}; largest gap found = {} at length {} ({}separated: κ = {})\n",
-      Show(j["largest_gap_below"]), Show(j["sup_gap"]), Show(j["sup_gap_length"]),
-      j["separated"].get<bool>() ? "" : "not ", o.separation);
-  std::cout << fmt::format("  L = {}, T*·ε/L = {}\n", Show(j["lipschitz"]),
-                           Show(j["first_disagreement_eps_over_L"]));
+      JsonText(e.largest_gap_below), JsonText(e.sup_gap), JsonText(sup_length),
+      e.separated ? "" : "not ", o.separation);
+  std::cout << fmt::format("  L = {}, T*·ε/L = {}\n", JsonText(r.best.lipschitz),
+                           JsonText(r.best.eps_over_L));
   std::cout << fmt::format("  bound at the pair's constants = {}, T*/bound = {}\n",
-                           Show(j["bound_value"]), Show(j["ratio"]));
-  if (!j["family"].is_null())
+                           JsonText(r.best.bound_value), JsonText(r.best.ratio));
+  if (!r.family_name.empty())
     std::cout << fmt::format(
-        "  best built-in family for this class: {} with T* = {}, T*·ε/L = {}\n",
-        j["family"]["name"].get<std::string>(), j["family"]["first_disagreement"].dump(),
-        Show(j["family"]["first_disagreement_eps_over_L"]));
+        "  best built-in family for this class: {} with T* = {}, T*·ε/L = {}\n", r.family_name,
+        JsonText(r.family_first_disagreement), JsonText(r.family_eps_over_L));
   else
     std::cout << "  best built-in family for this class: none fits\n";
-  std::cout << fmt::format("  recheck (50 digits): {}\n", j["recheck"]["status"].dump());
+  std::cout << fmt::format("  recheck (50 digits): {}\n", Json(r.search.recheck.status).dump());
   std::cout << (r.refuted ? "REFUTED: a separated pair's certified T* exceeds the bound\n"
                           : "not refuted (the best ratio T*/bound above)\n");
 }
@@ -124,7 +126,7 @@ int Run(RefuteArgs& args) {
   if (args.json)
     std::cout << j.dump(2) << "\n";
   else
-    PrintTable(result, j);
+    PrintTable(result);
   return result.refuted ? 1 : 0;
 }
 

@@ -27,6 +27,8 @@ struct RefuteCandidate {
   double ratio = std::numeric_limits<double>::quiet_NaN();
   bool refutes = false;  ///< separated, T* > bound (finite, > 0)
   ConstantMap constants;
+  double lipschitz = std::numeric_limits<double>::quiet_NaN();   ///< L of the pair (constants)
+  double eps_over_L = std::numeric_limits<double>::quiet_NaN();  ///< T*·ε/L, same T* as ratio
 };
 
 struct RefuteResult {
