@@ -39,14 +39,14 @@ FamilyMember BuildBump(const FamilyValues& v) {
   const double r_hi = (2.0 * kappa - 1.0) * eps / s;  // {f − g > ε} = (ε/s, r_hi)
   const double n_real = 1.0 / r_hi;
   if (r_hi > 1.0 / (2.0 * period))
-    throw InputError(fmt::format(
-        "family bump: --slope {} is too small for --eps {}, --height {}, --period {}: the "
-        "derivation needs (2·height − 1)·eps/slope ≤ 1/(2·period)",
-        s, eps, kappa, period));
+    throw InputError(
+        fmt::format("family bump: slope {} is too small for eps {}, height {}, period {}: the "
+                    "derivation needs (2·height − 1)·eps/slope ≤ 1/(2·period)",
+                    s, eps, kappa, period));
   if (std::abs(n_real - std::round(n_real)) <= kBoundaryMargin * n_real)
     throw InputError(fmt::format(
         "family bump: slope/((2·height − 1)·eps) = {} is an integer (a boundary case where "
-        "the gap at T* equals eps); change --slope slightly",
+        "the gap at T* equals eps); change slope slightly",
         n_real));
   const double b = kappa * eps / s;
   // f has coordinates [token is 1], the residues (Δ > 1), ρ; g one more, holding its unit.
@@ -102,7 +102,7 @@ FamilyMember BuildPrecision(const FamilyValues& v) {
   const double gamma = Get(v, "gamma"), eps = Get(v, "eps");
   if (p / gamma > 40.0)
     throw InputError(
-        fmt::format("family precision: --bits/--gamma = {} > 40 (T* beyond 2^40)", p / gamma));
+        fmt::format("family precision: bits/gamma = {} > 40 (T* beyond 2^40)", p / gamma));
   auto make = [&](int bits) {
     Transformer m = Skeleton(2, 3, 1, Attention::kFinite, 1);
     m.layers[0].precision_bits = bits;
@@ -128,14 +128,13 @@ FamilyMember BuildPrecision(const FamilyValues& v) {
   while (t > 2 && dropped(static_cast<double>(t - 1), p)) --t;
   while (!dropped(static_cast<double>(t), p)) ++t;
   if (dropped(static_cast<double>(t), p + extra))
-    throw InputError(
-        "family precision: g drops the key at the same length as f; raise --extra-bits");
+    throw InputError("family precision: g drops the key at the same length as f; raise extra-bits");
   const double td = static_cast<double>(t);
   const double w = std::exp2(std::log2(td) * (-gamma));        // g's weight of a 0 key at T*
   const double gap = (td - 1.0) * w / (1.0 + (td - 1.0) * w);  // x = 0^(T−1) 1
   if (gap < 2.0 * eps)
     throw InputError(fmt::format(
-        "family precision: the gap at T* = {} would be {:.4g} < 2·eps; lower --gamma or --eps", t,
+        "family precision: the gap at T* = {} would be {:.4g} < 2·eps; lower gamma or eps", t,
         gap));
   member.first_disagreement = t;
   member.closed_form = "⌈2^(p/γ)⌉ (p = f's bits)";
@@ -202,8 +201,7 @@ FamilyMember BuildNested(const FamilyValues& v) {
   const double a = Get(v, "slope"), eps = Get(v, "eps"), kappa = Get(v, "height");
   const double theta = kappa * eps, theta_low = theta - eps, K = 2.0 * theta;
   if (!(a > theta))
-    throw InputError(
-        fmt::format("family nested: --slope {} must exceed height·eps = {}", a, theta));
+    throw InputError(fmt::format("family nested: slope {} must exceed height·eps = {}", a, theta));
   const int width = 2 * S + 1, unit = 2 * S;
   auto ind = [](int token) { return token; };  // coordinate of [token = t], t ≥ 1
   auto u = [S](int j) { return S + j - 1; };   // coordinate of u_j, j = 1 … S
@@ -243,13 +241,13 @@ FamilyMember BuildNested(const FamilyValues& v) {
     if (m[t] < target) t_star = t;
   if (t_star == 0)
     throw InputError(fmt::format(
-        "family nested: T* is beyond the closed form's range ({}) for alphabet {}; lower --slope",
+        "family nested: T* is beyond the closed form's range ({}) for alphabet {}; lower slope",
         limit, S));
   const long double below = t_star > 2 ? m[t_star - 1] : 1.0L;
   if (!(m[t_star] < target * (1 - kBoundaryMargin)) || !(below > target * (1 + kBoundaryMargin)))
     throw InputError(
         "family nested: a statistic lies on the boundary Σu = (height − 1)·eps/slope (the gap "
-        "equals eps); change --slope slightly");
+        "equals eps); change slope slightly");
   FamilyMember member;
   member.f = f;
   member.g = g;
