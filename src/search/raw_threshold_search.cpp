@@ -636,16 +636,20 @@ bool ReplayPair(const ReplayInput& in, std::string* report) {
   return same_t && same_sup && r.recheck.status != "unconfirmed";
 }
 
-bool ReplayRawWitness(const std::string& path, std::string* report) {
-  const io::Json doc = io::ReadJsonFile(path, "raw search witness");
-  const io::JsonReader j(doc, path);
+ReplayInput RawWitnessFromJson(const io::Json& doc, const std::string& source) {
+  const io::JsonReader j(doc, source);
   if (j.At("format").String() != "ltsim-raw-search-witness" || j.At("version").Int() != 1)
     j.At("format").Fail("not an ltsim-raw-search-witness version 1");
   ReplayInput in;
-  in.f = ModelFromJson(j.At("f").json(), path + ": f");
-  in.g = ModelFromJson(j.At("g").json(), path + ": g");
+  in.f = ModelFromJson(j.At("f").json(), source + ": f");
+  in.g = ModelFromJson(j.At("g").json(), source + ": g");
   ReadReplayNumbers(j, in);
-  return ReplayPair(in, report);
+  return in;
+}
+
+bool ReplayRawWitness(const std::string& path, std::string* report) {
+  return ReplayPair(RawWitnessFromJson(io::ReadJsonFile(path, "raw search witness"), path),
+                    report);
 }
 
 void ReadReplayNumbers(const io::JsonReader& j, ReplayInput& in) {

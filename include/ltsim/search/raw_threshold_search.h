@@ -169,6 +169,11 @@ TypeCounts ReadStatistic(const io::JsonReader& statistic, const Transformer& f);
 /// f's view). InputError naming the source and key when one is malformed.
 void ReadReplayNumbers(const io::JsonReader& record, ReplayInput& in);
 
+/// Reads a raw search witness (format ltsim-raw-search-witness, version 1) without replaying
+/// it: both models validated, the numbers in range, the statistic in f's view. InputError
+/// naming `source` and the key for a malformed document.
+ReplayInput RawWitnessFromJson(const io::Json& doc, const std::string& source);
+
 /// Re-evaluates a witness file (format ltsim-raw-search-witness): ReplayPair on its contents.
 /// InputError naming the file and key for a malformed file.
 bool ReplayRawWitness(const std::string& path, std::string* report);
