@@ -314,7 +314,10 @@ const Family& FindFamily(const std::string& name) {
 FamilyMember BuildFamilyMember(const std::string& name, const FamilyValues& values) {
   const Family& family = FindFamily(name);
   FamilyValues complete;
-  for (const auto& [key, value] : values) {
+  for (const auto& entry : values) {
+    // A named reference, not a structured binding: clang 14 cannot capture those (C++20's
+    // P1091, implemented from clang 16), and the fuzz build (tools/fuzz.sh) uses clang 14.
+    const std::string& key = entry.first;
     const auto it = std::find_if(family.params.begin(), family.params.end(),
                                  [&](const FamilyParameter& p) { return p.name == key; });
     if (it == family.params.end()) {
