@@ -521,16 +521,75 @@ std::vector<TaskSpec> WindowTasks(const std::vector<Context>& contexts, const Jo
   return tasks;
 }
 
+// One task's outcome as exact bytes for the dealer (core/work.h).
+std::string TaskBytes(const TaskOutcome& o) {
+  ByteWriter w;
+  w.Put(o.first_T);
+  w.Put(o.best_gap);
+  w.PutVector(o.best_counts);
+  w.Put(o.best_T);
+  w.PutVector(o.evaluated);
+  w.PutVector(o.pruned);
+  w.PutVector(o.max_gap);
+  w.Put(o.evaluations);
+  w.Put(o.cells);
+  w.Put(o.cells_pruned);
+  w.Put(o.max_pruned_bound);
+  return w.Take();
+}
+
+TaskOutcome TaskFromBytes(const std::string& bytes) {
+  ByteReader r(bytes);
+  TaskOutcome o;
+  o.first_T = r.Get<std::uint64_t>();
+  o.best_gap = r.Get<double>();
+  o.best_counts = r.GetVector<std::uint64_t>();
+  o.best_T = r.Get<std::uint64_t>();
+  o.evaluated = r.GetVector<std::uint64_t>();
+  o.pruned = r.GetVector<std::uint64_t>();
+  o.max_gap = r.GetVector<double>();
+  o.evaluations = r.Get<std::uint64_t>();
+  o.cells = r.Get<std::uint64_t>();
+  o.cells_pruned = r.Get<std::uint64_t>();
+  o.max_pruned_bound = r.Get<double>();
+  return o;
+}
+
+// The outcomes of `tasks`, each a pure function of its spec. With `dealer` (MPI ranks that
+// share decisions, docs/distributed.md §2) the tasks are dealt in chunks of `chunk` and only
+// the reducing rank receives the outcomes (the other ranks' stay empty); without, this
+// process runs them all on its arena's threads.
 std::vector<TaskOutcome> RunTasks(const Transformer& f, const Transformer& g, const JointView& view,
                                   const std::vector<TaskSpec>& tasks,
                                   const threshold::EngineOptions& o,
-                                  oneapi::tbb::task_arena& arena) {
+                                  oneapi::tbb::task_arena& arena, ItemDealer* dealer,
+                                  std::uint64_t chunk) {
   std::vector<TaskOutcome> out(tasks.size());
-  arena.execute([&] {
-    oneapi::tbb::parallel_for(std::size_t{0}, tasks.size(), [&](std::size_t i) {
-      out[i] = threshold::RunTask(f, g, view, tasks[i], o);
+  const auto run = [&](std::size_t begin, std::size_t end, TaskOutcome* into) {
+    arena.execute([&] {
+      oneapi::tbb::parallel_for(begin, end, [&](std::size_t i) {
+        into[i - begin] = threshold::RunTask(f, g, view, tasks[i], o);
+      });
     });
-  });
+  };
+  if (dealer == nullptr) {
+    run(0, tasks.size(), out.data());
+    return out;
+  }
+  dealer->Deal(
+      0, tasks.size(), chunk,
+      [&](std::uint64_t begin, std::uint64_t end) {
+        std::vector<TaskOutcome> part(end - begin);
+        run(begin, end, part.data());
+        std::vector<std::string> bytes;
+        bytes.reserve(part.size());
+        for (const TaskOutcome& p : part) bytes.push_back(TaskBytes(p));
+        return bytes;
+      },
+      [&](std::uint64_t i, std::string&& bytes) {
+        out[i] = TaskFromBytes(bytes);
+        return true;
+      });
   return out;
 }
 
@@ -582,6 +641,27 @@ ThresholdResult FindByCells(const Transformer& f, const Transformer& g,
       options.threads > 0 ? options.threads : oneapi::tbb::this_task_arena::max_concurrency();
   result.threads = threads;
   oneapi::tbb::task_arena arena(threads);
+  // Under MPI every rank runs this loop and computes a share of each window's tasks; the
+  // reducing rank alone sees the outcomes, decides whether the search goes on, and broadcasts
+  // its decision, so every rank makes the same Deals and the result is the single process's.
+  ItemDealer* dealer = options.dealer != nullptr && options.dealer->Processes() > 1 &&
+                               options.dealer->Shares()
+                           ? options.dealer
+                           : nullptr;
+  const bool reduces = dealer == nullptr || dealer->Reduces();
+  const auto chunk = static_cast<std::uint64_t>(threads);
+  enum Decision : std::uint8_t { kGoOn, kDisagrees, kBudgetSpent };
+  const auto agree = [&](Decision& decision, std::uint64_t& first) {
+    if (dealer == nullptr) return;
+    ByteWriter w;
+    w.Put(decision);
+    w.Put(first);
+    std::string bytes = w.Take();
+    dealer->Broadcast(bytes);
+    ByteReader r(bytes);
+    decision = r.Get<Decision>();
+    first = r.Get<std::uint64_t>();
+  };
   result.max_gap_per_length.assign(N, std::numeric_limits<double>::quiet_NaN());
   const auto finish = [&](std::uint64_t checked) {
     result.checked_up_to = checked;
@@ -603,6 +683,8 @@ ThresholdResult FindByCells(const Transformer& f, const Transformer& g,
     result.statistics_evaluated += result.evaluations - before;
     result.max_gap_per_length[t - 1] = outcome.max_gap;
     if (outcome.disagrees) {
+      // Every rank computed these short lengths itself and stops here too.
+      if (!reduces) return ThresholdResult{};
       SetWitness(f, g, t,
                  ToRuns(outcome.argmax_counts ? Realise(*outcome.argmax_counts) : outcome.argmax),
                  outcome.witness_gap, options.epsilon, result);
@@ -626,11 +708,11 @@ ThresholdResult FindByCells(const Transformer& f, const Transformer& g,
     eo.goal = Goal::kFirst;
     eo.prune = !full;
     const std::vector<TaskSpec> tasks = WindowTasks(contexts, view, a, b, per_length);
-    const std::vector<TaskOutcome> outcomes = RunTasks(f, g, view, tasks, eo, arena);
+    const std::vector<TaskOutcome> outcomes = RunTasks(f, g, view, tasks, eo, arena, dealer, chunk);
     std::uint64_t first = 0;
     for (const TaskOutcome& o : outcomes)
       if (o.first_T != 0 && (first == 0 || o.first_T < first)) first = o.first_T;
-    for (std::size_t i = 0; i < tasks.size(); ++i) {
+    for (std::size_t i = 0; i < tasks.size() && reduces; ++i) {
       const TaskOutcome& o = outcomes[i];
       result.evaluations += o.evaluations;
       result.cells += o.cells;
@@ -650,13 +732,18 @@ ThresholdResult FindByCells(const Transformer& f, const Transformer& g,
     for (std::uint64_t t = a; t <= b; ++t)
       cumulative =
           SaturatingAdd(cumulative, CountStatistics(view.alphabet, view.period, view.locality, t));
-    if (first != 0) {
+    Decision decision = first != 0                                              ? kDisagrees
+                        : result.evaluations > options.max_evaluations && b < N ? kBudgetSpent
+                                                                                : kGoOn;
+    agree(decision, first);
+    if (decision == kDisagrees) {
       // The largest gap at T* and its statistic: every statistic of T* evaluated or bounded by
       // a certified bound ≤ the largest gap found.
       eo.goal = Goal::kMax;
       eo.prune = !full;
       const std::vector<TaskSpec> at = WindowTasks(contexts, view, first, first, true);
-      const std::vector<TaskOutcome> best = RunTasks(f, g, view, at, eo, arena);
+      const std::vector<TaskOutcome> best = RunTasks(f, g, view, at, eo, arena, dealer, chunk);
+      if (!reduces) return ThresholdResult{};
       std::size_t arg = best.size();
       for (std::size_t i = 0; i < best.size(); ++i) {
         const TaskOutcome& o = best[i];
@@ -675,13 +762,19 @@ ThresholdResult FindByCells(const Transformer& f, const Transformer& g,
       if (options.progress) options.progress(first, N, result.evaluations, seconds());
       return finish(first);
     }
+    if (!reduces) {
+      if (decision == kBudgetSpent) return ThresholdResult{};
+      a = b + 1;
+      continue;
+    }
     if (options.progress) options.progress(b, N, result.evaluations, seconds());
-    if (result.evaluations > options.max_evaluations && b < N) {
+    if (decision == kBudgetSpent) {
       result.complete = false;
       return finish(b);
     }
     a = b + 1;
   }
+  if (!reduces) return ThresholdResult{};
   return finish(N);
 }
 
@@ -740,9 +833,10 @@ ThresholdResult FindThreshold(const Transformer& f, const Transformer& g,
   }
   if (options.prune) {
     CheckCellLimits(f, g, options);
-    // The pruned search is one process's threads (its cells are not split across MPI ranks
-    // or shards): the reducing process runs it, the others return at once.
-    if (options.dealer && !options.dealer->Reduces()) return ThresholdResult{};
+    // MPI ranks share the pruned search's windows (FindByCells); shards cannot, since each
+    // window depends on the previous one's outcomes: the reducing process runs it alone.
+    if (options.dealer && !options.dealer->Reduces() && !options.dealer->Shares())
+      return ThresholdResult{};
     return FindByCells(f, g, options);
   }
   CheckStatisticsLimits(f, g, options.max_length);

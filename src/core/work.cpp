@@ -13,6 +13,7 @@ class Local final : public ItemDealer {
  public:
   bool Reduces() const override { return true; }
   std::uint64_t Processes() const override { return 1; }
+  bool Shares() const override { return true; }
 
   DealReport Deal(std::uint64_t begin, std::uint64_t end, std::uint64_t chunk,
                   const ChunkCompute& compute, const ItemConsume& consume,

@@ -154,6 +154,8 @@ class Mpi final : public ItemDealer {
  public:
   bool Reduces() const override { return g_rank == 0; }
   std::uint64_t Processes() const override { return static_cast<std::uint64_t>(g_size); }
+  bool Shares() const override { return true; }
+  void Broadcast(std::string& bytes) override { dist::Broadcast(bytes); }
 
   DealReport Deal(std::uint64_t begin, std::uint64_t end, std::uint64_t chunk,
                   const ChunkCompute& compute, const ItemConsume& consume,

@@ -186,6 +186,20 @@ TEST_F(DistCliTest, ThresholdIsTheSameOnOneTwoAndThreeRanks) {
   ExpectSameOutputs("threshold " + Quote(f) + " " + Quote(g) + " --eps 0.6 --max-length 30 --json");
   ExpectSameOutputs("threshold " + Quote(f) + " " + Quote(g) + " --eps 0.9 --max-length 24 --json");
   EXPECT_NE(ReadFile(Path("three.stdout")).find("\"checked_up_to\": 24"), std::string::npos);
+  // The pruned search's windows dealt to the ranks (docs/distributed.md §2): a three-head
+  // nested pair whose T* = 332 lies beyond full enumeration (18 million statistics pruned),
+  // then the same pair stopped by the evaluation budget.
+  const std::string dir = Path("nested").string();
+  ASSERT_EQ(Shell(Quote(kBinary) +
+                  " construct family nested --alphabet 3 --slope 0.17 --eps 0.035 --out-dir " +
+                  Quote(dir) + " > /dev/null"),
+            0);
+  const std::string pair = Quote(dir + "/f.json") + " " + Quote(dir + "/g.json");
+  ExpectSameOutputs("threshold " + pair + " --eps 0.035 --max-length 3000 --json");
+  EXPECT_NE(ReadFile(Path("three.stdout")).find("\"first_disagreement\": 332"), std::string::npos);
+  EXPECT_EQ(ReadFile(Path("three.stdout")).find("\"statistics_pruned\": 0,"), std::string::npos);
+  ExpectSameOutputs("threshold " + pair + " --eps 0.035 --max-length 3000 --max-evaluations 30000 --json");
+  EXPECT_NE(ReadFile(Path("three.stdout")).find("\"complete\": false"), std::string::npos);
 }
 
 // Shards need no MPI: this runs wherever ltsim builds.

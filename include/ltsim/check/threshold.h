@@ -52,8 +52,10 @@ struct ThresholdOptions {
   std::uint64_t seed = 1;                  ///< master seed of the random search (two layers)
   std::uint64_t samples_per_length = 100;  ///< random strings a length (two layers), ≥ 1
   /// Who computes the lengths (core/work.h; null: this process). Under MPI every rank calls
-  /// FindThreshold and only the reducing rank's result is filled in. Only --no-prune and
-  /// two-layer searches split their lengths; the pruned search runs on the reducing process.
+  /// FindThreshold and only the reducing rank's result is filled in. --no-prune and
+  /// two-layer searches split their lengths; the pruned search deals each window's tasks to
+  /// ranks that share decisions (MPI: ItemDealer::Shares) and runs on the reducing process
+  /// alone for shards (docs/distributed.md §2).
   ItemDealer* dealer = nullptr;
   /// One-layer pairs: prune cells of the count lattice by the certified bound
   /// (docs/theory.md §11); false = evaluate every statistic (the old enumeration, with its

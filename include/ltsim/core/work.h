@@ -56,6 +56,14 @@ class ItemDealer {
   virtual DealReport Deal(std::uint64_t begin, std::uint64_t end, std::uint64_t chunk,
                           const ChunkCompute& compute, const ItemConsume& consume,
                           const StopFn& stop = {}) = 0;
+  /// Whether Broadcast reaches every process that computes, so a caller whose next Deal
+  /// depends on the reducer's results can tell the others what it decided: true in one
+  /// process (trivially) and under MPI; false for shards, which never meet.
+  virtual bool Shares() const { return false; }
+  /// Replaces `bytes` by the reducing process's `bytes` on every process (a collective call:
+  /// every process makes it, in the same order as its Deals). Nothing to do in one process;
+  /// only called when Shares().
+  virtual void Broadcast(std::string& bytes) { (void)bytes; }
 };
 
 /// The dealer of one process: chunks one after another, in order (the default everywhere).

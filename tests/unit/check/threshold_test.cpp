@@ -12,6 +12,7 @@
 
 #include "ltsim/construct/tasks.h"
 #include "ltsim/core/error.h"
+#include "ltsim/core/work.h"
 #include "ltsim/eval/evaluate.h"
 #include "ltsim/eval/reference.h"
 #include "ltsim/strings/source.h"
@@ -264,6 +265,74 @@ TEST(Threshold, PrunedSearchFindsTheFirstFractionNearAnIrrational) {
     EXPECT_EQ(again.max_gap_per_length.size(), r.max_gap_per_length.size());
     for (std::size_t k = 0; k < r.max_gap_per_length.size(); ++k) {
       const double a = again.max_gap_per_length[k], b = r.max_gap_per_length[k];
+      ASSERT_TRUE((std::isnan(a) && std::isnan(b)) || a == b) << "T = " << k + 1;
+    }
+  }
+}
+
+// A dealer that stands for the reducing rank of two MPI processes that share decisions: it
+// computes every chunk here, in reverse order (as a slow rank 0 would receive them), and
+// consumes them in index order. The pruned search must then deal every window through it
+// and still give the one-process result bit for bit (the MPI run itself is
+// tests/cli/dist_cli_test.cpp).
+class TwoRankReducer final : public ItemDealer {
+ public:
+  bool Reduces() const override { return true; }
+  std::uint64_t Processes() const override { return 2; }
+  bool Shares() const override { return true; }
+  void Broadcast(std::string& bytes) override {
+    ++broadcasts;
+    (void)bytes;  // rank 0's bytes are already these
+  }
+  DealReport Deal(std::uint64_t begin, std::uint64_t end, std::uint64_t chunk,
+                  const ChunkCompute& compute, const ItemConsume& consume,
+                  const StopFn&) override {
+    ++deals;
+    std::vector<std::vector<std::string>> parts;
+    std::vector<std::uint64_t> starts;
+    for (std::uint64_t b = begin; b < end; b += chunk) starts.push_back(b);
+    parts.resize(starts.size());
+    for (std::size_t k = starts.size(); k-- > 0;)
+      parts[k] = compute(starts[k], std::min(end, starts[k] + chunk));
+    DealReport report;
+    for (std::size_t k = 0; k < parts.size(); ++k)
+      for (std::string& item : parts[k]) {
+        ++report.consumed;
+        if (!consume(starts[k] + (&item - parts[k].data()), std::move(item))) return report;
+      }
+    return report;
+  }
+  int deals = 0, broadcasts = 0;
+};
+
+TEST(Threshold, PrunedSearchDealtToSharingRanksGivesTheOneProcessResult) {
+  const Transformer f = ShareOfOnes(Attention::kHardmax, 0.0);
+  const Transformer g = BumpModel(0.6180339887498949, 4e-9, 1.0);
+  // T* = 17711 (the test above), and a budget that ends the search before it.
+  for (const std::uint64_t budget : {std::uint64_t{100000000}, std::uint64_t{20000}}) {
+    ThresholdOptions o{0.5, 100000, 1, 100};
+    o.threads = 2;
+    o.max_evaluations = budget;
+    const ThresholdResult alone = FindThreshold(f, g, o);
+    EXPECT_EQ(alone.complete, budget > 20000) << "the budget case must stop early";
+    TwoRankReducer dealer;
+    o.dealer = &dealer;
+    const ThresholdResult dealt = FindThreshold(f, g, o);
+    EXPECT_GT(dealer.deals, 2) << "the windows did not go through the dealer";
+    EXPECT_EQ(dealer.broadcasts, dealer.deals - (alone.first_disagreement ? 1 : 0))
+        << "one decision a window (none after T*'s own window)";
+    EXPECT_EQ(dealt.first_disagreement, alone.first_disagreement) << "budget " << budget;
+    EXPECT_EQ(dealt.complete, alone.complete);
+    EXPECT_EQ(dealt.checked_up_to, alone.checked_up_to);
+    EXPECT_EQ(dealt.witness, alone.witness);
+    EXPECT_EQ(dealt.evaluations, alone.evaluations);
+    EXPECT_EQ(dealt.statistics_evaluated, alone.statistics_evaluated);
+    EXPECT_EQ(dealt.cells, alone.cells);
+    EXPECT_EQ(dealt.cells_pruned, alone.cells_pruned);
+    EXPECT_EQ(dealt.max_pruned_bound, alone.max_pruned_bound);
+    ASSERT_EQ(dealt.max_gap_per_length.size(), alone.max_gap_per_length.size());
+    for (std::size_t k = 0; k < alone.max_gap_per_length.size(); ++k) {
+      const double a = dealt.max_gap_per_length[k], b = alone.max_gap_per_length[k];
       ASSERT_TRUE((std::isnan(a) && std::isnan(b)) || a == b) << "T = " << k + 1;
     }
   }
