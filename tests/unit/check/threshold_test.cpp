@@ -310,7 +310,9 @@ TEST(Threshold, PrunedSearchDealtToSharingRanksGivesTheOneProcessResult) {
   const Transformer g = BumpModel(0.6180339887498949, 4e-9, 1.0);
   // T* = 17711 (the test above), and a budget that ends the search before it.
   for (const std::uint64_t budget : {std::uint64_t{100000000}, std::uint64_t{20000}}) {
-    ThresholdOptions o{0.5, 100000, 1, 100};
+    ThresholdOptions o;
+    o.epsilon = 0.5;
+    o.max_length = 100000;
     o.threads = 2;
     o.max_evaluations = budget;
     const ThresholdResult alone = FindThreshold(f, g, o);
