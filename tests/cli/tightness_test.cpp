@@ -5,6 +5,26 @@
 namespace ltsim::cli_test {
 namespace {
 
+// The keys every row of `tightness --json` carries (docs/tightness.md), each side with
+// `points` points that name their witness file (the runs below give --out-dir).
+void ExpectRowShape(const Json& row, std::size_t points) {
+  for (const char* key : {"parameter", "lower", "upper", "paper", "class", "verdict", "reason"})
+    EXPECT_TRUE(row.contains(key)) << key;
+  const std::string verdict = row["verdict"];
+  EXPECT_TRUE(verdict == "tight" || verdict == "gap" || verdict == "contradicts" ||
+              verdict == "inconclusive");
+  for (const char* side : {"lower", "upper"}) {
+    EXPECT_TRUE(row[side].contains("exponent"));
+    EXPECT_TRUE(row[side]["ci"].is_null() || row[side]["ci"].size() == 2u);
+    ASSERT_EQ(row[side]["points"].size(), points);
+    for (const Json& p : row[side]["points"]) {
+      EXPECT_TRUE(p["censored"].is_boolean());
+      EXPECT_TRUE(p["length"].is_number());
+      EXPECT_TRUE(fs::exists(p["witness"].get<std::string>()));
+    }
+  }
+}
+
 TEST_F(CliTest, TightnessJsonRowsCarryBothSidesAndReplay) {
   const std::string out = Path("tight").string();
   const Json doc = RunJson({"tightness", "--parameters", "eps,margin", "--points", "3", "--seeds",
@@ -13,22 +33,9 @@ TEST_F(CliTest, TightnessJsonRowsCarryBothSidesAndReplay) {
   EXPECT_EQ(doc["context"]["seed"], 3);
   ASSERT_EQ(doc["rows"].size(), 2u);
   for (const Json& row : doc["rows"]) {
-    for (const char* key : {"parameter", "lower", "upper", "paper", "class", "verdict", "reason"})
-      EXPECT_TRUE(row.contains(key)) << key;
-    const std::string verdict = row["verdict"];
-    EXPECT_TRUE(verdict == "tight" || verdict == "gap" || verdict == "contradicts" ||
-                verdict == "inconclusive");
-    for (const char* side : {"lower", "upper"}) {
-      EXPECT_TRUE(row[side].contains("exponent"));
-      EXPECT_TRUE(row[side]["ci"].is_null() || row[side]["ci"].size() == 2u);
-      ASSERT_EQ(row[side]["points"].size(), 3u);
-      for (const Json& p : row[side]["points"]) {
-        EXPECT_TRUE(p["censored"].is_boolean());
-        EXPECT_TRUE(p["length"].is_number());
-        EXPECT_TRUE(p.contains("value"));
-        EXPECT_TRUE(fs::exists(p["witness"].get<std::string>()));
-      }
-    }
+    ExpectRowShape(row, 3);
+    for (const char* side : {"lower", "upper"})
+      for (const Json& p : row[side]["points"]) EXPECT_TRUE(p.contains("value"));
   }
   EXPECT_EQ(doc["rows"][0]["parameter"], "eps");
   EXPECT_EQ(doc["rows"][0]["paper"], 2.0);
@@ -63,23 +70,10 @@ TEST_F(CliTest, TightnessLemma53RowsPerSchemeAndReplay) {
                             "--out-dir", out, "--json"});
   ASSERT_EQ(doc["rows"].size(), 2u);
   for (const Json& row : doc["rows"]) {
-    for (const char* key : {"parameter", "lower", "upper", "paper", "class", "verdict", "reason"})
-      EXPECT_TRUE(row.contains(key)) << key;
+    ExpectRowShape(row, 3);
     EXPECT_EQ(row["parameter"], "n");
-    const std::string verdict = row["verdict"];
-    EXPECT_TRUE(verdict == "tight" || verdict == "gap" || verdict == "contradicts" ||
-                verdict == "inconclusive");
-    for (const char* side : {"lower", "upper"}) {
-      EXPECT_TRUE(row[side].contains("exponent"));
-      EXPECT_TRUE(row[side]["ci"].is_null() || row[side]["ci"].size() == 2u);
-      ASSERT_EQ(row[side]["points"].size(), 3u);
-      for (const Json& p : row[side]["points"]) {
-        EXPECT_TRUE(p["censored"].is_boolean());
-        EXPECT_TRUE(p["length"].is_number());
-        EXPECT_EQ(p["error"], p["length"]);
-        EXPECT_TRUE(fs::exists(p["witness"].get<std::string>()));
-      }
-    }
+    for (const char* side : {"lower", "upper"})
+      for (const Json& p : row[side]["points"]) EXPECT_EQ(p["error"], p["length"]);
     EXPECT_TRUE(
         fs::exists(fs::path(out) / ("tightness_" + row["name"].get<std::string>() + ".png")) ||
         !fs::exists(fs::path(out) / "tightness.png"));  // figures need matplotlib

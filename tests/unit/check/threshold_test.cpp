@@ -225,6 +225,25 @@ Transformer BumpModel(double c, double w, double h) {
   return m;
 }
 
+// Two pruned searches of one pair that must agree bit for bit (threads, dealers): T*, where
+// they stopped, the witness, every counter, and each length's largest gap (NaN = none).
+void ExpectSamePrunedSearch(const ThresholdResult& a, const ThresholdResult& b) {
+  EXPECT_EQ(a.first_disagreement, b.first_disagreement);
+  EXPECT_EQ(a.complete, b.complete);
+  EXPECT_EQ(a.checked_up_to, b.checked_up_to);
+  EXPECT_EQ(a.witness, b.witness);
+  EXPECT_EQ(a.evaluations, b.evaluations);
+  EXPECT_EQ(a.statistics_evaluated, b.statistics_evaluated);
+  EXPECT_EQ(a.cells, b.cells);
+  EXPECT_EQ(a.cells_pruned, b.cells_pruned);
+  EXPECT_EQ(a.max_pruned_bound, b.max_pruned_bound);
+  ASSERT_EQ(a.max_gap_per_length.size(), b.max_gap_per_length.size());
+  for (std::size_t k = 0; k < a.max_gap_per_length.size(); ++k) {
+    const double x = a.max_gap_per_length[k], y = b.max_gap_per_length[k];
+    ASSERT_TRUE((std::isnan(x) && std::isnan(y)) || x == y) << "T = " << k + 1;
+  }
+}
+
 TEST(Threshold, PrunedSearchFindsTheFirstFractionNearAnIrrational) {
   const long double c = 0.6180339887498949L;  // the double c below, exactly
   const double w = 4e-9;
@@ -256,17 +275,7 @@ TEST(Threshold, PrunedSearchFindsTheFirstFractionNearAnIrrational) {
   // The same with every thread count.
   for (int threads : {1, 2, 3}) {
     o.threads = threads;
-    const ThresholdResult again = FindThreshold(f, g, o);
-    EXPECT_EQ(again.first_disagreement, r.first_disagreement);
-    EXPECT_EQ(again.witness, r.witness);
-    EXPECT_EQ(again.evaluations, r.evaluations);
-    EXPECT_EQ(again.statistics_evaluated, r.statistics_evaluated);
-    EXPECT_EQ(again.cells, r.cells);
-    EXPECT_EQ(again.max_gap_per_length.size(), r.max_gap_per_length.size());
-    for (std::size_t k = 0; k < r.max_gap_per_length.size(); ++k) {
-      const double a = again.max_gap_per_length[k], b = r.max_gap_per_length[k];
-      ASSERT_TRUE((std::isnan(a) && std::isnan(b)) || a == b) << "T = " << k + 1;
-    }
+    ExpectSamePrunedSearch(FindThreshold(f, g, o), r);
   }
 }
 
@@ -323,20 +332,8 @@ TEST(Threshold, PrunedSearchDealtToSharingRanksGivesTheOneProcessResult) {
     EXPECT_GT(dealer.deals, 2) << "the windows did not go through the dealer";
     EXPECT_EQ(dealer.broadcasts, dealer.deals - (alone.first_disagreement ? 1 : 0))
         << "one decision a window (none after T*'s own window)";
-    EXPECT_EQ(dealt.first_disagreement, alone.first_disagreement) << "budget " << budget;
-    EXPECT_EQ(dealt.complete, alone.complete);
-    EXPECT_EQ(dealt.checked_up_to, alone.checked_up_to);
-    EXPECT_EQ(dealt.witness, alone.witness);
-    EXPECT_EQ(dealt.evaluations, alone.evaluations);
-    EXPECT_EQ(dealt.statistics_evaluated, alone.statistics_evaluated);
-    EXPECT_EQ(dealt.cells, alone.cells);
-    EXPECT_EQ(dealt.cells_pruned, alone.cells_pruned);
-    EXPECT_EQ(dealt.max_pruned_bound, alone.max_pruned_bound);
-    ASSERT_EQ(dealt.max_gap_per_length.size(), alone.max_gap_per_length.size());
-    for (std::size_t k = 0; k < alone.max_gap_per_length.size(); ++k) {
-      const double a = dealt.max_gap_per_length[k], b = alone.max_gap_per_length[k];
-      ASSERT_TRUE((std::isnan(a) && std::isnan(b)) || a == b) << "T = " << k + 1;
-    }
+    SCOPED_TRACE("budget " + std::to_string(budget));
+    ExpectSamePrunedSearch(dealt, alone);
   }
 }
 
