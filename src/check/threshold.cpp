@@ -563,8 +563,9 @@ std::vector<TaskOutcome> RunTasks(const Transformer& f, const Transformer& g, co
                                   const std::vector<TaskSpec>& tasks,
                                   const threshold::EngineOptions& o,
                                   oneapi::tbb::task_arena& arena, ItemDealer* dealer,
-                                  std::uint64_t chunk) {
+                                  std::uint64_t chunk, bool* all_arrived = nullptr) {
   std::vector<TaskOutcome> out(tasks.size());
+  if (all_arrived) *all_arrived = true;
   const auto run = [&](std::size_t begin, std::size_t end, TaskOutcome* into) {
     arena.execute([&] {
       oneapi::tbb::parallel_for(begin, end, [&](std::size_t i) {
@@ -576,8 +577,14 @@ std::vector<TaskOutcome> RunTasks(const Transformer& f, const Transformer& g, co
     run(0, tasks.size(), out.data());
     return out;
   }
-  dealer->Deal(
-      0, tasks.size(), chunk,
+  // A dealer that stopped early (a rank died) leaves outcomes missing on the reducer: the
+  // caller must not read them as "no disagreement".
+  const std::uint64_t wanted = std::min<std::uint64_t>(
+      std::max<std::uint64_t>(1, (tasks.size() + 2 * dealer->Processes() - 1) /
+                                     (2 * dealer->Processes())),
+      chunk);
+  const DealReport report = dealer->Deal(
+      0, tasks.size(), wanted,
       [&](std::uint64_t begin, std::uint64_t end) {
         std::vector<TaskOutcome> part(end - begin);
         run(begin, end, part.data());
@@ -590,6 +597,7 @@ std::vector<TaskOutcome> RunTasks(const Transformer& f, const Transformer& g, co
         out[i] = TaskFromBytes(bytes);
         return true;
       });
+  if (all_arrived) *all_arrived = !dealer->Reduces() || report.consumed == tasks.size();
   return out;
 }
 
@@ -650,7 +658,7 @@ ThresholdResult FindByCells(const Transformer& f, const Transformer& g,
                            : nullptr;
   const bool reduces = dealer == nullptr || dealer->Reduces();
   const auto chunk = static_cast<std::uint64_t>(threads);
-  enum Decision : std::uint8_t { kGoOn, kDisagrees, kBudgetSpent };
+  enum Decision : std::uint8_t { kGoOn, kDisagrees, kBudgetSpent, kLost };
   const auto agree = [&](Decision& decision, std::uint64_t& first) {
     if (dealer == nullptr) return;
     ByteWriter w;
@@ -675,22 +683,26 @@ ThresholdResult FindByCells(const Transformer& f, const Transformer& g,
         result.statistics_total - std::min(result.statistics_total, result.statistics_evaluated);
     return result;
   };
-  // Lengths T ≤ τ* + 1 have no far positions: every statistic, as before.
-  for (std::uint64_t t = 1; t <= std::min(N, m); ++t) {
+  // Lengths T ≤ τ* + 1 have no far positions: every statistic, as before, on the reducing
+  // process, which tells the others whether the search ends there.
+  std::uint64_t short_first = 0;
+  for (std::uint64_t t = 1; t <= std::min(N, m) && reduces; ++t) {
     const std::uint64_t before = result.evaluations;
     const LengthOutcome outcome =
         SearchStatistics(f, g, result.view, t, options.epsilon, result.evaluations);
     result.statistics_evaluated += result.evaluations - before;
     result.max_gap_per_length[t - 1] = outcome.max_gap;
     if (outcome.disagrees) {
-      // Every rank computed these short lengths itself and stops here too.
-      if (!reduces) return ThresholdResult{};
       SetWitness(f, g, t,
                  ToRuns(outcome.argmax_counts ? Realise(*outcome.argmax_counts) : outcome.argmax),
                  outcome.witness_gap, options.epsilon, result);
-      return finish(t);
+      short_first = t;
+      break;
     }
   }
+  Decision short_decision = short_first != 0 ? kDisagrees : kGoOn;
+  agree(short_decision, short_first);
+  if (short_decision == kDisagrees) return reduces ? finish(short_first) : ThresholdResult{};
   const std::vector<Context> contexts = AllContexts(view);
   const bool per_length = LogScaled(f) || LogScaled(g);
   threshold::EngineOptions eo;
@@ -708,7 +720,9 @@ ThresholdResult FindByCells(const Transformer& f, const Transformer& g,
     eo.goal = Goal::kFirst;
     eo.prune = !full;
     const std::vector<TaskSpec> tasks = WindowTasks(contexts, view, a, b, per_length);
-    const std::vector<TaskOutcome> outcomes = RunTasks(f, g, view, tasks, eo, arena, dealer, chunk);
+    bool arrived = true;
+    const std::vector<TaskOutcome> outcomes =
+        RunTasks(f, g, view, tasks, eo, arena, dealer, chunk, &arrived);
     std::uint64_t first = 0;
     for (const TaskOutcome& o : outcomes)
       if (o.first_T != 0 && (first == 0 || o.first_T < first)) first = o.first_T;
@@ -732,18 +746,32 @@ ThresholdResult FindByCells(const Transformer& f, const Transformer& g,
     for (std::uint64_t t = a; t <= b; ++t)
       cumulative =
           SaturatingAdd(cumulative, CountStatistics(view.alphabet, view.period, view.locality, t));
-    Decision decision = first != 0                                              ? kDisagrees
+    Decision decision = !arrived                                                ? kLost
+                        : first != 0                                            ? kDisagrees
                         : result.evaluations > options.max_evaluations && b < N ? kBudgetSpent
                                                                                 : kGoOn;
     agree(decision, first);
+    if (decision == kLost) {
+      // Exact up to the previous window only.
+      if (!reduces) return ThresholdResult{};
+      result.complete = false;
+      return finish(a - 1);
+    }
     if (decision == kDisagrees) {
       // The largest gap at T* and its statistic: every statistic of T* evaluated or bounded by
       // a certified bound ≤ the largest gap found.
       eo.goal = Goal::kMax;
       eo.prune = !full;
       const std::vector<TaskSpec> at = WindowTasks(contexts, view, first, first, true);
-      const std::vector<TaskOutcome> best = RunTasks(f, g, view, at, eo, arena, dealer, chunk);
+      bool best_arrived = true;
+      const std::vector<TaskOutcome> best =
+          RunTasks(f, g, view, at, eo, arena, dealer, chunk, &best_arrived);
       if (!reduces) return ThresholdResult{};
+      if (!best_arrived) {
+        // T* is known to disagree, but not its largest gap and witness: exact below it only.
+        result.complete = false;
+        return finish(first - 1);
+      }
       std::size_t arg = best.size();
       for (std::size_t i = 0; i < best.size(); ++i) {
         const TaskOutcome& o = best[i];

@@ -600,7 +600,9 @@ TypeCounts ReadStatistic(const io::JsonReader& s, const Transformer& f) {
   c.length = s.At("length").UInt(1);
   const std::size_t types = static_cast<std::size_t>(f.alphabet) * f.period;
   std::uint64_t total = 0;
-  for (const io::JsonReader& x : s.At("far").Array(types, types)) c.far.push_back(x.UInt());
+  // Each count ≤ the length, so their sum (≤ types·length) cannot wrap.
+  for (const io::JsonReader& x : s.At("far").Array(types, types))
+    c.far.push_back(x.UInt(0, c.length));
   const std::size_t m = std::min<std::uint64_t>(c.length, f.locality + 1);
   for (const io::JsonReader& x : s.At("suffix").Array(m, m))
     c.suffix.push_back(static_cast<Token>(x.Int(0, f.alphabet - 1)));
@@ -647,6 +649,7 @@ ReplayInput RawWitnessFromJson(const io::Json& doc, const std::string& source) {
   return in;
 }
 
+
 bool ReplayRawWitness(const std::string& path, std::string* report) {
   return ReplayPair(RawWitnessFromJson(io::ReadJsonFile(path, "raw search witness"), path),
                     report);
@@ -659,8 +662,15 @@ void ReadReplayNumbers(const io::JsonReader& j, ReplayInput& in) {
   if (!j.At("first_disagreement").json().is_null())
     in.first_disagreement = j.At("first_disagreement").UInt(1);
   in.separated = j.At("separated").Bool();
-  if (!j.At("sup_statistic").json().is_null())
+  if (!j.At("sup_statistic").json().is_null()) {
+    // Evaluated by both models' one-layer precise evaluators in f's view.
+    if (in.f.layers.size() != 1 || in.g.layers.size() != 1 || in.g.alphabet != in.f.alphabet ||
+        in.g.period != in.f.period || in.g.locality != in.f.locality)
+      j.At("sup_statistic")
+          .Fail("a separation statistic needs one-layer f and g with the same alphabet, period "
+                "and locality");
     in.sup_statistic = ReadStatistic(j.At("sup_statistic"), in.f);
+  }
 }
 
 }  // namespace ltsim

@@ -22,7 +22,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const ltsim::TypeCounts& c = *in.sup_statistic;
       LTSIM_CHECK(c.far.size() == static_cast<std::size_t>(in.f.alphabet) * in.f.period);
       const std::uint64_t far = std::accumulate(c.far.begin(), c.far.end(), std::uint64_t{0});
+      for (const std::uint64_t count : c.far) LTSIM_CHECK(count <= c.length);
       LTSIM_CHECK(far + c.suffix.size() == c.length);
+      LTSIM_CHECK(in.f.layers.size() == 1 && in.g.layers.size() == 1);
+      LTSIM_CHECK(in.g.alphabet == in.f.alphabet && in.g.period == in.f.period &&
+                  in.g.locality == in.f.locality);
       for (const auto token : c.suffix) LTSIM_CHECK(token < in.f.alphabet);
     }
   } catch (const ltsim::InputError&) {
