@@ -561,9 +561,9 @@ TaskOutcome TaskFromBytes(const std::string& bytes) {
 // process runs them all on its arena's threads.
 std::vector<TaskOutcome> RunTasks(const Transformer& f, const Transformer& g, const JointView& view,
                                   const std::vector<TaskSpec>& tasks,
-                                  const threshold::EngineOptions& o,
-                                  oneapi::tbb::task_arena& arena, ItemDealer* dealer,
-                                  std::uint64_t chunk, bool* all_arrived = nullptr) {
+                                  const threshold::EngineOptions& o, oneapi::tbb::task_arena& arena,
+                                  ItemDealer* dealer, std::uint64_t chunk,
+                                  bool* all_arrived = nullptr) {
   std::vector<TaskOutcome> out(tasks.size());
   if (all_arrived) *all_arrived = true;
   const auto run = [&](std::size_t begin, std::size_t end, TaskOutcome* into) {
@@ -580,8 +580,8 @@ std::vector<TaskOutcome> RunTasks(const Transformer& f, const Transformer& g, co
   // A dealer that stopped early (a rank died) leaves outcomes missing on the reducer: the
   // caller must not read them as "no disagreement".
   const std::uint64_t wanted = std::min<std::uint64_t>(
-      std::max<std::uint64_t>(1, (tasks.size() + 2 * dealer->Processes() - 1) /
-                                     (2 * dealer->Processes())),
+      std::max<std::uint64_t>(
+          1, (tasks.size() + 2 * dealer->Processes() - 1) / (2 * dealer->Processes())),
       chunk);
   const DealReport report = dealer->Deal(
       0, tasks.size(), wanted,
@@ -652,10 +652,10 @@ ThresholdResult FindByCells(const Transformer& f, const Transformer& g,
   // Under MPI every rank runs this loop and computes a share of each window's tasks; the
   // reducing rank alone sees the outcomes, decides whether the search goes on, and broadcasts
   // its decision, so every rank makes the same Deals and the result is the single process's.
-  ItemDealer* dealer = options.dealer != nullptr && options.dealer->Processes() > 1 &&
-                               options.dealer->Shares()
-                           ? options.dealer
-                           : nullptr;
+  ItemDealer* dealer =
+      options.dealer != nullptr && options.dealer->Processes() > 1 && options.dealer->Shares()
+          ? options.dealer
+          : nullptr;
   const bool reduces = dealer == nullptr || dealer->Reduces();
   const auto chunk = static_cast<std::uint64_t>(threads);
   enum Decision : std::uint8_t { kGoOn, kDisagrees, kBudgetSpent, kLost };

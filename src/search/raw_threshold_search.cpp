@@ -649,10 +649,8 @@ ReplayInput RawWitnessFromJson(const io::Json& doc, const std::string& source) {
   return in;
 }
 
-
 bool ReplayRawWitness(const std::string& path, std::string* report) {
-  return ReplayPair(RawWitnessFromJson(io::ReadJsonFile(path, "raw search witness"), path),
-                    report);
+  return ReplayPair(RawWitnessFromJson(io::ReadJsonFile(path, "raw search witness"), path), report);
 }
 
 void ReadReplayNumbers(const io::JsonReader& j, ReplayInput& in) {
@@ -667,8 +665,9 @@ void ReadReplayNumbers(const io::JsonReader& j, ReplayInput& in) {
     if (in.f.layers.size() != 1 || in.g.layers.size() != 1 || in.g.alphabet != in.f.alphabet ||
         in.g.period != in.f.period || in.g.locality != in.f.locality)
       j.At("sup_statistic")
-          .Fail("a separation statistic needs one-layer f and g with the same alphabet, period "
-                "and locality");
+          .Fail(
+              "a separation statistic needs one-layer f and g with the same alphabet, period "
+              "and locality");
     in.sup_statistic = ReadStatistic(j.At("sup_statistic"), in.f);
   }
 }

@@ -198,7 +198,8 @@ TEST_F(DistCliTest, ThresholdIsTheSameOnOneTwoAndThreeRanks) {
   ExpectSameOutputs("threshold " + pair + " --eps 0.035 --max-length 3000 --json");
   EXPECT_NE(ReadFile(Path("three.stdout")).find("\"first_disagreement\": 332"), std::string::npos);
   EXPECT_EQ(ReadFile(Path("three.stdout")).find("\"statistics_pruned\": 0,"), std::string::npos);
-  ExpectSameOutputs("threshold " + pair + " --eps 0.035 --max-length 3000 --max-evaluations 30000 --json");
+  ExpectSameOutputs("threshold " + pair +
+                    " --eps 0.035 --max-length 3000 --max-evaluations 30000 --json");
   EXPECT_NE(ReadFile(Path("three.stdout")).find("\"complete\": false"), std::string::npos);
 }
 

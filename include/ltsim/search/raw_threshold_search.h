@@ -166,7 +166,8 @@ TypeCounts ReadStatistic(const io::JsonReader& statistic, const Transformer& f);
 
 /// Fills `in`'s numbers (eps, max_length, separation, first_disagreement, separated,
 /// sup_statistic) from a witness or refute.json; in.f and in.g must already be set (the
-/// statistic is in f's view, and needs one-layer f and g of one alphabet, period and locality). InputError naming the source and key when one is malformed.
+/// statistic is in f's view, and needs one-layer f and g of one alphabet, period and locality).
+/// InputError naming the source and key when one is malformed.
 void ReadReplayNumbers(const io::JsonReader& record, ReplayInput& in);
 
 /// Reads a raw search witness (format ltsim-raw-search-witness, version 1) without replaying

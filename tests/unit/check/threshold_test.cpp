@@ -294,8 +294,7 @@ class TwoRankReducer final : public ItemDealer {
     (void)bytes;  // rank 0's bytes are already these
   }
   DealReport Deal(std::uint64_t begin, std::uint64_t end, std::uint64_t chunk,
-                  const ChunkCompute& compute, const ItemConsume& consume,
-                  const StopFn&) override {
+                  const ChunkCompute& compute, const ItemConsume& consume, const StopFn&) override {
     ++deals;
     std::vector<std::vector<std::string>> parts;
     std::vector<std::uint64_t> starts;
