@@ -68,8 +68,11 @@ struct PLayer {
 // Per first-layer head, for the streaming pass (D ≤ kTwoLayerMaxTypes): logits(q, κ) =
 // y⁰_κᵀ M y⁰_q by query type q and key type κ, and for softmax exps(q, κ) = e^logits(q, κ) and
 // e^φ[t]. Softmax weights are then e^a / Σ e^a, which equals docs/model.md §3's
-// e^(a − a*) / Σ e^(a − a*) exactly (the shift cancels) and cannot overflow: 50-digit exponents
-// reach 10^(10^8).
+// e^(a − a*) / Σ e^(a − a*) exactly (the shift cancels). 50-digit exponents reach 10^(10^8),
+// so the exps are only tabled when every |a| + ln 2^64·|φ[t]| ≤ kMaxTabledExponent; beyond
+// (logits up to 10^100 are valid, docs/formats.md §6.1) e^a would overflow to ∞ and ∞/∞ = NaN,
+// and the per-key path with the shift by a* is used instead.
+constexpr double kMaxTabledExponent = 1e7;
 struct HeadTable {
   std::vector<Real> logits, exps, bias_exps;
 };
@@ -127,7 +130,11 @@ void BuildTables(PModel& m) {
       const PVec mq = Mul(head.qk, m.inputs[q]);
       for (int k = 0; k < types; ++k) t.logits.push_back(Dot(m.inputs[k], mq));
     }
-    if (softmax) {
+    Real largest = 0;
+    for (const Real& a : t.logits) largest = std::max(largest, Real(abs(a)));
+    Real bias = 0;
+    for (const Real& phi : head.bias) bias = std::max(bias, Real(abs(phi)));
+    if (softmax && largest + 45 * bias <= kMaxTabledExponent) {
       for (const Real& a : t.logits) t.exps.push_back(exp(a));
       for (const Real& phi : head.bias) t.bias_exps.push_back(exp(phi));
     }
@@ -231,7 +238,7 @@ PreciseHeadAttention Attend(const PModel& m, std::size_t h, const View& v) {
   const PHead& head = m.layers.front().heads[h];
   const Position at(v.length);
   const HeadTable* table = m.tables.empty() ? nullptr : &m.tables[h];
-  if (table && layer.attention == Attention::kSoftmax)
+  if (table && layer.attention == Attention::kSoftmax && !table->exps.empty())
     return AttendSoftmax(*table, head, v, at, layer.bias_scaling == BiasScaling::kLog);
   const Real beta = at.Beta(layer);
   const std::vector<std::uint64_t>& far = *v.far;

@@ -131,10 +131,16 @@ double MlpGain(const Layer& layer) {
 
 double LipschitzConstant(const Transformer& model) {
   if (model.layers.size() != 1) return std::numeric_limits<double>::quiet_NaN();
+  const Layer& layer = model.layers.front();
   double heads = 0.0;
-  for (const Head& head : model.layers.front().heads) heads += SpectralNorm(head.ov);
-  return SpectralNorm(model.readout_weight) * (1.0 + MlpGain(model.layers.front())) * heads *
-         InputRadius(model);
+  for (const Head& head : layer.heads) heads += SpectralNorm(head.ov);
+  // ‖W‖·(1 + ‖B‖‖A‖)·Σ‖O_h‖·R, associated as MagnitudeBound's u + ‖B‖(‖A‖u) (u = R·Σ‖O_h‖)
+  // so that every partial product is at most one of that bound's terms (spectral ≤
+  // Frobenius): finite for every accepted model, and 0 when R or Σ‖O_h‖ is 0.
+  const double u = InputRadius(model) * heads;
+  const double mlp =
+      layer.mlp ? SpectralNorm(layer.mlp->out) * (SpectralNorm(layer.mlp->in) * u) : 0.0;
+  return SpectralNorm(model.readout_weight) * (u + mlp);
 }
 
 double LogComplexity(const Transformer& model) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ltsim/core/error.h"
 
@@ -11,9 +12,16 @@ namespace {
 
 constexpr double kLogPositionBound = 45.0;  // ≥ ln 2^64: β(i) = ln i for any position
 
+// Frobenius norms without overflow in the squares (Eigen's stableNorm rescales): ∞ only when
+// the norm itself is beyond a double.
+template <typename M>
+double Norm(const M& m) {
+  return m.size() == 0 ? 0.0 : m.stableNorm();
+}
+
 double MaxRowNorm(const Matrix& m) {
   double norm = 0.0;
-  for (Eigen::Index r = 0; r < m.rows(); ++r) norm = std::max(norm, m.row(r).norm());
+  for (Eigen::Index r = 0; r < m.rows(); ++r) norm = std::max(norm, Norm(m.row(r)));
   return norm;
 }
 
@@ -41,25 +49,37 @@ std::string Short(double value) {
 }  // namespace
 
 double MagnitudeBound(const Transformer& model) {
+  // A norm that overflows, or 0 × ∞ (zero inputs times an overflowing norm), makes the
+  // bound +∞: std::max would silently drop the NaN, and the model would pass with
+  // constants (L, C(f)) that are not finite.
+  bool overflow = false;
+  double worst = 0.0;
+  const auto note = [&](double value) {
+    if (!(value <= std::numeric_limits<double>::max()))
+      overflow = true;
+    else
+      worst = std::max(worst, value);
+  };
   double radius = MaxRowNorm(model.embedding) + MaxRowNorm(model.positional);
-  double worst = radius;
+  note(radius);
   for (const Layer& layer : model.layers) {
     const double beta = layer.bias_scaling == BiasScaling::kLog ? kLogPositionBound : 1.0;
     double value_gain = 1.0;
     for (const Head& head : layer.heads) {
-      const double logits = head.qk.norm() * radius * radius + beta * MaxAbs(head.bias);
-      worst = std::max(worst, logits);
-      value_gain += head.ov.norm();
+      note(Norm(head.qk) * radius * radius + beta * MaxAbs(head.bias));
+      value_gain += Norm(head.ov);
     }
     double next = radius * value_gain;
     if (layer.mlp) {
-      next += layer.mlp->out.norm() * (layer.mlp->in.norm() * next + layer.mlp->in_bias.norm());
+      const double hidden = Norm(layer.mlp->in) * next + Norm(layer.mlp->in_bias);
+      note(hidden);  // the MLP's pre-activations
+      next += Norm(layer.mlp->out) * hidden;
     }
     radius = next;
-    worst = std::max(worst, radius);
+    note(radius);
   }
-  worst = std::max(worst, model.readout_weight.norm() * radius + model.readout_bias.norm());
-  return std::isnan(worst) ? INFINITY : worst;
+  note(Norm(model.readout_weight) * radius + Norm(model.readout_bias));
+  return overflow ? std::numeric_limits<double>::infinity() : worst;
 }
 
 void CheckModelLimits(const Transformer& model, const std::string& source) {

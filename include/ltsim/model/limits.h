@@ -28,8 +28,9 @@ inline constexpr double kMaxMagnitude = 1e100;
 /// The a-priori bound of a model's intermediate values (Frobenius norms bound spectral
 /// ones): R₀ = max‖E_s‖ + max‖P_r‖; per layer the logits |a| ≤ max_h ‖M_h‖R² + 45·max|φ_h|
 /// (45 ≥ ln 2^64 bounds β(i) under `log` scaling) and the outputs
-/// R' = u + ‖B‖(‖A‖u + ‖b‖) with u = R(1 + Σ_h ‖O_h‖); the readout ‖W‖R + ‖c‖.
-/// Returns the largest of these (+∞ when a norm overflows).
+/// R' = u + ‖B‖(‖A‖u + ‖b‖) with u = R(1 + Σ_h ‖O_h‖), the MLP's pre-activations
+/// ‖A‖u + ‖b‖; the readout ‖W‖R + ‖c‖. Returns the largest of these, or +∞ when one of
+/// them overflows or is 0 × ∞ (an overflowing norm applied to zero inputs).
 double MagnitudeBound(const Transformer& model);
 
 /// InputError "SOURCE: KEY: ..." when a size is over its limit or MagnitudeBound exceeds

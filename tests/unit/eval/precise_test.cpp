@@ -170,6 +170,34 @@ TEST(PreciseEvalTest, AReadoutSumThatCancels) {
   EXPECT_EQ(EvaluatePrecise(m, *x)[0], PreciseReal(1));
 }
 
+// A two-layer model whose softmax first layer has logits ±10^30 (valid: the magnitude bound
+// of docs/formats.md §6.1 allows 10^100). The streaming pass tabled e^a per key, which is ∞
+// beyond a ≈ 2·10^8 in 50 digits, so ∞/∞ = NaN reached the second layer and its internal
+// check aborted (found by the eval fuzz harness). The first layer attends to the newest 1
+// (y⁰ = 10^15 ≫ the 0s), so both evaluators give the same finite outputs.
+TEST(PreciseEvalTest, SoftmaxLogitsBeyondTheExponentRangeOfATable) {
+  Transformer m;
+  m.alphabet = 2;
+  m.width = 1;
+  m.embedding = Matrix{{-1e15}, {1e15}};
+  m.positional = Matrix::Zero(1, 1);
+  Layer first;
+  first.attention = Attention::kSoftmax;
+  first.heads.push_back({Matrix{{1}}, Matrix{{1e-15}}, Vector::Zero(1)});
+  Layer second;
+  second.heads.push_back({Matrix{{1e-30}}, Matrix{{1e-15}}, Vector::Zero(1)});
+  m.layers = {first, second};
+  m.readout_weight = Matrix{{1e-15}};
+  m.readout_bias = Vector::Zero(1);
+  ValidateTransformer(m, "huge-logits");
+  const std::vector<Token> x = {0, 1, 0, 0, 1, 1, 0};
+  const auto source = MakeTokenSource(x, "x");
+  const Vector reference = EvaluateReference(m, x);
+  ASSERT_TRUE(std::isfinite(reference[0]));
+  ExpectAgrees(EvaluatePrecise(m, *source), reference, "huge logits");
+  ExpectAgrees(EvaluatePrecise(m, *source), Evaluate(m, *source), "huge logits");
+}
+
 // Finite attention, p = 2, keys one logit unit below the query's: log₂ w = −log₂ T, dropped
 // exactly when log₂ T ≥ 2, i.e. from T = 4 = T_hard on, where the comparison is an equality
 // (docs/model.md §3). The precise evaluator must take log₂ 4 = 2 exactly, like the double one.

@@ -348,6 +348,20 @@ TEST(LipschitzConstant, NoHeadsIsZero) {
   EXPECT_EQ(LipschitzConstant(model), 0.0);
 }
 
+TEST(LipschitzConstant, FiniteWhenZeroInputsMeetHugeGains) {
+  // R = 0 with ‖W‖ = 1e200 and ‖B‖‖A‖ = 2e400 (each norm finite), b = 0: every value the
+  // model produces is 0, so it is valid and L is 0. Written as ‖W‖(1 + ‖B‖‖A‖)·Σ‖O‖·R the
+  // product was ∞·0 = NaN (found by the eval fuzz harness; tests/fuzz/regressions/eval/).
+  Transformer model = LipschitzModel();
+  model.embedding.setZero();
+  model.positional.setZero();
+  model.readout_weight(0, 0) = 1e200;
+  Mlp mlp{Matrix::Constant(1, 2, 1e200), Vector::Zero(1), Matrix::Constant(2, 1, 1e200)};
+  model.layers.front().mlp = mlp;
+  ExpectValid(model);
+  EXPECT_EQ(LipschitzConstant(model), 0.0);
+}
+
 TEST(LipschitzConstant, NaNUnlessOneLayer) {
   Transformer model = LipschitzModel();
   model.layers.push_back(model.layers.front());

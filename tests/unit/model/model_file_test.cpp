@@ -490,5 +490,23 @@ TEST(ModelFileErrors, WeightsOverTheMagnitudeBound) {
   EXPECT_NO_THROW(ParseModel(json.dump(), "m.json"));
 }
 
+TEST(ModelFileErrors, AnOverflowingNormOnZeroInputsIsStillTooLarge) {
+  // ‖O‖ = 1.5e308·√2 overflows a double while E = P = 0: R·(1 + ‖O‖) = 0·∞ = NaN, which
+  // std::max used to drop, so the model passed with L(f) = NaN (found by the eval harness).
+  Json json = Base();
+  for (auto& row : json["embedding"])
+    for (auto& v : row) v = 0;
+  for (auto& row : json["positional"])
+    for (auto& v : row) v = 0;
+  json["layers"][0]["heads"][0]["ov"][0][0] = 1.5e308;
+  json["layers"][0]["heads"][0]["ov"][1][1] = 1.5e308;
+  EXPECT_NE(
+      MutationError(json).find("m.json: weights: too large: intermediate values may reach inf"),
+      std::string::npos);  // Entries of 1e200 square to ∞ but their norm is a double: 1.4e200, times R = 0.
+  json["layers"][0]["heads"][0]["ov"][0][0] = 1e200;
+  json["layers"][0]["heads"][0]["ov"][1][1] = 1e200;
+  EXPECT_NO_THROW(ParseModel(json.dump(), "m.json"));
+}
+
 }  // namespace
 }  // namespace ltsim
