@@ -106,7 +106,7 @@ ShardReplay::ShardReplay(const std::vector<std::string>& paths) {
     const std::string text = ReadFile(path);
     const std::string magic = kMagic;
     if (text.compare(0, magic.size(), magic) != 0)
-      throw InputError(path + ": not an ltsim shard file (written by --shard I/K)");
+      throw InputError(path + ": not an ltsim shard file (as a sharded run writes them)");
     const std::string body = text.substr(magic.size());
     ByteReader r(body, path);
     nlohmann::json header;

@@ -498,7 +498,7 @@ CampaignOptions ReadCampaignOptions(const std::string& dir) {
   const fs::path path = fs::path(dir) / "campaign.json";
   std::error_code error;
   if (!fs::is_directory(dir, error)) {
-    throw InputError(dir + ": not a directory (--resume takes a campaign directory)");
+    throw InputError(dir + ": not a directory (a campaign directory was expected)");
   }
   if (!fs::exists(path, error)) {
     throw InputError(path.string() + ": missing (is " + dir + " a campaign directory?)");
@@ -548,10 +548,9 @@ CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
   const fs::path dir(options.out);
   const fs::path lines = dir / "cases.jsonl";
   if (!resume && fs::exists(dir / "campaign.json"))
-    throw OptionError("out",
-                      dir.string() +
-                          " already holds a campaign (continue it with --resume, or choose another "
-                          "directory)");
+    throw OptionError("out", dir.string() +
+                                 " already holds a campaign (resume it, or choose another "
+                                 "directory)");
   fs::create_directories(dir / "witnesses");
   if (!resume) {
     WriteText(dir / "campaign.json", CampaignOptionsToJson(options).dump(2) + "\n");

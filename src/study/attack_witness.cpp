@@ -28,7 +28,7 @@ std::string WriteAttackWitness(const AttackWitness& w, const std::string& stem) 
   j["kind"] = "statistic-error";
   j["study"] = w.study;
   j["label"] = w.label;
-  j["context"] = Json::parse(w.context.empty() ? "{}" : w.context);
+  j["context"] = w.context;
   j["input"] = Json::parse(InputSpecToJson(w.input).dump());
   j["attack"] = {{"method", o.method},
                  {"length", o.length},
@@ -61,10 +61,9 @@ AttackWitness ReadAttackWitness(const std::string& path) {
   AttackWitness w;
   if (r.Has("study")) w.study = r.At("study").String();
   if (r.Has("label")) w.label = r.At("label").String();
-  w.context = "{}";
   if (r.Has("context")) {
     if (!r.At("context").json().is_object()) r.At("context").Fail("must be an object");
-    w.context = r.At("context").json().dump();
+    w.context = r.At("context").json();
   }
   if (r.Has("replay")) r.At("replay").String();
   w.input = InputSpecFromJson(nlohmann::json::parse(r.At("input").json().dump()), path + ": input");

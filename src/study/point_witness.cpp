@@ -48,7 +48,7 @@ std::string WritePointWitness(const PointWitness& w, const std::string& stem) {
   j["kind"] = w.kind;
   j["study"] = w.study;
   j["label"] = w.label;
-  j["context"] = Json::parse(w.context.empty() ? "{}" : w.context);
+  j["context"] = w.context;
   j["f"] = ModelToJsonValue(w.f);
   j["g"] = ModelToJsonValue(w.g);
   j["eps"] = w.eps;
@@ -91,9 +91,7 @@ PointWitness ReadPointWitness(const std::string& path) {
   w.label = r.At("label").String();
   if (r.Has("context")) {
     if (!r.At("context").json().is_object()) r.At("context").Fail("must be an object");
-    w.context = r.At("context").json().dump();
-  } else {
-    w.context = "{}";
+    w.context = r.At("context").json();
   }
   if (r.Has("replay")) r.At("replay").String();
   w.f = ModelFromJson(r.At("f").json(), path + ": f");

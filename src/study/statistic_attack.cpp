@@ -317,15 +317,21 @@ AttackSweepResult RunAttackSweep(const AttackSweepOptions& o) {
         w.samples.push_back({std::max(e, 1e-300), censor(e)});
       }
       worst.points.push_back(w);
+      double worst_certified = 0;
       for (std::size_t i = 0; i < I; ++i) {
         SeriesPoint p;
         p.value = p.regressor = w.value;
+        double certified = 0;
         for (std::size_t k = 0; k < K; ++k) {
-          const double e = error[((m * N + n) * I + i) * K + k];
-          p.samples.push_back({std::max(e, 1e-300), censor(e)});
+          const std::size_t t = ((m * N + n) * I + i) * K + k;
+          p.samples.push_back({std::max(error[t], 1e-300), censor(error[t])});
+          certified = std::max(certified, result.cells[t].certified);
         }
         families[i].points.push_back(p);
+        families[i].certified.push_back(certified);
+        worst_certified = std::max(worst_certified, certified);
       }
+      worst.certified.push_back(worst_certified);
     }
     worst.rate = FitSeries(worst.points, fit);
     worst_rate[m] = worst.rate;
@@ -338,7 +344,7 @@ AttackSweepResult RunAttackSweep(const AttackSweepOptions& o) {
   }
   const auto markov = std::find(o.methods.begin(), o.methods.end(), "markov");
   if (markov == o.methods.end()) {
-    result.markov_rate_verdict = "markov not in --methods";
+    result.markov_rate_verdict = "markov is not among the methods";
     return result;
   }
   const std::size_t mk = static_cast<std::size_t>(markov - o.methods.begin());

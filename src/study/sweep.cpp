@@ -24,11 +24,12 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kLargestMargin = 64;
 
-void CheckValue(const std::string& parameter, double value, const ModelSpec& base) {
+void CheckValue(StudyParameter p, double value, const ModelSpec& base) {
+  const std::string parameter = ParameterName(p);
   if (!(value > 0) || !std::isfinite(value))
     throw OptionError("values", parameter + " values must be positive (the fit is log-log)");
-  const bool integral = parameter == "alphabet" || parameter == "period" || parameter == "locality";
-  if (parameter == "margin" && value > kLargestMargin)
+  const bool integral = IsIntegral(p);
+  if (p == StudyParameter::kMargin && value > kLargestMargin)
     throw OptionError("values", "margin must be at most 64 (T_hard = 2^(p/γ) is then below 2)");
   if (integral && value != std::floor(value))
     throw OptionError("values", parameter + " values must be integers");
@@ -36,15 +37,16 @@ void CheckValue(const std::string& parameter, double value, const ModelSpec& bas
   constexpr double kLargestIntegral = 4096;
   if (integral && value > kLargestIntegral)
     throw OptionError("values", parameter + " values must be at most 4096");
-  if (parameter == "alphabet" && value < 2) throw OptionError("values", "alphabet must be ≥ 2");
-  if (parameter == "scale" && value < base.grid)
+  if (p == StudyParameter::kAlphabet && value < 2)
+    throw OptionError("values", "alphabet must be ≥ 2");
+  if (p == StudyParameter::kScale && value < base.grid)
     throw OptionError("values",
                       "scale must be at least the weight grid " + std::to_string(base.grid));
-  if (parameter == "eps" && value >= 1) throw OptionError("values", "eps must be in (0, 1)");
+  if (p == StudyParameter::kEps && value >= 1) throw OptionError("values", "eps must be in (0, 1)");
 }
 
 void ValidateOptions(const SweepOptions& o) {
-  PaperExponent(o.parameter);  // names the valid parameters
+  PaperExponent(o.parameter);  // refuses n
   if (o.values.size() < 2) throw OptionError("values", "a sweep needs at least 2 values");
   for (double v : o.values) CheckValue(o.parameter, v, o.base);
   if (o.pairs < 1) throw OptionError("pairs", "must be at least 1");
@@ -62,12 +64,12 @@ ModelSpec PointSpec(const SweepOptions& o, double value, double& eps) {
   spec.layers = 1;
   spec.attention = Attention::kHardmax;
   eps = o.eps;
-  if (o.parameter == "scale") spec.scale = value;
-  if (o.parameter == "alphabet") spec.alphabet = static_cast<int>(value);
-  if (o.parameter == "period") spec.period = static_cast<int>(value);
-  if (o.parameter == "locality") spec.locality = static_cast<int>(value);
-  if (o.parameter == "eps") eps = value;
-  if (o.parameter == "margin") {
+  if (o.parameter == StudyParameter::kScale) spec.scale = value;
+  if (o.parameter == StudyParameter::kAlphabet) spec.alphabet = static_cast<int>(value);
+  if (o.parameter == StudyParameter::kPeriod) spec.period = static_cast<int>(value);
+  if (o.parameter == StudyParameter::kLocality) spec.locality = static_cast<int>(value);
+  if (o.parameter == StudyParameter::kEps) eps = value;
+  if (o.parameter == StudyParameter::kMargin) {
     spec.attention = Attention::kFinite;
     spec.precision_bits = o.precision_bits;
   }
@@ -76,12 +78,12 @@ ModelSpec PointSpec(const SweepOptions& o, double value, double& eps) {
 
 // ε and γ leave the pair's shape alone: every point starts from the same pairs, so the fit
 // sees the parameter and not a new draw.
-bool SharesPairs(const std::string& parameter) {
-  return parameter == "eps" || parameter == "margin";
+bool SharesPairs(StudyParameter parameter) {
+  return parameter == StudyParameter::kEps || parameter == StudyParameter::kMargin;
 }
 
 double PointMargin(const SweepOptions& o, double value) {
-  return o.parameter == "margin" ? value : 0.0;
+  return o.parameter == StudyParameter::kMargin ? value : 0.0;
 }
 
 SearchOptions PointSearch(const SweepOptions& o, const ModelSpec& spec, double eps,
@@ -157,13 +159,16 @@ SweepPoint Summarise(const SweepOptions& o, double value, std::vector<SweepPair>
     }
     p.sim_at_fixed = std::max(p.sim_at_fixed, p.pairs[k].sim_at_fixed);
   }
-  p.fit_x = o.parameter == "scale" ? largest_l : FitsInverseValue(o.parameter) ? 1 / value : value;
+  p.fit_x = o.parameter == StudyParameter::kScale ? largest_l
+            : FitsInverseValue(o.parameter)       ? 1 / value
+                                                  : value;
   // The point's bound covers all its pairs: their shared S, Δ, τ, ε with the largest L (a
   // pair with L = 0 is constant and bounds nothing). For margin: Thm 4.1's max of both terms.
   ConstantMap c = p.pairs[p.witness].constants;
   c["L"] = largest_l;
   p.bound = FindBound("thm4.1-length").value(c);
-  if (o.parameter == "margin") p.bound = std::max(p.bound, FindBound("thm4.1-hardmax").value(c));
+  if (o.parameter == StudyParameter::kMargin)
+    p.bound = std::max(p.bound, FindBound("thm4.1-hardmax").value(c));
   p.ours = FindBound("frequency-length").value(c);
   p.ratio = p.bound > 0 ? static_cast<double>(p.needed) / p.bound : kNaN;
   return p;
@@ -210,24 +215,33 @@ SweepPair PairFromBytes(const std::string& bytes) {
 
 }  // namespace
 
-const std::vector<std::string>& SweepParameters() {
-  static const std::vector<std::string> names = {"scale",    "alphabet", "period",
-                                                 "locality", "eps",      "margin"};
-  return names;
+const std::vector<StudyParameter>& SweepParameters() {
+  static const std::vector<StudyParameter> parameters = {
+      StudyParameter::kScale,    StudyParameter::kAlphabet, StudyParameter::kPeriod,
+      StudyParameter::kLocality, StudyParameter::kEps,      StudyParameter::kMargin};
+  return parameters;
 }
 
-double PaperExponent(const std::string& parameter, int precision_bits) {
-  const std::vector<std::string>& names = SweepParameters();
-  static const double exponents[] = {2, 6, 7, 2, -2};
-  const auto it = std::find(names.begin(), names.end(), parameter);
-  if (it == names.end())
-    throw OptionError("parameter", "unknown '" + parameter +
-                                       "' (known: scale, alphabet, period, locality, eps, margin)");
-  if (parameter == "margin") return precision_bits * std::log(2.0);
-  return exponents[it - names.begin()];
+double PaperExponent(StudyParameter parameter, int precision_bits) {
+  switch (parameter) {
+    case StudyParameter::kScale:
+      return 2;
+    case StudyParameter::kAlphabet:
+      return 6;
+    case StudyParameter::kPeriod:
+      return 7;
+    case StudyParameter::kLocality:
+      return 2;
+    case StudyParameter::kEps:
+      return -2;
+    case StudyParameter::kMargin:
+      return precision_bits * std::log(2.0);
+    case StudyParameter::kN:
+      break;
+  }
+  throw OptionError("parameter",
+                    "'n' is Lemma 5.3's (known: scale, alphabet, period, locality, eps, margin)");
 }
-
-bool FitsInverseValue(const std::string& parameter) { return parameter == "margin"; }
 
 ExponentFit FitExponent(const std::vector<double>& x, const std::vector<double>& y, double level) {
   std::vector<double> lx;

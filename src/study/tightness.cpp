@@ -36,17 +36,17 @@ constexpr double kFirstInverseMargin = 1.5;  // 1/γ of the margin row's first p
 
 // The grid and fixed settings of one Theorem 4.1 row (docs/tightness.md §3).
 struct RowPlan {
-  std::string parameter;
+  StudyParameter parameter = StudyParameter::kEps;
   std::vector<double> values;
   double eps = 0.1, slope = 4;
   int alphabet = 2, period = 1, locality = 0;
   int nested_heads = 0;  ///< > 0: the nested family with this many heads (eps, scale rows)
 };
 
-RowPlan PlanRow(const std::string& parameter, int points, bool large, int heads) {
+RowPlan PlanRow(StudyParameter parameter, int points, bool large, int heads) {
   RowPlan p;
   p.parameter = parameter;
-  if ((parameter == "eps" || parameter == "scale") && heads >= 2) {
+  if ((parameter == StudyParameter::kEps || parameter == StudyParameter::kScale) && heads >= 2) {
     // The nested family (docs/families.md): T* ≈ (S·a/((κ − 1)ε))^S. The grids keep T* below
     // the closed form's range and the exact threshold fast: S = 2 halves ε (doubles a) a
     // point, T* from ~100 to ~2.7·10^4; S = 3 steps by 2^(1/4) in ε (2^(2/5) in a), T* from
@@ -54,29 +54,33 @@ RowPlan PlanRow(const std::string& parameter, int points, bool large, int heads)
     // The scale row at S = 2 starts at a = 3 with ε = 0.4, where L is within ~20% of
     // proportional to a (the unit's fixed −2κε term weighs less as a grows).
     p.nested_heads = heads;
-    p.eps = parameter == "scale" && heads == 2 ? 0.4 : 0.2;
+    p.eps = parameter == StudyParameter::kScale && heads == 2 ? 0.4 : 0.2;
     p.slope = 1.03;  // the eps row's slope; the scale row's grid starts at `first`
     const double first = heads == 2 ? 3.0 : 0.7;
     for (int i = 0; i < points; ++i) {
-      if (parameter == "eps") p.values.push_back(p.eps / std::exp2(i * (heads == 2 ? 1.0 : 0.25)));
-      if (parameter == "scale") p.values.push_back(first * std::exp2(i * (heads == 2 ? 1.0 : 0.4)));
+      if (parameter == StudyParameter::kEps)
+        p.values.push_back(p.eps / std::exp2(i * (heads == 2 ? 1.0 : 0.25)));
+      if (parameter == StudyParameter::kScale)
+        p.values.push_back(first * std::exp2(i * (heads == 2 ? 1.0 : 0.4)));
     }
     return p;
   }
   for (int i = 0; i < points; ++i) {
-    if (parameter == "eps") p.values.push_back(0.1 / std::exp2(i));
-    if (parameter == "scale") p.values.push_back(2 * std::exp2(i));
-    if (parameter == "period") p.values.push_back(1 + i);
-    if (parameter == "alphabet") p.values.push_back(2 + i);
-    if (parameter == "locality") p.values.push_back(1 + i);  // τ = 0 has no logarithm
-    if (parameter == "margin") p.values.push_back(1 / (kFirstInverseMargin + 0.25 * i));  // γ
+    if (parameter == StudyParameter::kEps) p.values.push_back(0.1 / std::exp2(i));
+    if (parameter == StudyParameter::kScale) p.values.push_back(2 * std::exp2(i));
+    if (parameter == StudyParameter::kPeriod) p.values.push_back(1 + i);
+    if (parameter == StudyParameter::kAlphabet) p.values.push_back(2 + i);
+    if (parameter == StudyParameter::kLocality)
+      p.values.push_back(1 + i);  // τ = 0 has no logarithm
+    if (parameter == StudyParameter::kMargin)
+      p.values.push_back(1 / (kFirstInverseMargin + 0.25 * i));  // γ
   }
-  if (parameter == "scale") p.eps = 0.02;
+  if (parameter == StudyParameter::kScale) p.eps = 0.02;
   // ε below the gap 1/2 of docs/tightness.md §2 and large enough that the construction's own
   // length Δ·D(D+τ)(L/ε)² stays below T_hard = 2^(p/γ) on the grid.
-  if (parameter == "margin") p.eps = 0.45;
+  if (parameter == StudyParameter::kMargin) p.eps = 0.45;
   // Δ = 5 (D* = 10) already costs ~10 µs a statistic: larger grids are an option (--points).
-  if (parameter == "period" && points > 4 && !large) p.values.resize(4);
+  if (parameter == StudyParameter::kPeriod && points > 4 && !large) p.values.resize(4);
   return p;
 }
 
@@ -117,7 +121,7 @@ FamilyPair NestedMember(int heads, double slope, double eps, double u) {
 FamilyPair Member(const RowPlan& plan, int i, std::uint64_t member_seed, int bits, double* eps) {
   const double v = plan.values[i], u = Uniform(member_seed);
   *eps = plan.eps;
-  if (plan.parameter == "margin") {
+  if (plan.parameter == StudyParameter::kMargin) {
     // η = κγ: ln T* = p ln 2·(1/γ − κ + O(κ²γ)), so the slope in 1/γ stays p ln 2 and only
     // the intercept moves; κ ≥ 2/(T_hard·p·ln 2) at the smallest T_hard keeps ≥ 2 integers in
     // [T_hard(g), T_hard(f)) (docs/tightness.md §2).
@@ -125,19 +129,19 @@ FamilyPair Member(const RowPlan& plan, int i, std::uint64_t member_seed, int bit
     const double kappa = (1 + 0.5 * u) * 2 / (t_min * bits * std::log(2.0));
     return MakeMarginPair(v, bits, std::min(0.1, kappa * v));
   }
-  if (plan.parameter == "eps") *eps = v;
-  const double slope = plan.parameter == "scale" ? v : plan.slope;
+  if (plan.parameter == StudyParameter::kEps) *eps = v;
+  const double slope = plan.parameter == StudyParameter::kScale ? v : plan.slope;
   if (plan.nested_heads > 0) return NestedMember(plan.nested_heads, slope, *eps, u);
-  const int S = plan.parameter == "alphabet" ? static_cast<int>(v) : plan.alphabet;
-  const int D = plan.parameter == "period" ? static_cast<int>(v) : plan.period;
-  const int tau = plan.parameter == "locality" ? static_cast<int>(v) : plan.locality;
+  const int S = plan.parameter == StudyParameter::kAlphabet ? static_cast<int>(v) : plan.alphabet;
+  const int D = plan.parameter == StudyParameter::kPeriod ? static_cast<int>(v) : plan.period;
+  const int tau = plan.parameter == StudyParameter::kLocality ? static_cast<int>(v) : plan.locality;
   return MakeBumpPair(S, D, tau, slope, *eps, u);
 }
 
-double Regressor(const std::string& parameter, double value, double lipschitz) {
-  if (parameter == "eps") return 1 / value;
-  if (parameter == "scale") return lipschitz;
-  if (parameter == "margin") return 1 / value;
+double Regressor(StudyParameter parameter, double value, double lipschitz) {
+  if (parameter == StudyParameter::kEps) return 1 / value;
+  if (parameter == StudyParameter::kScale) return lipschitz;
+  if (parameter == StudyParameter::kMargin) return 1 / value;
   return value;
 }
 
@@ -149,8 +153,9 @@ double Certified(const ConstantMap& c) {
   return n;
 }
 
-std::string Stem(const TightnessOptions& o, const std::string& parameter, int i, int k) {
-  return (std::filesystem::path(o.out) / parameter / fmt::format("p{}_m{}", i, k)).string();
+std::string Stem(const TightnessOptions& o, StudyParameter parameter, int i, int k) {
+  return (std::filesystem::path(o.out) / ParameterName(parameter) / fmt::format("p{}_m{}", i, k))
+      .string();
 }
 
 struct Cell {
@@ -164,10 +169,11 @@ Cell RunCell(const TightnessOptions& o, const RowPlan& plan, int i, int k) {
   Cell cell;
   // Margin and nested members keep their κ over the grid (one intercept shift a member,
   // docs/tightness.md §2), the bump members draw a new offset per point.
-  const std::uint64_t index = plan.parameter == "margin" || plan.nested_heads > 0
+  const std::uint64_t index = plan.parameter == StudyParameter::kMargin || plan.nested_heads > 0
                                   ? k
                                   : static_cast<std::uint64_t>(i) * 1000 + k;
-  const std::uint64_t seed = StreamSeed(o.seed, "tightness/" + plan.parameter, index);
+  const std::uint64_t seed =
+      StreamSeed(o.seed, std::string("tightness/") + ParameterName(plan.parameter), index);
   cell.pair = Member(plan, i, seed, o.precision_bits, &cell.eps);
   const FamilyPair& p = cell.pair;
   ConstantMap c = PairConstants(ModelConstants(p.f), ModelConstants(p.g));
@@ -196,9 +202,14 @@ Cell RunCell(const TightnessOptions& o, const RowPlan& plan, int i, int k) {
     w.kind = "first-disagreement";
     w.study = "tightness";
     w.label = "lower side: certified first disagreement T* (exact threshold)";
-    w.context = fmt::format(
-        R"({{"theorem": "{}", "parameter": "{}", "value": {}, "point": {}, "member": {}, "seed": {}, "family": "{}", "upper_side_certified": {}}})",
-        o.theorem, plan.parameter, plan.values[i], i, k, seed, p.family, cell.upper.sample.value);
+    w.context = {{"theorem", kTheoremNames.Name(o.theorem)},
+                 {"parameter", ParameterName(plan.parameter)},
+                 {"value", plan.values[i]},
+                 {"point", i},
+                 {"member", k},
+                 {"seed", seed},
+                 {"family", p.family},
+                 {"upper_side_certified", cell.upper.sample.value}};
     w.f = p.f;
     w.g = p.g;
     w.eps = cell.eps;
@@ -234,9 +245,11 @@ SimulatorCheck CheckSimulator(const TightnessOptions& o, const Cell& cell, const
     xs.emplace_back("witness at T* scaled x" + std::to_string(factor),
                     MakeRunSource(runs, "scaled witness"));
   }
-  xs.emplace_back("iid uniform",
-                  MakeIidSource(length, p.f.alphabet,
-                                StreamSeed(o.seed, "tightness-x/" + plan.parameter, i), {}));
+  xs.emplace_back(
+      "iid uniform",
+      MakeIidSource(
+          length, p.f.alphabet,
+          StreamSeed(o.seed, std::string("tightness-x/") + ParameterName(plan.parameter), i), {}));
   for (auto& [kind, x] : xs) {
     bool reached = false;
     const std::uint64_t needed = NeededLength(p.f, p.g, *x, cell.eps, &reached);
@@ -255,15 +268,16 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
                        std::vector<SimulatorCheck> checks) {
   TightnessRow row;
   row.theorem = o.theorem;
-  row.parameter = row.name = plan.parameter;
+  row.parameter = plan.parameter;
+  row.name = ParameterName(plan.parameter);
   row.quantity = "length";
-  const bool margin = plan.parameter == "margin";
-  row.regressor = plan.parameter == "eps"        ? "1/eps"
-                  : plan.parameter == "scale"    ? "L"
-                  : margin                       ? "1/gamma"
-                  : plan.parameter == "period"   ? "Delta"
-                  : plan.parameter == "alphabet" ? "S"
-                                                 : "tau";
+  const bool margin = plan.parameter == StudyParameter::kMargin;
+  row.regressor = plan.parameter == StudyParameter::kEps        ? "1/eps"
+                  : plan.parameter == StudyParameter::kScale    ? "L"
+                  : margin                                      ? "1/gamma"
+                  : plan.parameter == StudyParameter::kPeriod   ? "Delta"
+                  : plan.parameter == StudyParameter::kAlphabet ? "S"
+                                                                : "tau";
   row.fit = margin ? "log-linear (ln N = a + b/gamma)" : "log-log (ln N = a + b ln x)";
   const FamilyPair& first = cells.front().pair;
   row.family = first.family;
@@ -274,25 +288,29 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
                 "one layer, hardmax, {0} heads (nested supports), MLP width 1 (f) / "
                 "zero readout (g), S = {0}, Delta = 1, tau = 0, {1}",
                 plan.nested_heads,
-                plan.parameter == "eps" ? "eps varied"
-                                        : fmt::format("eps = {}, MLP slope varied", plan.eps))
-      : margin ? fmt::format(
-                     "one layer, S = 2, 1 head, finite p = {} bits, no MLP, Delta = 1, "
-                     "tau = 0, eps = {}",
-                     o.precision_bits, plan.eps)
-               : fmt::format(
-                     "one layer, hardmax, 1 head, MLP width 3 (g) / none (f), S = {}, "
-                     "Delta = {}, tau = {}, eps = {}{}",
-                     plan.parameter == "alphabet" ? "varied" : std::to_string(plan.alphabet),
-                     plan.parameter == "period" ? "varied" : std::to_string(plan.period),
-                     plan.parameter == "locality" ? "varied" : std::to_string(plan.locality),
-                     plan.parameter == "eps" ? "varied" : fmt::format("{}", plan.eps),
-                     plan.parameter == "scale" ? ", MLP slope varied" : "");
+                plan.parameter == StudyParameter::kEps
+                    ? "eps varied"
+                    : fmt::format("eps = {}, MLP slope varied", plan.eps))
+      : margin
+          ? fmt::format(
+                "one layer, S = 2, 1 head, finite p = {} bits, no MLP, Delta = 1, "
+                "tau = 0, eps = {}",
+                o.precision_bits, plan.eps)
+          : fmt::format(
+                "one layer, hardmax, 1 head, MLP width 3 (g) / none (f), S = {}, "
+                "Delta = {}, tau = {}, eps = {}{}",
+                plan.parameter == StudyParameter::kAlphabet ? "varied"
+                                                            : std::to_string(plan.alphabet),
+                plan.parameter == StudyParameter::kPeriod ? "varied" : std::to_string(plan.period),
+                plan.parameter == StudyParameter::kLocality ? "varied"
+                                                            : std::to_string(plan.locality),
+                plan.parameter == StudyParameter::kEps ? "varied" : fmt::format("{}", plan.eps),
+                plan.parameter == StudyParameter::kScale ? ", MLP slope varied" : "");
   row.upper_source = margin ? "max(frequency-length, 2^(p/gamma)) [ours: the construction's "
                               "certificate holds from T_hard on]"
                             : "frequency-length [ours]: the construction's certified |z|";
   row.paper = PaperExponent(plan.parameter, o.precision_bits);
-  if (plan.parameter == "eps") row.paper = -row.paper;  // in 1/ε
+  if (plan.parameter == StudyParameter::kEps) row.paper = -row.paper;  // in 1/ε
   row.paper_source = margin ? "thm4.1-hardmax 2^(p/gamma): b = p ln 2"
                             : "thm4.1-length L^2 Delta^7 S^6 tau^2 / eps^2";
   const int k = o.seeds;
@@ -333,13 +351,14 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
       point.simulator = checks[i];
       if (!checks[i].within_certificate)
         row.warnings.push_back(
-            fmt::format("{} = {}: the simulator needed {} > the certified {} on {}", plan.parameter,
-                        point.value, checks[i].needed, checks[i].certified, checks[i].x_kind));
+            fmt::format("{} = {}: the simulator needed {} > the certified {} on {}",
+                        ParameterName(plan.parameter), point.value, checks[i].needed,
+                        checks[i].certified, checks[i].x_kind));
       if (!checks[i].hardmax_regime)
         row.warnings.push_back(fmt::format(
             "{} = {}: |x| = {} is below 4·T_hard: the simulator check is outside the hardmax "
             "regime",
-            plan.parameter, point.value, checks[i].x_length));
+            ParameterName(plan.parameter), point.value, checks[i].x_length));
     }
     lower.push_back(l);
     upper.push_back(u);
@@ -348,7 +367,7 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
   // The scale row fits in L, which the grid varies through a slope: when L is far from
   // proportional to that slope on the grid, the fitted exponent is a local slope, not the
   // asymptotic one (say so).
-  if (plan.parameter == "scale" && row.points.size() >= 2) {
+  if (plan.parameter == StudyParameter::kScale && row.points.size() >= 2) {
     const auto ratio = [](const TightnessPoint& q) { return q.regressor / q.value; };
     const double drift = ratio(row.points.back()) / ratio(row.points.front());
     if (std::abs(drift - 1) > 0.1)
@@ -359,7 +378,7 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
   }
   FitOptions fit;
   fit.scale = margin ? FitScale::kLogLinear : FitScale::kLogLog;
-  fit.seed = StreamSeed(o.seed, "tightness-fit/" + plan.parameter);
+  fit.seed = StreamSeed(o.seed, std::string("tightness-fit/") + ParameterName(plan.parameter));
   row.lower = FitSeries(lower, fit);
   row.upper = FitSeries(upper, fit);
   // Exponents closer than 1% of the paper's are not told apart (docs/statistics.md §4).
@@ -371,20 +390,20 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
 }
 
 void Validate(const TightnessOptions& o) {
-  if (o.theorem == "5.2")
+  if (o.theorem == Theorem::k52)
     throw OptionError(
         "theorem",
         "5.2 is not available yet: two-layer exact thresholds are exhaustive only to T of about "
         "15, so no certified lower side exists for it (docs/tightness.md §5; known: 4.1, 5.3)");
-  if (o.theorem != "4.1" && o.theorem != "5.3")
-    throw OptionError("theorem", "'" + o.theorem + "' is not available here (known: 4.1, 5.3)");
-  const std::vector<std::string> known = TightnessParameters(o.theorem);
+  const std::vector<StudyParameter> known = TightnessParameters(o.theorem);
   std::string names;
-  for (const std::string& k : known) names += (names.empty() ? "" : ", ") + k;
-  for (const std::string& p : o.parameters)
+  for (StudyParameter k : known)
+    names += (names.empty() ? "" : ", ") + std::string(ParameterName(k));
+  for (StudyParameter p : o.parameters)
     if (std::find(known.begin(), known.end(), p) == known.end())
       throw OptionError("parameters",
-                        "unknown '" + p + "' for Theorem " + o.theorem + " (known: " + names + ")");
+                        std::string("'") + ParameterName(p) + "' is not a parameter of Theorem " +
+                            kTheoremNames.Name(o.theorem) + " (known: " + names + ")");
   if (o.seeds < 1) throw OptionError("seeds", "must be at least 1");
   if (o.points < 3 || o.points > 12) throw OptionError("points", "must be in [3, 12]");
   if (o.statistics_budget < 1) throw OptionError("statistics_budget", "must be at least 1");
@@ -394,14 +413,21 @@ void Validate(const TightnessOptions& o) {
     throw OptionError("precision_bits",
                       "must be in [1, 12] (T_hard = 2^(p/gamma) is searched exactly)");
   if (o.max_x_length < 100) throw OptionError("max_x_length", "must be at least 100");
-  if (o.theorem == "5.3") ValidateLemma53(o);
+  if (o.theorem == Theorem::k53) ValidateLemma53(o);
 }
 
 }  // namespace
 
-std::vector<std::string> TightnessParameters(const std::string& theorem) {
-  if (theorem == "4.1") return {"eps", "scale", "period", "alphabet", "locality", "margin"};
-  if (theorem == "5.3") return {"n"};
+std::vector<StudyParameter> TightnessParameters(Theorem theorem) {
+  switch (theorem) {
+    case Theorem::k41:
+      return {StudyParameter::kEps,      StudyParameter::kScale,    StudyParameter::kPeriod,
+              StudyParameter::kAlphabet, StudyParameter::kLocality, StudyParameter::kMargin};
+    case Theorem::k53:
+      return {StudyParameter::kN};
+    case Theorem::k52:
+      break;
+  }
   return {};
 }
 
@@ -412,17 +438,18 @@ TightnessResult RunTightness(const TightnessOptions& options) {
   if (result.options.parameters.empty())
     result.options.parameters = TightnessParameters(options.theorem);
   const TightnessOptions& o = result.options;
-  if (o.theorem == "5.3") {
+  if (o.theorem == Theorem::k53) {
     result.rows = RunLemma53Rows(o);
     return result;
   }
   std::vector<RowPlan> plans;
-  for (const std::string& p : o.parameters)
+  for (StudyParameter p : o.parameters)
     plans.push_back(PlanRow(p, o.points, o.points_given, o.heads));
   if (!o.out.empty()) {
     std::error_code error;
     for (const RowPlan& p : plans)
-      std::filesystem::create_directories(std::filesystem::path(o.out) / p.parameter, error);
+      std::filesystem::create_directories(std::filesystem::path(o.out) / ParameterName(p.parameter),
+                                          error);
     if (error) throw OptionError("out", error.message(), o.out);
   }
   // Every (row, point, member) and every (row, point) check is independent: computed in

@@ -103,9 +103,13 @@ std::vector<TightnessRow> RunLemma53Rows(const TightnessOptions& o) {
                 "lower side: the adversarial statistic error found (a lower bound on the "
                 "supremum Lemma 5.3 bounds); upper side: the transport bound over the whole "
                 "class on the same x and z";
-            w.context = fmt::format(
-                R"({{"theorem": "5.3", "parameter": "n", "scheme": "{}", "value": {}, "point": {}, "member": {}, "input": "{}"}})",
-                s.methods[m], s.lengths[n], n, k, InputKindName(s.inputs[i]));
+            w.context = {{"theorem", "5.3"},
+                         {"parameter", "n"},
+                         {"scheme", s.methods[m]},
+                         {"value", s.lengths[n]},
+                         {"point", n},
+                         {"member", k},
+                         {"input", InputKindName(s.inputs[i])}};
             w.input = sweep.inputs[i];
             w.options = c.options;
             w.error = c.error;
@@ -137,8 +141,8 @@ std::vector<TightnessRow> Lemma53RowsFromSweep(const TightnessOptions& o,
   for (std::size_t m = 0; m < M; ++m) {
     const std::string& scheme = s.methods[m];
     TightnessRow row;
-    row.theorem = "5.3";
-    row.parameter = "n";
+    row.theorem = Theorem::k53;
+    row.parameter = StudyParameter::kN;
     row.name = "n_" + scheme;
     row.scheme = scheme;
     row.quantity = "statistic error";

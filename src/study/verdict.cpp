@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
 
 namespace ltsim {
 namespace {
@@ -15,6 +17,18 @@ std::string Interval(const std::pair<double, double>& ci) {
 
 std::string Resolution(double tolerance) {
   return tolerance > 1e-6 ? fmt::format(" (at a resolution of {:.3g})", tolerance) : "";
+}
+
+// An inconclusive verdict (no gap measured) with its reason.
+VerdictResult Inconclusive(std::string reason) {
+  VerdictResult v;
+  v.gap = v.least_gap = std::numeric_limits<double>::quiet_NaN();
+  v.reason = std::move(reason);
+  return v;
+}
+
+bool SpansZero(const std::pair<double, double>& ci, double tolerance) {
+  return ci.first <= tolerance && ci.second >= -tolerance;
 }
 
 }  // namespace
@@ -35,28 +49,19 @@ const char* VerdictName(Verdict verdict) {
 
 VerdictResult DecideVerdict(const ExponentEstimate& lower, const ExponentEstimate& upper,
                             double paper, double tolerance) {
-  VerdictResult v;
-  v.gap = v.least_gap = std::numeric_limits<double>::quiet_NaN();
-  if (!lower.ci) {
-    v.reason = "lower side: " + lower.reason;
-    return v;
-  }
+  if (!lower.ci) return Inconclusive("lower side: " + lower.reason);
   const auto [low, high] = *lower.ci;
+  VerdictResult v = Inconclusive("");
   if (std::isfinite(paper) && low > paper + tolerance) {
     v.verdict = Verdict::kContradicts;
     v.reason = fmt::format("lower side's interval {} lies above the paper's exponent {:.3g}",
                            Interval(*lower.ci), paper);
     return v;
   }
-  if (low <= tolerance && high >= -tolerance) {
-    v.reason =
-        fmt::format("lower side's interval {} spans 0: growth not shown", Interval(*lower.ci));
-    return v;
-  }
-  if (!upper.ci) {
-    v.reason = "upper side: " + upper.reason;
-    return v;
-  }
+  if (SpansZero(*lower.ci, tolerance))
+    return Inconclusive(
+        fmt::format("lower side's interval {} spans 0: growth not shown", Interval(*lower.ci)));
+  if (!upper.ci) return Inconclusive("upper side: " + upper.reason);
   const auto [ulow, uhigh] = *upper.ci;
   if (low > uhigh + tolerance) {
     v.verdict = Verdict::kContradicts;
@@ -85,18 +90,12 @@ VerdictResult DecideVerdict(const ExponentEstimate& lower, const ExponentEstimat
 
 VerdictResult DecideRateVerdict(const ExponentEstimate& lower, const ExponentEstimate& upper,
                                 double paper, double tolerance) {
-  VerdictResult v;
-  v.gap = v.least_gap = std::numeric_limits<double>::quiet_NaN();
-  if (!lower.ci) {
-    v.reason = "lower side: " + lower.reason;
-    return v;
-  }
+  if (!lower.ci) return Inconclusive("lower side: " + lower.reason);
   const auto [low, high] = *lower.ci;
-  if (!std::isfinite(paper)) {
-    v.reason =
-        fmt::format("no paper rate for this row; lower side's interval {}", Interval(*lower.ci));
-    return v;
-  }
+  VerdictResult v = Inconclusive("");
+  if (!std::isfinite(paper))
+    return Inconclusive(
+        fmt::format("no paper rate for this row; lower side's interval {}", Interval(*lower.ci)));
   if (low > paper + tolerance) {
     v.verdict = Verdict::kContradicts;
     v.reason = fmt::format(
@@ -105,11 +104,9 @@ VerdictResult DecideRateVerdict(const ExponentEstimate& lower, const ExponentEst
         Interval(*lower.ci), paper);
     return v;
   }
-  if (low <= tolerance && high >= -tolerance) {
-    v.reason =
-        fmt::format("lower side's interval {} spans 0: decay not shown", Interval(*lower.ci));
-    return v;
-  }
+  if (SpansZero(*lower.ci, tolerance))
+    return Inconclusive(
+        fmt::format("lower side's interval {} spans 0: decay not shown", Interval(*lower.ci)));
   if (low <= paper + tolerance && paper <= high + tolerance) {
     v.verdict = Verdict::kTight;
     v.reason = fmt::format("lower side's interval {} contains the paper's exponent {:.3g}{}",

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -15,9 +16,13 @@
 
 namespace {
 
+// In /dev/shm (memory) when the machine has it: the write per input is then no disk I/O.
 const std::string& ScratchPath() {
-  static const std::string path =
-      "/tmp/ltsim_fuzz_safetensors_" + std::to_string(::getpid()) + ".safetensors";
+  static const std::string path = [] {
+    std::error_code error;
+    const std::string dir = std::filesystem::is_directory("/dev/shm", error) ? "/dev/shm" : "/tmp";
+    return dir + "/ltsim_fuzz_safetensors_" + std::to_string(::getpid()) + ".safetensors";
+  }();
   return path;
 }
 

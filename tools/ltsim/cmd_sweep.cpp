@@ -21,7 +21,7 @@ namespace ltsim::cli {
 namespace {
 
 struct SweepArgs {
-  std::string values, input = "stress", out, method = "search";
+  std::string parameter, values, input = "stress", out, method = "search";
   SweepOptions options;
   bool json = false;
   DistArgs dist;
@@ -29,6 +29,18 @@ struct SweepArgs {
 
 SweepOptions BuildOptions(const SweepArgs& args) {
   SweepOptions options = args.options;
+  // Theorem 4.1's parameters (n is Lemma 5.3's, for `tightness --theorem 5.3`).
+  std::vector<std::string> known;
+  std::string list;
+  for (StudyParameter p : SweepParameters()) {
+    known.emplace_back(ParameterName(p));
+    list += (list.empty() ? "" : ", ") + known.back();
+  }
+  const auto parameter = kStudyParameterNames.Find(args.parameter);
+  if (!parameter || *parameter == StudyParameter::kN)
+    throw InputError("--parameter: unknown '" + args.parameter + "'" +
+                     DidYouMean(args.parameter, known) + " (known: " + list + ")");
+  options.parameter = *parameter;
   options.values = ParseNumberList(args.values, "--values");
   options.input = ParseInputKind(args.input);
   if (args.method != "search" && args.method != "random")
@@ -92,7 +104,7 @@ Json SweepJson(const SweepResult& r) {
   Json doc;
   doc["context"] = Context("sweep", o.seed);
   doc["options"] = {
-      {"parameter", o.parameter},
+      {"parameter", ParameterName(o.parameter)},
       {"values", o.values},
       {"eps", o.eps},
       {"pairs", o.pairs},
@@ -105,12 +117,13 @@ Json SweepJson(const SweepResult& r) {
       {"method", o.search ? "search" : "random"},
       {"iterations", o.iterations},
       {"precision_bits", o.precision_bits},
-      {"bound", o.parameter == "margin" ? "max(thm4.1-hardmax, thm4.1-length)" : "thm4.1-length"}};
+      {"bound", o.parameter == StudyParameter::kMargin ? "max(thm4.1-hardmax, thm4.1-length)"
+                                                       : "thm4.1-length"}};
   doc["method"] = MethodName(o);
   doc["fit_kind"] = FitKind(o);
-  doc["fit_x"] = o.parameter == "scale"    ? "L (largest over the point's pairs)"
-                 : o.parameter == "margin" ? "1/gamma"
-                                           : o.parameter;
+  doc["fit_x"] = o.parameter == StudyParameter::kScale    ? "L (largest over the point's pairs)"
+                 : o.parameter == StudyParameter::kMargin ? "1/gamma"
+                                                          : ParameterName(o.parameter);
   doc["points"] = Json::array();
   for (const SweepPoint& p : r.points) doc["points"].push_back(PointJson(p));
   doc["fit"] = FitJson(r.fit);
@@ -139,26 +152,26 @@ std::string Csv(const SweepResult& r) {
 
 void PrintTable(const SweepResult& r) {
   const SweepOptions& o = r.options;
-  std::cout << fmt::format("sweep {} over {} values, |x| = {}, seed {}\n", o.parameter,
-                           o.values.size(), o.x_length, o.seed);
+  std::cout << fmt::format("sweep {} over {} values, |x| = {}, seed {}\n",
+                           ParameterName(o.parameter), o.values.size(), o.x_length, o.seed);
   std::cout << fmt::format("worst case per point: {}\n", MethodName(o));
-  std::cout << fmt::format("{:>10} {:>10} {:>8} {:>20} {:>12} {:>12} {:>12}\n", o.parameter,
-                           "needed n", "witness", "seed", "sim@n=" + std::to_string(o.fixed_n),
-                           "bound", "ratio");
+  std::cout << fmt::format("{:>10} {:>10} {:>8} {:>20} {:>12} {:>12} {:>12}\n",
+                           ParameterName(o.parameter), "needed n", "witness", "seed",
+                           "sim@n=" + std::to_string(o.fixed_n), "bound", "ratio");
   for (const SweepPoint& p : r.points) {
     const SweepPair& w = p.pairs[p.witness];
     std::cout << fmt::format("{:>10} {:>9}{} {:>8} {:>20} {:>12} {:>12} {:>12}\n", Show(p.value),
                              p.needed, w.reached ? " " : "+", w.index, w.seed, Show(p.sim_at_fixed),
                              Show(p.bound), Show(p.ratio));
   }
-  std::cout << fmt::format("exponent   measured {} (95% CI [{}, {}]) vs paper {} ({}, in {})\n",
-                           Show(r.fit.slope), Show(r.fit.lower), Show(r.fit.upper),
-                           Show(r.paper_exponent), FitKind(o),
-                           o.parameter == "scale"    ? "L"
-                           : o.parameter == "margin" ? "1/gamma; paper p ln 2 from 2^(p/gamma)"
-                                                     : o.parameter);
+  std::cout << fmt::format(
+      "exponent   measured {} (95% CI [{}, {}]) vs paper {} ({}, in {})\n", Show(r.fit.slope),
+      Show(r.fit.lower), Show(r.fit.upper), Show(r.paper_exponent), FitKind(o),
+      o.parameter == StudyParameter::kScale    ? "L"
+      : o.parameter == StudyParameter::kMargin ? "1/gamma; paper p ln 2 from 2^(p/gamma)"
+                                               : ParameterName(o.parameter));
   std::cout << fmt::format("constant   max needed/bound = {} at {} = {}\n",
-                           Show(r.empirical_constant), o.parameter,
+                           Show(r.empirical_constant), ParameterName(o.parameter),
                            Show(r.points[r.constant_point].value));
   std::cout << "(+ = no n < |x| met ε: the needed length is at least |x|)\n";
 }
@@ -172,7 +185,7 @@ void AddSweepCommand(CLI::App& app) {
                          "Vary one parameter, find the worst needed length per point (frequency "
                          "simulator) by a short search (default) or over random pairs, fit its "
                          "exponent and compare with Thm 4.1's L²Δ⁷|Σ|⁶τ²/ε² (margin: 2^(p/γ)).");
-  cmd->add_option("--parameter", args->options.parameter,
+  cmd->add_option("--parameter", args->parameter,
                   "scale (weight scale; fitted against L), alphabet, period, locality, eps or "
                   "margin (γ of finite-precision pairs; fitted as ln n against 1/γ)")
       ->required();

@@ -33,7 +33,7 @@ constexpr const char* kPaperLabel = "paper: the exponent of the registry's bound
 
 struct TightnessArgs {
   TightnessOptions options;
-  std::string parameters, replay, schemes;
+  std::string theorem = "4.1", parameters, replay, schemes;
   bool json = false, no_validate = false;
 };
 
@@ -97,8 +97,8 @@ Json SideJson(const ExponentEstimate& e, const std::vector<TightnessPoint>& poin
 
 Json RowJson(const TightnessRow& r) {
   Json j;
-  j["theorem"] = r.theorem;
-  j["parameter"] = r.parameter;
+  j["theorem"] = kTheoremNames.Name(r.theorem);
+  j["parameter"] = ParameterName(r.parameter);
   j["name"] = r.name;
   if (!r.scheme.empty()) j["scheme"] = r.scheme;
   j["quantity"] = r.quantity;
@@ -117,7 +117,8 @@ Json RowJson(const TightnessRow& r) {
                r.upper_source, r.quantity);
   Json sim = Json::array();
   for (const TightnessPoint& p : r.points) {
-    if (r.theorem == "5.3") break;  // no simulator length on found x: the rows measure errors
+    if (r.theorem == Theorem::k53)
+      break;  // no simulator length on found x: the rows measure errors
     sim.push_back({{"value", p.value},
                    {"needed", p.simulator.needed},
                    {"x_length", p.simulator.x_length},
@@ -149,8 +150,10 @@ Json TightnessJson(const TightnessResult& result) {
   const TightnessOptions& o = result.options;
   Json doc;
   doc["context"] = Context("tightness", o.seed);
-  doc["options"] = {{"theorem", o.theorem},
-                    {"parameters", o.parameters},
+  std::vector<std::string> parameters;
+  for (StudyParameter p : o.parameters) parameters.emplace_back(ParameterName(p));
+  doc["options"] = {{"theorem", kTheoremNames.Name(o.theorem)},
+                    {"parameters", parameters},
                     {"seeds", o.seeds},
                     {"points", o.points},
                     {"budget", o.statistics_budget},
@@ -182,9 +185,10 @@ std::string Csv(const TightnessResult& result) {
         SeriesPoint s;
         for (const TightnessSample& m : samples) s.samples.push_back(m.sample);
         const Spread spread = SampleSpread(s);
-        csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.theorem,
-                           r.parameter, side == 0 ? "lower" : "upper", p.value, p.regressor,
-                           spread.median, spread.min, spread.median, spread.max,
+        csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                           kTheoremNames.Name(r.theorem), ParameterName(r.parameter),
+                           side == 0 ? "lower" : "upper", p.value, p.regressor, spread.median,
+                           spread.min, spread.median, spread.max,
                            PointCensoring(s) != Censoring::kNone ? 1 : 0, samples.front().witness,
                            e.exponent, e.ci ? e.ci->first : NAN, e.ci ? e.ci->second : NAN, r.paper,
                            VerdictName(r.verdict.verdict), r.name, r.quantity);
@@ -214,8 +218,8 @@ void PrintRateTable(const TightnessResult& result) {
                            "empirical constant");
   for (const TightnessRow& r : result.rows)
     std::cout << fmt::format(
-        "{:<9} {:<9} {:>6} {:>16} {:>6} {:>16} {:>7}  {:<13} {} = {}\n", r.parameter, r.scheme,
-        Fixed(r.lower.exponent), ShowInterval(r.lower.ci), Fixed(r.upper.exponent),
+        "{:<9} {:<9} {:>6} {:>16} {:>6} {:>16} {:>7}  {:<13} {} = {}\n", ParameterName(r.parameter),
+        r.scheme, Fixed(r.lower.exponent), ShowInterval(r.lower.ci), Fixed(r.upper.exponent),
         ShowInterval(r.upper.ci), Fixed(r.paper), VerdictName(r.verdict.verdict), r.constant.name,
         r.constant.point >= 0 ? Show(r.constant.value) : "n/a");
   for (const TightnessRow& r : result.rows) {
@@ -240,12 +244,12 @@ void PrintRateTable(const TightnessResult& result) {
 }
 
 void PrintTable(const TightnessResult& result) {
-  if (result.options.theorem == "5.3") return PrintRateTable(result);
+  if (result.options.theorem == Theorem::k53) return PrintRateTable(result);
   const TightnessOptions& o = result.options;
   std::cout << fmt::format(
       "tightness, Theorem {} — seed {}, {} members a point, exact thresholds within {} "
       "statistics\n",
-      o.theorem, o.seed, o.seeds, o.statistics_budget);
+      kTheoremNames.Name(o.theorem), o.seed, o.seeds, o.statistics_budget);
   std::cout << "  lower = certified T* of a family (lower bound on N); upper = the construction's "
                "certified length; paper = registry bound's exponent\n";
   std::cout << fmt::format("{:<9} {:>8} {:>23} {:>23} {:>7}  {:<13} {}\n", "parameter", "in",
@@ -253,16 +257,17 @@ void PrintTable(const TightnessResult& result) {
                            "empirical constant");
   for (const TightnessRow& r : result.rows) {
     std::cout << fmt::format(
-        "{:<9} {:>8} {:>6} {:>16} {:>6} {:>16} {:>7.3g}  {:<13} {} = {}\n", r.parameter,
-        r.regressor, Fixed(r.lower.exponent), ShowInterval(r.lower.ci), Fixed(r.upper.exponent),
-        ShowInterval(r.upper.ci), r.paper, VerdictName(r.verdict.verdict), r.constant.name,
-        r.constant.point >= 0 ? Show(r.constant.value) : "n/a");
+        "{:<9} {:>8} {:>6} {:>16} {:>6} {:>16} {:>7.3g}  {:<13} {} = {}\n",
+        ParameterName(r.parameter), r.regressor, Fixed(r.lower.exponent), ShowInterval(r.lower.ci),
+        Fixed(r.upper.exponent), ShowInterval(r.upper.ci), r.paper, VerdictName(r.verdict.verdict),
+        r.constant.name, r.constant.point >= 0 ? Show(r.constant.value) : "n/a");
   }
   for (const TightnessRow& r : result.rows) {
-    std::cout << fmt::format("\n{} ({}): {}\n  class: {}\n", r.parameter, r.fit, r.verdict.reason,
-                             r.class_text);
-    std::cout << fmt::format("  {:>10} {:>10} {:>24} {:>12} {:>22}\n", r.parameter, r.regressor,
-                             "lower T* (min/med/max)", "upper", "simulator on found x");
+    std::cout << fmt::format("\n{} ({}): {}\n  class: {}\n", ParameterName(r.parameter), r.fit,
+                             r.verdict.reason, r.class_text);
+    std::cout << fmt::format("  {:>10} {:>10} {:>24} {:>12} {:>22}\n", ParameterName(r.parameter),
+                             r.regressor, "lower T* (min/med/max)", "upper",
+                             "simulator on found x");
     for (const TightnessPoint& p : r.points) {
       SeriesPoint s;
       for (const TightnessSample& m : p.lower) s.samples.push_back(m.sample);
@@ -369,7 +374,7 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
                "--x-length 20000"},
               "Every point's members are written as point witnesses with --out-dir; `ltsim "
               "replay FILE` re-runs one (exit 0 = reproduced, 1 = not).");
-  cmd->add_option("--theorem", args->options.theorem,
+  cmd->add_option("--theorem", args->theorem,
                   "4.1 (default) or 5.3 (Lemma 5.3's rate in n per subsequence scheme); 5.2 is "
                   "refused (docs/tightness.md §5)");
   cmd->add_option("--parameters", args->parameters,
@@ -413,15 +418,18 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
                      {"precision_bits", "--precision"},
                      {"schemes", "--methods"}});
     TightnessOptions o = args->options;
-    if (!args->parameters.empty()) o.parameters = SplitList(args->parameters, "--parameters");
+    o.theorem = ParseFlag("--theorem", kTheoremNames, args->theorem);
+    if (!args->parameters.empty())
+      for (const std::string& name : SplitList(args->parameters, "--parameters"))
+        o.parameters.push_back(ParseFlag("--parameters", kStudyParameterNames, name));
     if (!args->schemes.empty()) o.schemes = SplitList(args->schemes, "--methods");
-    if (o.theorem != "5.3" && (!args->schemes.empty() || x_length->count() > 0))
+    if (o.theorem != Theorem::k53 && (!args->schemes.empty() || x_length->count() > 0))
       throw InputError(std::string(args->schemes.empty() ? "--x-length" : "--methods") +
                        ": only for --theorem 5.3 (Lemma 5.3's rows)");
     o.points_given = points->count() > 0;
     o.validate = !args->no_validate;
     // 5.3 counts attacks (scheme × n × input family × z seed), 4.1 members and checks.
-    Progress progress("tightness", o.theorem == "5.3" ? "attacks" : "members and checks");
+    Progress progress("tightness", o.theorem == Theorem::k53 ? "attacks" : "members and checks");
     o.progress = progress.Callback();
     const TightnessResult r = RunTightness(o);
     progress.Finish();

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ltsim/gen/input_generator.h"
+#include "ltsim/io/json.h"
 #include "ltsim/study/statistic_attack.h"
 
 namespace ltsim {
@@ -13,8 +14,8 @@ namespace ltsim {
 /// seed that build it, and the search by its options: AttackStatistic recomputes both numbers.
 struct AttackWitness {
   std::string study = "tightness";
-  std::string label;    ///< what the numbers are
-  std::string context;  ///< free JSON object text: theorem, scheme, point, member, …
+  std::string label;                      ///< what the numbers are
+  io::Json context = io::Json::object();  ///< where the point comes from: theorem, scheme, point, …
   InputSpec input;
   AttackOptions options;   ///< models empty: the schemes of the sweep are model-free
   double error = 0.0;      ///< the adversarial error found (a lower bound on the supremum)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ltsim/core/types.h"
+#include "ltsim/io/json.h"
 #include "ltsim/model/transformer.h"
 
 namespace ltsim {
@@ -17,10 +18,10 @@ namespace ltsim {
 ///  needed-length: the smallest grid n at which the frequency simulator meets ε on x for
 ///    (f, g) (NeededLength; censored: none below |x|).
 struct PointWitness {
-  std::string kind;     ///< "first-disagreement" or "needed-length"
-  std::string study;    ///< "tightness", "sweep", "experiment"
-  std::string label;    ///< what the number is: "lower side", "simulator on found x", ...
-  std::string context;  ///< free JSON object text: parameter, value, seed, …
+  std::string kind;   ///< "first-disagreement" or "needed-length"
+  std::string study;  ///< "tightness", "sweep", "experiment"
+  std::string label;  ///< what the number is: "lower side", "simulator on found x", ...
+  io::Json context = io::Json::object();  ///< where the point comes from: parameter, value, seed, …
   Transformer f, g;
   double eps = 0.0;
   std::uint64_t max_length = 0;  ///< first-disagreement: the N searched

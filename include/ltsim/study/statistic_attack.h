@@ -89,6 +89,9 @@ struct AttackSeries {
   std::string input;                ///< an input family, or "worst" (the max over families per n)
   std::vector<SeriesPoint> points;  ///< per n: one sample per z seed (the error)
   ExponentEstimate rate;            ///< log-log slope of the error in n
+  /// Per n: the largest certified bound (AttackResult::certified) over the z seeds (and, for
+  /// "worst", the families): every test function's error on these x and z is at most it.
+  std::vector<double> certified;
 };
 
 struct AttackSweepResult {

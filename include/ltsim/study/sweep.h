@@ -12,6 +12,7 @@
 #include "ltsim/core/work.h"
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/gen/model_generator.h"
+#include "ltsim/study/parameter.h"
 
 namespace ltsim {
 
@@ -23,7 +24,8 @@ namespace ltsim {
 /// ln n = a + b/γ (log-linear in 1/γ), compared with b = p·ln 2; a power law in γ is not its
 /// shape. Every other parameter is fitted log-log against Thm 4.1's second term.
 struct SweepOptions {
-  std::string parameter;       ///< scale, alphabet, period, locality, eps or margin
+  /// scale, alphabet, period, locality, eps or margin (n is Lemma 5.3's, refused here)
+  StudyParameter parameter = StudyParameter::kScale;
   std::vector<double> values;  ///< the grid of the parameter (positive)
   double eps = 0.01;           ///< ε of the needed length (unless parameter == eps)
   /// K per point: restarts of the search, or random pairs when search is false.
@@ -108,15 +110,17 @@ struct SweepResult {
 };
 
 /// The parameters a sweep accepts, in order.
-const std::vector<std::string>& SweepParameters();
+const std::vector<StudyParameter>& SweepParameters();
 
 /// Thm 4.1's exponent of the parameter in L²Δ⁷|Σ|⁶τ²/ε²: scale (via L) 2, period 7,
 /// alphabet 6, locality 2, eps −2; margin: p·ln 2, the slope of ln 2^(p/γ) in 1/γ (its first
-/// term). InputError for an unknown parameter.
-double PaperExponent(const std::string& parameter, int precision_bits = 8);
+/// term). OptionError("parameter") for n, which is not a parameter of Theorem 4.1.
+double PaperExponent(StudyParameter parameter, int precision_bits = 8);
 
 /// Whether a parameter is fitted log-linearly in 1/value (margin) rather than log-log.
-bool FitsInverseValue(const std::string& parameter);
+inline bool FitsInverseValue(StudyParameter parameter) {
+  return parameter == StudyParameter::kMargin;
+}
 
 /// Fits log y against log x (all positive) at confidence `level` (docs/theory.md §7.4: is the
 /// measured exponent the paper's?). Needs ≥ 2 points with distinct x.

@@ -10,18 +10,19 @@
 #include "ltsim/core/progress.h"
 #include "ltsim/core/types.h"
 #include "ltsim/study/fit.h"
+#include "ltsim/study/parameter.h"
 #include "ltsim/study/verdict.h"
 
 namespace ltsim {
 
 struct TightnessOptions {
-  std::string theorem = "4.1";          ///< 4.1 or 5.3 (5.2: docs/tightness.md §5)
-  std::vector<std::string> parameters;  ///< empty: every parameter of the theorem
-  std::uint64_t seed = 1;               ///< master seed of the family members and inputs
-  int threads = 0;                      ///< oneTBB arena; 0 = all; never changes results
-  int seeds = 3;                        ///< family members (seeded) per point
-  int points = 5;                       ///< grid points per parameter
-  bool points_given = false;            ///< false: the period row keeps 4 points (D* = 10 is slow)
+  Theorem theorem = Theorem::k41;          ///< 4.1 or 5.3 (5.2: docs/tightness.md §5)
+  std::vector<StudyParameter> parameters;  ///< empty: every parameter of the theorem
+  std::uint64_t seed = 1;                  ///< master seed of the family members and inputs
+  int threads = 0;                         ///< oneTBB arena; 0 = all; never changes results
+  int seeds = 3;                           ///< family members (seeded) per point
+  int points = 5;                          ///< grid points per parameter
+  bool points_given = false;  ///< false: the period row keeps 4 points (D* = 10 is slow)
   /// Per exact threshold (pruned, up to T = 10^6): the statistics it may evaluate; a pair
   /// still agreeing when they are spent is a censored point (T* > the length reached).
   std::uint64_t statistics_budget = 1'000'000;
@@ -79,7 +80,8 @@ struct EmpiricalConstant {
 };
 
 struct TightnessRow {
-  std::string theorem, parameter;
+  Theorem theorem = Theorem::k41;
+  StudyParameter parameter = StudyParameter::kEps;
   std::string name;      ///< unique per result: the parameter (4.1), "n_<scheme>" (5.3)
   std::string scheme;    ///< 5.3: the subsequence scheme ("" for 4.1)
   std::string quantity;  ///< what the points measure: "length" or "statistic error"
@@ -107,7 +109,7 @@ struct TightnessResult {
 
 /// The parameters of a theorem, in order (4.1: eps, scale, period, alphabet, locality, margin;
 /// 5.3: n).
-std::vector<std::string> TightnessParameters(const std::string& theorem);
+std::vector<StudyParameter> TightnessParameters(Theorem theorem);
 
 /// Runs every row. Pure in the options (witness files aside); points and members run in
 /// parallel, stored by index. InputError for an unknown theorem or parameter, seeds < 1,

@@ -49,6 +49,17 @@ TEST(AttackSweep, FitsARatePerSchemeAndNamesTheVerdict) {
   for (std::size_t n = 0; n < 3; ++n)
     for (std::size_t k = 0; k < 2; ++k)
       EXPECT_GE(r.series[0].points[n].samples[k].value, r.series[1].points[n].samples[k].value);
+  // The certified side bounds every error found on the same x and z (up to the rounding of
+  // double sums, 1e-12), and the worst series' bound is the largest of its families'.
+  for (const AttackSeries& s : r.series) {
+    ASSERT_EQ(s.certified.size(), s.points.size()) << s.method << " " << s.input;
+    for (std::size_t n = 0; n < s.points.size(); ++n)
+      for (const Sample& e : s.points[n].samples)
+        EXPECT_LE(e.value, s.certified[n] + 1e-12) << s.method << " " << s.input << " n " << n;
+  }
+  for (std::size_t n = 0; n < 3; ++n)
+    EXPECT_EQ(r.series[0].certified[n],
+              std::max(r.series[1].certified[n], r.series[2].certified[n]));
   EXPECT_FALSE(r.markov_rate_verdict.empty());
   o.threads = 1;
   const AttackSweepResult again = RunAttackSweep(o);

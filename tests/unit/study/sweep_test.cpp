@@ -51,7 +51,7 @@ TEST(FitExponent, TwoPointsHaveNoInterval) {
 
 SweepOptions Tiny() {
   SweepOptions o;
-  o.parameter = "alphabet";
+  o.parameter = StudyParameter::kAlphabet;
   o.values = {2, 3, 4};
   o.pairs = 2;
   o.x_length = 2000;
@@ -88,7 +88,7 @@ TEST(RunSweep, TinySweepIsConsistentAndReproducible) {
 TEST(RunSweep, TheNeededLengthMeetsEpsAndTheEpsSweepReusesItsPairs) {
   SweepOptions o = Tiny();
   o.search = false;  // the same random pairs at every ε (a search climbs differently per ε)
-  o.parameter = "eps";
+  o.parameter = StudyParameter::kEps;
   o.values = {0.001, 0.01, 0.1};
   const SweepResult r = RunSweep(o);
   // The same pairs at every ε: a smaller ε can only need as much or more (binary search on a
@@ -166,7 +166,7 @@ TEST(MarginPair, TheGeneratedPairsHaveTheRequestedLogitMargin) {
 
 TEST(RunSweep, TheMarginSweepHoldsEachPairAtItsMarginAndFitsAgainstInverseGamma) {
   SweepOptions o = Tiny();
-  o.parameter = "margin";
+  o.parameter = StudyParameter::kMargin;
   o.values = {1, 2, 4};
   o.iterations = 6;
   const SweepResult r = RunSweep(o);
@@ -180,7 +180,7 @@ TEST(RunSweep, TheMarginSweepHoldsEachPairAtItsMarginAndFitsAgainstInverseGamma)
 
 TEST(RunSweep, BadOptionsAreInputErrors) {
   SweepOptions o = Tiny();
-  o.parameter = "width";
+  o.parameter = StudyParameter::kN;  // Lemma 5.3's, not Theorem 4.1's
   EXPECT_THROW(RunSweep(o), InputError);
   o = Tiny();
   o.values = {2};
@@ -189,11 +189,11 @@ TEST(RunSweep, BadOptionsAreInputErrors) {
   o.values = {2, 2.5};
   EXPECT_THROW(RunSweep(o), InputError);
   o = Tiny();
-  o.parameter = "locality";
+  o.parameter = StudyParameter::kLocality;
   o.values = {0, 1};
   EXPECT_THROW(RunSweep(o), InputError);
   o = Tiny();
-  o.parameter = "margin";
+  o.parameter = StudyParameter::kMargin;
   o.values = {1, 100};
   EXPECT_THROW(RunSweep(o), InputError);
   o = Tiny();
@@ -216,7 +216,7 @@ void ExpectOptionError(Run run, const std::string& key) {
 
 TEST(StudyOptionErrors, NameTheFieldNotAFlag) {
   SweepOptions sweep;
-  sweep.parameter = "alphabet";
+  sweep.parameter = StudyParameter::kAlphabet;
   sweep.values = {2, 3};
   sweep.precision_bits = 0;
   ExpectOptionError([&] { RunSweep(sweep); }, "precision_bits");
@@ -230,7 +230,7 @@ TEST(StudyOptionErrors, NameTheFieldNotAFlag) {
   tightness.statistics_budget = 0;
   ExpectOptionError([&] { RunTightness(tightness); }, "statistics_budget");
   tightness = TightnessOptions();
-  tightness.theorem = "4.2";
+  tightness.theorem = Theorem::k52;  // refused until two-layer thresholds reach far enough
   ExpectOptionError([&] { RunTightness(tightness); }, "theorem");
   AttackSweepOptions attack;
   attack.lengths = {16, 160};

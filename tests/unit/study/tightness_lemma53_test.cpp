@@ -28,7 +28,7 @@ TEST(WindowTransportBound, ExactOnSmallCases) {
 
 TightnessOptions Small() {
   TightnessOptions o;
-  o.theorem = "5.3";
+  o.theorem = Theorem::k53;
   o.points = 3;  // n = 16, 506, 16000
   o.seeds = 2;
   o.schemes = {"markov", "truncate"};
@@ -42,7 +42,7 @@ TEST(TightnessLemma53, RowsPerSchemeWithBothSidesAndTheLemmasRate) {
   const TightnessResult r = RunTightness(Small());
   ASSERT_EQ(r.rows.size(), 2u);
   const TightnessRow& markov = r.rows[0];
-  EXPECT_EQ(markov.parameter, "n");
+  EXPECT_EQ(markov.parameter, StudyParameter::kN);
   EXPECT_EQ(markov.scheme, "markov");
   EXPECT_DOUBLE_EQ(markov.paper, -1.0 / 3);
   EXPECT_TRUE(std::isnan(r.rows[1].paper));
@@ -124,7 +124,7 @@ TEST(TightnessLemma53, WitnessesReplayFromTheFileAlone) {
 
 TEST(TightnessLemma53, BadOptions) {
   TightnessOptions o = Small();
-  o.parameters = {"eps"};
+  o.parameters = {StudyParameter::kEps};
   EXPECT_THROW(RunTightness(o), InputError);
   o = Small();
   o.schemes = {"frequency"};  // needs models
@@ -133,7 +133,7 @@ TEST(TightnessLemma53, BadOptions) {
   o.statistic_x_length = 16000;  // not above the largest n
   EXPECT_THROW(RunTightness(o), InputError);
   o = Small();
-  o.theorem = "5.2";
+  o.theorem = Theorem::k52;
   try {
     RunTightness(o);
     FAIL();

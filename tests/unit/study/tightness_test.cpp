@@ -47,7 +47,7 @@ TEST(TightnessFamilies, MarginPairDisagreesFirstAtTheHardmaxLengthOfG) {
 
 TightnessOptions Small() {
   TightnessOptions o;
-  o.parameters = {"eps", "alphabet"};
+  o.parameters = {StudyParameter::kEps, StudyParameter::kAlphabet};
   o.points = 4;
   o.seeds = 3;
   o.validate = false;
@@ -68,7 +68,7 @@ TEST(Tightness, RowsCarryBothSidesAndAreThreadIndependent) {
     EXPECT_EQ(one.rows[r].lower.ci, two.rows[r].lower.ci);
   }
   const TightnessRow& eps = one.rows[0];
-  EXPECT_EQ(eps.parameter, "eps");
+  EXPECT_EQ(eps.parameter, StudyParameter::kEps);
   EXPECT_NEAR(eps.upper.exponent, 2.0, 1e-9);  // (L/ε)² of the certificate
   EXPECT_NEAR(eps.lower.exponent, 1.0, 0.2);   // T* ∝ h/ε
   ASSERT_TRUE(eps.lower.ci.has_value());
@@ -86,34 +86,36 @@ TEST(Tightness, RowsCarryBothSidesAndAreThreadIndependent) {
 // the eps and scale rows grow like (L/ε)²: the lower side meets the certificate's exponent.
 TEST(Tightness, TwoNestedHeadsMakeTheEpsAndScaleRowsTight) {
   TightnessOptions o = Small();
-  o.parameters = {"eps", "scale"};
+  o.parameters = {StudyParameter::kEps, StudyParameter::kScale};
   const TightnessResult r = RunTightness(o);
   ASSERT_EQ(r.rows.size(), 2u);
   for (const TightnessRow& row : r.rows) {
     EXPECT_EQ(row.family, "nested");
     for (const TightnessPoint& point : row.points)
       for (const TightnessSample& s : point.lower)
-        EXPECT_EQ(s.sample.censoring, Censoring::kNone) << row.parameter << " " << point.value;
+        EXPECT_EQ(s.sample.censoring, Censoring::kNone)
+            << ParameterName(row.parameter) << " " << point.value;
     // T* ∝ (a/ε)²: exponent 2 in 1/ε. On the scale row L is only near-proportional to the
     // slope a, so the exponent in L is 2·ln(a ratio)/ln(L ratio) over the grid (and the row
     // warns when those differ by more than 10%). Fitted over T* from ~10^2 to ~10^4: within
     // 0.2 of that (integer effects at small T*).
     double expected = 2.0;
-    if (row.parameter == "scale") {
+    if (row.parameter == StudyParameter::kScale) {
       const TightnessPoint &a = row.points.front(), &b = row.points.back();
       expected = 2 * std::log(b.value / a.value) / std::log(b.regressor / a.regressor);
       EXPECT_EQ(row.warnings.empty(),
                 std::abs(b.regressor / b.value / (a.regressor / a.value) - 1) <= 0.1);
     }
-    EXPECT_NEAR(row.lower.exponent, expected, 0.2) << row.parameter;
-    EXPECT_EQ(row.verdict.verdict, Verdict::kTight) << row.parameter << ": " << row.verdict.reason;
+    EXPECT_NEAR(row.lower.exponent, expected, 0.2) << ParameterName(row.parameter);
+    EXPECT_EQ(row.verdict.verdict, Verdict::kTight)
+        << ParameterName(row.parameter) << ": " << row.verdict.reason;
   }
 }
 
 // Three nested heads: T* grows like (L/ε)³, above the paper's exponent 2 in 1/ε.
 TEST(Tightness, ThreeNestedHeadsContradictThePapersExponent) {
   TightnessOptions o = Small();
-  o.parameters = {"eps"};
+  o.parameters = {StudyParameter::kEps};
   o.heads = 3;
   o.points = 4;
   o.seeds = 2;
@@ -126,7 +128,7 @@ TEST(Tightness, ThreeNestedHeadsContradictThePapersExponent) {
 
 TEST(Tightness, ACappedMemberCensorsItsPointAndStaysOutOfTheFit) {
   TightnessOptions o = Small();
-  o.parameters = {"eps"};
+  o.parameters = {StudyParameter::kEps};
   o.heads = 1;
   o.points = 4;
   // 0.1/8 needs T* ≈ 80 at S = 2 (≈ 3200 statistics evaluated one by one below the pruned
@@ -142,7 +144,7 @@ TEST(Tightness, ACappedMemberCensorsItsPointAndStaysOutOfTheFit) {
 
 TEST(Tightness, PointWitnessesReplay) {
   TightnessOptions o = Small();
-  o.parameters = {"eps"};
+  o.parameters = {StudyParameter::kEps};
   o.out = (std::filesystem::temp_directory_path() /
            ("ltsim_tightness_test_" + std::to_string(::getpid())))
               .string();
