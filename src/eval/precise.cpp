@@ -65,11 +65,12 @@ struct PLayer {
   PVec in_bias;
 };
 
-// Per first-layer head, for the streaming pass (D ≤ kTwoLayerMaxTypes): logits(q, κ) =
+// Per first-layer head, for the streaming pass (D ≤ kMaxTableTypes): logits(q, κ) =
 // y⁰_κᵀ M y⁰_q by query type q and key type κ, and for softmax exps(q, κ) = e^logits(q, κ) and
 // e^φ[t]. Softmax weights are then e^a / Σ e^a, which equals docs/model.md §3's
-// e^(a − a*) / Σ e^(a − a*) exactly (the shift cancels). 50-digit exponents reach 10^(10^8),
-// so the exps are only tabled when every |a| + ln 2^64·|φ[t]| ≤ kMaxTabledExponent; beyond
+// e^(a − a*) / Σ e^(a − a*) exactly (the shift cancels). cpp_bin_float_50's binary exponent
+// is an int (e^a overflows for a of order 10^9), so the exps are only tabled when every
+// |a| + ln 2^64·|φ[t]| ≤ kMaxTabledExponent; beyond
 // (logits up to 10^100 are valid, docs/formats.md §6.1) e^a would overflow to ∞ and ∞/∞ = NaN,
 // and the per-key path with the shift by a* is used instead.
 constexpr double kMaxTabledExponent = 1e7;

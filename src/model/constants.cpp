@@ -143,6 +143,19 @@ double LipschitzConstant(const Transformer& model) {
   return SpectralNorm(model.readout_weight) * (u + mlp);
 }
 
+namespace {
+
+// ln(1 + ‖B‖‖A‖) of a layer's MLP without overflow in the product (both norms are doubles for
+// an accepted model, their product need not be).
+double LogOnePlusGain(const Layer& layer) {
+  if (!layer.mlp) return 0.0;
+  const double a = SpectralNorm(layer.mlp->in), b = SpectralNorm(layer.mlp->out);
+  const double gain = a * b;
+  return std::isfinite(gain) ? std::log1p(gain) : std::log(a) + std::log(b);
+}
+
+}  // namespace
+
 double LogComplexity(const Transformer& model) {
   if (model.layers.size() > 2) return std::numeric_limits<double>::quiet_NaN();
   const double r0 = InputRadius(model);
@@ -154,11 +167,16 @@ double LogComplexity(const Transformer& model) {
     exponent += SpectralNorm(head.qk) * r0 * r0 + o * r0 + head.bias.cwiseAbs().maxCoeff();
     values += o;
   }
-  const double mlp_bias = first.mlp ? SpectralNorm(first.mlp->out) * first.mlp->in_bias.norm() : 0;
-  const double r1 = r0 * (1.0 + values) * (1.0 + MlpGain(first)) + mlp_bias;
-  double poly = (1.0 + SpectralNorm(model.readout_weight));
-  if (model.layers.size() == 1)
-    return exponent + std::log(poly * (1.0 + MlpGain(first)) * (1.0 + r0));
+  // In logs, and r₁ = u + ‖B‖(‖A‖u) + ‖B‖‖b‖ (u = R₀(1 + Σ‖O_h‖)) associated like
+  // MagnitudeBound: finite for every accepted model, where the product form could be ∞ or
+  // 0·∞ (docs/formats.md §6.1).
+  const double u = r0 * (1.0 + values);
+  const double r1 = first.mlp
+                        ? u + SpectralNorm(first.mlp->out) * (SpectralNorm(first.mlp->in) * u) +
+                              SpectralNorm(first.mlp->out) * first.mlp->in_bias.norm()
+                        : u;
+  double log_poly = std::log1p(SpectralNorm(model.readout_weight));
+  if (model.layers.size() == 1) return exponent + log_poly + LogOnePlusGain(first) + std::log1p(r0);
   const Layer& second = model.layers[1];
   double second_m = 0.0;
   double second_o = 0.0;
@@ -167,8 +185,8 @@ double LogComplexity(const Transformer& model) {
     second_o += SpectralNorm(head.ov);
   }
   exponent += second_m * r1 * r1;
-  poly *= (1.0 + second_o) * (1.0 + MlpGain(second)) * (1.0 + r1);
-  return exponent + std::log(poly);
+  log_poly += std::log1p(second_o) + LogOnePlusGain(second) + std::log1p(r1);
+  return exponent + log_poly;
 }
 
 double Complexity(const Transformer& model) { return std::exp(LogComplexity(model)); }

@@ -50,8 +50,8 @@ std::string Short(double value) {
 
 double MagnitudeBound(const Transformer& model) {
   // A norm that overflows, or 0 × ∞ (zero inputs times an overflowing norm), makes the
-  // bound +∞: std::max would silently drop the NaN, and the model would pass with
-  // constants (L, C(f)) that are not finite.
+  // bound +∞: std::max would silently drop the NaN, and the model would pass with a
+  // Lipschitz constant L(f) that is not finite.
   bool overflow = false;
   double worst = 0.0;
   const auto note = [&](double value) {

@@ -222,7 +222,7 @@ void RunSweep(const StatisticArgs& args) {
       {"locality", o.locality}, {"alphabet", o.alphabet}, {"iterations", o.iterations}};
   doc["paper_rate"] = -1.0 / 3;
   doc["series"] = Json::array();
-  std::string csv = "method,input,n,min,median,max,censored,certified_upper,rate,ci_low,ci_high\n";
+  std::string csv = "method,input,n,min,median,max,censored,rate,ci_low,ci_high,certified_upper\n";
   for (const AttackSeries& s : r.series) {
     Json points = Json::array();
     for (std::size_t j = 0; j < s.points.size(); ++j) {
@@ -238,10 +238,10 @@ void RunSweep(const StatisticArgs& args) {
                         {"max", spread.max},
                         {"censored", censored},
                         {"certified_upper", Number(s.certified[j])}});
-      csv +=
-          fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", s.method, s.input, p.value, spread.min,
-                      spread.median, spread.max, censored ? 1 : 0, s.certified[j], s.rate.exponent,
-                      s.rate.ci ? s.rate.ci->first : NAN, s.rate.ci ? s.rate.ci->second : NAN);
+      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", s.method, s.input, p.value,
+                         spread.min, spread.median, spread.max, censored ? 1 : 0, s.rate.exponent,
+                         s.rate.ci ? s.rate.ci->first : NAN, s.rate.ci ? s.rate.ci->second : NAN,
+                         s.certified[j]);
     }
     doc["series"].push_back({{"method", s.method},
                              {"input", s.input},

@@ -418,10 +418,25 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
                      {"precision_bits", "--precision"},
                      {"schemes", "--methods"}});
     TightnessOptions o = args->options;
-    o.theorem = ParseFlag("--theorem", kTheoremNames, args->theorem);
+    const auto shown = [](const std::string& name) {
+      return name.size() > 60 ? name.substr(0, 60) + "..." : name;  // one short line
+    };
+    const auto theorem = kTheoremNames.Find(args->theorem);
+    if (!theorem)
+      throw InputError("--theorem: unknown theorem '" + shown(args->theorem) +
+                       "' (known: 4.1, 5.3; 5.2 is not available yet, docs/tightness.md §5)");
+    o.theorem = *theorem;
+    std::string known;
+    for (StudyParameter p : TightnessParameters(o.theorem))
+      known += (known.empty() ? "" : ", ") + std::string(ParameterName(p));
     if (!args->parameters.empty())
-      for (const std::string& name : SplitList(args->parameters, "--parameters"))
-        o.parameters.push_back(ParseFlag("--parameters", kStudyParameterNames, name));
+      for (const std::string& name : SplitList(args->parameters, "--parameters")) {
+        const auto parameter = kStudyParameterNames.Find(name);
+        if (!parameter)
+          throw InputError("--parameters: unknown parameter '" + shown(name) + "' (known for " +
+                           "Theorem " + args->theorem + ": " + known + ")");
+        o.parameters.push_back(*parameter);
+      }
     if (!args->schemes.empty()) o.schemes = SplitList(args->schemes, "--methods");
     if (o.theorem != Theorem::k53 && (!args->schemes.empty() || x_length->count() > 0))
       throw InputError(std::string(args->schemes.empty() ? "--x-length" : "--methods") +

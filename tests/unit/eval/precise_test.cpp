@@ -172,7 +172,7 @@ TEST(PreciseEvalTest, AReadoutSumThatCancels) {
 
 // A two-layer model whose softmax first layer has logits ±10^30 (valid: the magnitude bound
 // of docs/formats.md §6.1 allows 10^100). The streaming pass tabled e^a per key, which is ∞
-// beyond a ≈ 2·10^8 in 50 digits, so ∞/∞ = NaN reached the second layer and its internal
+// in 50 digits for a of order 10^9 and more, so ∞/∞ = NaN reached the second layer and its internal
 // check aborted (found by the eval fuzz harness). The first layer attends to the newest 1
 // (y⁰ = 10^15 ≫ the 0s), so both evaluators give the same finite outputs.
 TEST(PreciseEvalTest, SoftmaxLogitsBeyondTheExponentRangeOfATable) {

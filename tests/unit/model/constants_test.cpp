@@ -360,6 +360,13 @@ TEST(LipschitzConstant, FiniteWhenZeroInputsMeetHugeGains) {
   model.layers.front().mlp = mlp;
   ExpectValid(model);
   EXPECT_EQ(LipschitzConstant(model), 0.0);
+  // ln C(f) = ln(1 + ‖W‖) + ln(1 + ‖B‖‖A‖) + ln(1 + R) with ‖W‖ = 1e200 and ‖B‖‖A‖ = 2e400,
+  // which overflows as a product but not in logs: 600 ln 10 + ln 2. A second layer sees r₁ = 0,
+  // not 0·∞.
+  EXPECT_NEAR(LogComplexity(model), 600 * std::log(10.0) + std::log(2.0), 1e-9);
+  model.layers.push_back(model.layers.front());
+  ExpectValid(model);
+  EXPECT_TRUE(std::isfinite(LogComplexity(model))) << LogComplexity(model);
 }
 
 TEST(LipschitzConstant, NaNUnlessOneLayer) {

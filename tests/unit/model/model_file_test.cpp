@@ -502,7 +502,8 @@ TEST(ModelFileErrors, AnOverflowingNormOnZeroInputsIsStillTooLarge) {
   json["layers"][0]["heads"][0]["ov"][1][1] = 1.5e308;
   EXPECT_NE(
       MutationError(json).find("m.json: weights: too large: intermediate values may reach inf"),
-      std::string::npos);  // Entries of 1e200 square to ∞ but their norm is a double: 1.4e200, times R = 0.
+      std::string::npos);
+  // Entries of 1e200 square to ∞ but their norm is a double: 1.4e200, times R = 0.
   json["layers"][0]["heads"][0]["ov"][0][0] = 1e200;
   json["layers"][0]["heads"][0]["ov"][1][1] = 1e200;
   EXPECT_NO_THROW(ParseModel(json.dump(), "m.json"));
