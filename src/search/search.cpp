@@ -369,4 +369,20 @@ SearchWitness SearchWitnessFromJson(const nlohmann::json& json, const std::strin
   return w;
 }
 
+io::Json SearchOptionsToJson(const SearchOptions& o) {
+  return io::Json{{"objective", kSearchObjectiveNames.Name(o.objective)},
+                  {"eps", o.eps},
+                  {"n", o.n},
+                  {"restarts", o.restarts},
+                  {"iterations", o.iterations},
+                  {"step", o.step},
+                  {"step_grid", o.step_grid},
+                  {"perturb_f", o.perturb_f},
+                  {"proposals", kProposalSetNames.Name(o.proposals)},
+                  {"search_x", o.search_x},
+                  {"input", InputKindName(o.input.kind)},
+                  {"x_length", o.input.length},
+                  {"method", "frequency"}};
+}
+
 }  // namespace ltsim

@@ -187,4 +187,22 @@ ExperimentResult RunExperiment(const ExperimentOptions& options) {
   return r;
 }
 
+io::Json ExperimentOptionsToJson(const ExperimentOptions& o) {
+  return io::Json{{"omegas", o.omegas},
+                  {"primes", o.primes},
+                  {"alphabets", o.alphabets},
+                  {"ks", o.ks},
+                  {"kgram_fixed_k", o.kgram_fixed_k},
+                  {"kgram_fixed_alphabet", o.kgram_fixed_alphabet},
+                  {"eps", o.eps},
+                  {"kgram_eps", o.kgram_eps},
+                  {"accuracy", o.accuracy},
+                  {"seeds", o.seeds},
+                  {"kgram_seeds", o.kgram_seeds},
+                  {"x_length", o.x_length},
+                  {"fixed_n", o.fixed_n},
+                  {"input", InputKindName(o.input)},
+                  {"kgram_method", o.kgram_method}};
+}
+
 }  // namespace ltsim

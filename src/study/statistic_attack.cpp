@@ -385,4 +385,13 @@ const AttackCell& AttackSweepResult::Cell(std::size_t method, std::size_t n, std
   return cells.at(((method * N + n) * I + input) * K + seed);
 }
 
+io::Json AttackSweepOptionsToJson(const AttackSweepOptions& o) {
+  std::string inputs;
+  for (InputKind kind : o.inputs)
+    inputs += (inputs.empty() ? "" : ",") + std::string(InputKindName(kind));
+  return io::Json{{"methods", o.methods},   {"lengths", o.lengths},   {"inputs", inputs},
+                  {"x_length", o.x_length}, {"seeds", o.seeds},       {"lipschitz", o.lipschitz},
+                  {"locality", o.locality}, {"alphabet", o.alphabet}, {"iterations", o.iterations}};
+}
+
 }  // namespace ltsim

@@ -339,4 +339,23 @@ SweepResult RunSweep(const SweepOptions& options) {
   return r;
 }
 
+io::Json SweepOptionsToJson(const SweepOptions& o) {
+  return io::Json{
+      {"parameter", ParameterName(o.parameter)},
+      {"values", o.values},
+      {"eps", o.eps},
+      {"pairs", o.pairs},
+      {"x_length", o.x_length},
+      {"fixed_n", o.fixed_n},
+      {"input", InputKindName(o.input)},
+      {"delta", o.delta},
+      {"grid", o.base.grid},
+      {"simulator", "frequency"},
+      {"method", o.search ? "search" : "random"},
+      {"iterations", o.iterations},
+      {"precision_bits", o.precision_bits},
+      {"bound", o.parameter == StudyParameter::kMargin ? "max(thm4.1-hardmax, thm4.1-length)"
+                                                       : "thm4.1-length"}};
+}
+
 }  // namespace ltsim

@@ -505,4 +505,21 @@ TightnessResult RunTightness(const TightnessOptions& options) {
   return result;
 }
 
+io::Json TightnessOptionsToJson(const TightnessOptions& o) {
+  std::vector<std::string> parameters;
+  for (StudyParameter p : o.parameters) parameters.emplace_back(ParameterName(p));
+  return io::Json{{"theorem", kTheoremNames.Name(o.theorem)},
+                  {"parameters", parameters},
+                  {"seeds", o.seeds},
+                  {"points", o.points},
+                  {"budget", o.statistics_budget},
+                  {"precision_bits", o.precision_bits},
+                  {"validate", o.validate},
+                  {"max_x_length", o.max_x_length},
+                  {"methods", o.schemes},
+                  {"x_length", o.statistic_x_length},
+                  {"threads", o.threads},
+                  {"out", o.out}};
+}
+
 }  // namespace ltsim

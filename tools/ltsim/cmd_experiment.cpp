@@ -76,21 +76,7 @@ Json ExperimentJson(const ExperimentResult& r) {
   const ExperimentOptions& o = r.options;
   Json doc;
   doc["context"] = Context("experiment paper", o.seed);
-  doc["options"] = {{"omegas", o.omegas},
-                    {"primes", o.primes},
-                    {"alphabets", o.alphabets},
-                    {"ks", o.ks},
-                    {"kgram_fixed_k", o.kgram_fixed_k},
-                    {"kgram_fixed_alphabet", o.kgram_fixed_alphabet},
-                    {"eps", o.eps},
-                    {"kgram_eps", o.kgram_eps},
-                    {"accuracy", o.accuracy},
-                    {"seeds", o.seeds},
-                    {"kgram_seeds", o.kgram_seeds},
-                    {"x_length", o.x_length},
-                    {"fixed_n", o.fixed_n},
-                    {"input", InputKindName(o.input)},
-                    {"kgram_method", o.kgram_method}};
+  doc["options"] = ExperimentOptionsToJson(o);
   doc["definition"] =
       "one-layer tasks: frequency simulator, NeededLength(f, f) (binary search on n_j = "
       "ceil((tau+2)*2^(j/4))), max over the x seeds; kgram: the smallest grid n, scanned "

@@ -92,19 +92,7 @@ Json SearchJson(const SearchResult& r) {
   const SearchOptions& o = r.options;
   Json doc;
   doc["context"] = Context("search", o.seed);
-  doc["options"] = {{"objective", kSearchObjectiveNames.Name(o.objective)},
-                    {"eps", o.eps},
-                    {"n", o.n},
-                    {"restarts", o.restarts},
-                    {"iterations", o.iterations},
-                    {"step", o.step},
-                    {"step_grid", o.step_grid},
-                    {"perturb_f", o.perturb_f},
-                    {"proposals", kProposalSetNames.Name(o.proposals)},
-                    {"search_x", o.search_x},
-                    {"input", InputKindName(o.input.kind)},
-                    {"x_length", o.input.length},
-                    {"method", "frequency"}};
+  doc["options"] = SearchOptionsToJson(o);
   doc["restarts"] = Json::array();
   for (const SearchRestart& s : r.restarts)
     doc["restarts"].push_back({{"index", s.index},

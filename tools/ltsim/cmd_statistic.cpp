@@ -216,10 +216,7 @@ void RunSweep(const StatisticArgs& args) {
   Json doc;
   doc["context"] = Context("statistic --sweep", o.seed);
   doc["label"] = kAttackLabel;
-  doc["options"] = {
-      {"methods", o.methods},   {"lengths", o.lengths},   {"inputs", args.inputs},
-      {"x_length", o.x_length}, {"seeds", o.seeds},       {"lipschitz", o.lipschitz},
-      {"locality", o.locality}, {"alphabet", o.alphabet}, {"iterations", o.iterations}};
+  doc["options"] = AttackSweepOptionsToJson(o);
   doc["paper_rate"] = -1.0 / 3;
   doc["series"] = Json::array();
   std::string csv = "method,input,n,min,median,max,censored,rate,ci_low,ci_high,certified_upper\n";

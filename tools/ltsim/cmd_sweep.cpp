@@ -103,22 +103,7 @@ Json SweepJson(const SweepResult& r) {
   const SweepOptions& o = r.options;
   Json doc;
   doc["context"] = Context("sweep", o.seed);
-  doc["options"] = {
-      {"parameter", ParameterName(o.parameter)},
-      {"values", o.values},
-      {"eps", o.eps},
-      {"pairs", o.pairs},
-      {"x_length", o.x_length},
-      {"fixed_n", o.fixed_n},
-      {"input", InputKindName(o.input)},
-      {"delta", o.delta},
-      {"grid", o.base.grid},
-      {"simulator", "frequency"},
-      {"method", o.search ? "search" : "random"},
-      {"iterations", o.iterations},
-      {"precision_bits", o.precision_bits},
-      {"bound", o.parameter == StudyParameter::kMargin ? "max(thm4.1-hardmax, thm4.1-length)"
-                                                       : "thm4.1-length"}};
+  doc["options"] = SweepOptionsToJson(o);
   doc["method"] = MethodName(o);
   doc["fit_kind"] = FitKind(o);
   doc["fit_x"] = o.parameter == StudyParameter::kScale    ? "L (largest over the point's pairs)"

@@ -150,20 +150,7 @@ Json TightnessJson(const TightnessResult& result) {
   const TightnessOptions& o = result.options;
   Json doc;
   doc["context"] = Context("tightness", o.seed);
-  std::vector<std::string> parameters;
-  for (StudyParameter p : o.parameters) parameters.emplace_back(ParameterName(p));
-  doc["options"] = {{"theorem", kTheoremNames.Name(o.theorem)},
-                    {"parameters", parameters},
-                    {"seeds", o.seeds},
-                    {"points", o.points},
-                    {"budget", o.statistics_budget},
-                    {"precision_bits", o.precision_bits},
-                    {"validate", o.validate},
-                    {"max_x_length", o.max_x_length},
-                    {"methods", o.schemes},
-                    {"x_length", o.statistic_x_length},
-                    {"threads", o.threads},
-                    {"out", o.out}};
+  doc["options"] = TightnessOptionsToJson(o);
   doc["labels"] = {{"lower", kLowerLabel},
                    {"upper", kUpperLabel},
                    {"simulator", kSimulatorLabel},

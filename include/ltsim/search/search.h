@@ -12,6 +12,7 @@
 #include "ltsim/core/work.h"
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/gen/model_generator.h"
+#include "ltsim/io/json.h"
 #include "ltsim/io/names.h"
 #include "ltsim/model/transformer.h"
 
@@ -217,5 +218,8 @@ SearchWitness SearchWitnessFromJson(const nlohmann::json& json, const std::strin
 
 /// Longest x (and largest n) a search witness may hold (docs/formats.md §6.1).
 inline constexpr std::uint64_t kMaxSearchWitnessLength = 10'000'000;
+
+/// The options as `search --json` records them.
+io::Json SearchOptionsToJson(const SearchOptions& options);
 
 }  // namespace ltsim

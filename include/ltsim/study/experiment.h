@@ -8,6 +8,7 @@
 
 #include "ltsim/core/progress.h"
 #include "ltsim/gen/input_generator.h"
+#include "ltsim/io/json.h"
 #include "ltsim/model/transformer.h"
 #include "ltsim/strings/source.h"
 #include "ltsim/study/fit.h"
@@ -78,5 +79,8 @@ struct ExperimentResult {
 /// Runs the four series. Pure in the options. InputError for bad options (empty grids are
 /// allowed and skip the series; non-positive values, ε ∉ (0, 1), seeds < 1, |x| < 10).
 ExperimentResult RunExperiment(const ExperimentOptions& options);
+
+/// The options as `experiment paper --json` records them.
+io::Json ExperimentOptionsToJson(const ExperimentOptions& options);
 
 }  // namespace ltsim

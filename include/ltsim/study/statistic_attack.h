@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ltsim/gen/input_generator.h"
+#include "ltsim/io/json.h"
 #include "ltsim/model/transformer.h"
 #include "ltsim/strings/source.h"
 #include "ltsim/study/fit.h"
@@ -109,5 +110,9 @@ struct AttackSweepResult {
 };
 
 AttackSweepResult RunAttackSweep(const AttackSweepOptions& options);
+
+/// The options as `statistic --sweep --json` records them (docs/lemma53.md §2); `inputs` is
+/// the families' names joined by commas.
+io::Json AttackSweepOptionsToJson(const AttackSweepOptions& options);
 
 }  // namespace ltsim

@@ -12,6 +12,7 @@
 #include "ltsim/core/work.h"
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/gen/model_generator.h"
+#include "ltsim/io/json.h"
 #include "ltsim/study/parameter.h"
 
 namespace ltsim {
@@ -137,5 +138,8 @@ ExponentFit FitLogLinear(const std::vector<double>& x, const std::vector<double>
 /// identical for any thread count. InputError for bad options (unknown parameter, fewer than 2
 /// values, non-positive values).
 SweepResult RunSweep(const SweepOptions& options);
+
+/// The options as `sweep --json` and sweep.json record them (docs/formats.md §3.5).
+io::Json SweepOptionsToJson(const SweepOptions& options);
 
 }  // namespace ltsim

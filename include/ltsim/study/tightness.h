@@ -9,6 +9,7 @@
 
 #include "ltsim/core/progress.h"
 #include "ltsim/core/types.h"
+#include "ltsim/io/json.h"
 #include "ltsim/study/fit.h"
 #include "ltsim/study/parameter.h"
 #include "ltsim/study/verdict.h"
@@ -115,5 +116,8 @@ std::vector<StudyParameter> TightnessParameters(Theorem theorem);
 /// parallel, stored by index. InputError for an unknown theorem or parameter, seeds < 1,
 /// points < 3 or a budget of 0; 5.2 is refused (docs/tightness.md §5).
 TightnessResult RunTightness(const TightnessOptions& options);
+
+/// The options as `tightness --json` and tightness.json record them (docs/tightness.md).
+io::Json TightnessOptionsToJson(const TightnessOptions& options);
 
 }  // namespace ltsim

@@ -214,6 +214,28 @@ void ExpectOptionError(Run run, const std::string& key) {
   }
 }
 
+TEST(StudyOptionsJson, EachOptionsStructWritesItsOwnRecord) {
+  SweepOptions sweep = Tiny();
+  sweep.parameter = StudyParameter::kMargin;
+  const io::Json s = SweepOptionsToJson(sweep);
+  EXPECT_EQ(s["parameter"], "margin");
+  EXPECT_EQ(s["values"], io::Json(sweep.values));
+  EXPECT_EQ(s["bound"], "max(thm4.1-hardmax, thm4.1-length)");
+  EXPECT_EQ(s["method"], "search");
+  TightnessOptions tightness;
+  tightness.theorem = Theorem::k53;
+  tightness.parameters = {StudyParameter::kN};
+  const io::Json t = TightnessOptionsToJson(tightness);
+  EXPECT_EQ(t["theorem"], "5.3");
+  EXPECT_EQ(t["parameters"], io::Json::array({"n"}));
+  EXPECT_EQ(t["budget"], tightness.statistics_budget);
+  AttackSweepOptions attack;
+  attack.inputs = {InputKind::kUniform, InputKind::kPeriodic};
+  EXPECT_EQ(AttackSweepOptionsToJson(attack)["inputs"], "uniform,periodic");
+  ExperimentOptions experiment;
+  EXPECT_EQ(ExperimentOptionsToJson(experiment)["seeds"], experiment.seeds);
+}
+
 TEST(StudyOptionErrors, NameTheFieldNotAFlag) {
   SweepOptions sweep;
   sweep.parameter = StudyParameter::kAlphabet;
