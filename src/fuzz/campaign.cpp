@@ -110,15 +110,19 @@ Json CaseLine(const CaseSpec& c, const CaseResult& r, const std::vector<std::str
   line["cell"]["pair"] = PairKindName(c.pair);
   line["method"] = c.method;
   line["n"] = c.target_length;
-  line["x_length"] = r.x_length;
-  line["z_length"] = r.z_length;
-  line["f_x"] = r.f_x;
-  line["g_x"] = r.g_x;
-  line["sim_f"] = Number(r.sim_f);
-  line["sim_g"] = Number(r.sim_g);
-  line["gap_x"] = Number(r.gap_x);
-  line["gap_z"] = Number(r.gap_z);
-  line["eta"] = Number(r.eta);
+  const SandwichResult& s = r.sandwich;
+  const auto values = [](const Vector& v) {
+    return std::vector<double>(v.data(), v.data() + v.size());
+  };
+  line["x_length"] = s.x_length;
+  line["z_length"] = s.z_length;
+  line["f_x"] = values(s.f.on_x);
+  line["g_x"] = values(s.g.on_x);
+  line["sim_f"] = Number(s.f.sim);
+  line["sim_g"] = Number(s.g.sim);
+  line["gap_x"] = Number(s.gap_x);
+  line["gap_z"] = Number(s.gap_z);
+  line["eta"] = Number(s.simulation.eta);
   line["statistic"] = Number(r.statistic);
   Json props = Json::object();
   for (int k = 0; k < kPropertyCount; ++k) {

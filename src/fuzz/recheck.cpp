@@ -50,7 +50,9 @@ Recheck Skipped(std::string reason) {
 class PreciseSides {
  public:
   PreciseSides(const CaseSpec& spec, const CaseResult& result)
-      : spec_(spec), x_(MakeInput(spec.input)), z_(MakeRunSource(result.z, "z")) {}
+      : spec_(spec),
+        x_(MakeInput(spec.input)),
+        z_(MakeRunSource(result.sandwich.simulation.z, "z")) {}
 
   // Why the four outputs cannot be computed precisely, or nullopt.
   std::optional<std::string> Refusal() const {
@@ -110,8 +112,9 @@ Recheck Transfer(const CaseSpec& spec, PreciseSides& p) {
 
 // sim ≤ L·η for both models; the worse side (by precise ratio) is reported.
 Recheck FrequencyRate(const CaseResult& result, PreciseSides& p) {
-  const Real eta = result.eta;
-  const Real bound_f = Real(result.lipschitz_f) * eta, bound_g = Real(result.lipschitz_g) * eta;
+  const Real eta = result.sandwich.simulation.eta;
+  const Real bound_f = Real(result.sandwich.f.lipschitz) * eta,
+             bound_g = Real(result.sandwich.g.lipschitz) * eta;
   const Real sim_f = p.sim_f(), sim_g = p.sim_g();
   const bool f_holds = PreciseLessOrClose(sim_f, bound_f);
   const bool g_holds = PreciseLessOrClose(sim_g, bound_g);
@@ -192,8 +195,8 @@ Real PreciseAverage(const Source& s, const RandomLipschitzFunction& p) {
 Recheck Lemma53(const CaseSpec& spec, const CaseResult& result, PreciseSides& p) {
   const int locality = std::max(spec.f.locality, spec.g.locality);
   const RandomLipschitzFunction fn(spec.function_seed, spec.f.alphabet, locality, 1.0);
-  const Real statistic =
-      abs(PreciseAverage(p.x(), fn) - PreciseAverage(*MakeRunSource(result.z, "z"), fn));
+  const Real statistic = abs(PreciseAverage(p.x(), fn) -
+                             PreciseAverage(*MakeRunSource(result.sandwich.simulation.z, "z"), fn));
   const Real rate = (Real(fn.size_bound()) + Real(fn.lipschitz())) * Real(locality + 1) /
                     pow(Real(spec.target_length), Real(1) / 3);
   return Verdict(statistic, Real(spec.lemma_constant) * rate,

@@ -57,12 +57,13 @@ Json WitnessJson(const CaseSpec& spec, const CaseResult& result, Property proper
   w["observed"] = Number(o.observed);
   w["bound"] = Number(o.bound);
   w["ratio"] = JsonRatio(o.ratio);
-  w["numbers"] = {{"x_length", result.x_length},   {"z_length", result.z_length},
-                  {"sim_f", Number(result.sim_f)}, {"sim_g", Number(result.sim_g)},
-                  {"gap_x", Number(result.gap_x)}, {"gap_z", Number(result.gap_z)},
-                  {"eta", Number(result.eta)},     {"statistic", Number(result.statistic)}};
+  const SandwichResult& s = result.sandwich;
+  w["numbers"] = {{"x_length", s.x_length},          {"z_length", s.z_length},
+                  {"sim_f", Number(s.f.sim)},        {"sim_g", Number(s.g.sim)},
+                  {"gap_x", Number(s.gap_x)},        {"gap_z", Number(s.gap_z)},
+                  {"eta", Number(s.simulation.eta)}, {"statistic", Number(result.statistic)}};
   w["recheck"] = RecheckJson(o.recheck);
-  w["z"] = Runs(result.z);
+  w["z"] = Runs(s.simulation.z);
   return w;
 }
 

@@ -163,8 +163,8 @@ int RunOneCase(const CampaignOptions& o, std::uint64_t index, bool json) {
     doc["case"] = index;
     doc["method"] = spec.method;
     doc["n"] = spec.target_length;
-    doc["x_length"] = result.x_length;
-    doc["z_length"] = result.z_length;
+    doc["x_length"] = result.sandwich.x_length;
+    doc["z_length"] = result.sandwich.z_length;
     doc["error"] = result.error;
     doc["properties"] = props;
     doc["refuted"] = refuted;
@@ -174,8 +174,8 @@ int RunOneCase(const CampaignOptions& o, std::uint64_t index, bool json) {
   std::cout << fmt::format(
       "ltsim fuzz: seed {}, case {} alone: method {}, |x| = {}, |z| = {} "
       "(target {}){}\n",
-      o.seed, index, spec.method, result.x_length, result.z_length, spec.target_length,
-      result.error.empty() ? "" : "; the method refused: " + result.error);
+      o.seed, index, spec.method, result.sandwich.x_length, result.sandwich.z_length,
+      spec.target_length, result.error.empty() ? "" : "; the method refused: " + result.error);
   for (const auto& [name, p] : props.items())
     std::cout << fmt::format(
         "  {:<16} {}  observed {} vs bound {} (ratio {}){}\n", name,

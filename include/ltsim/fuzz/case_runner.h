@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ltsim/check/sandwich.h"
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/gen/model_generator.h"
 #include "ltsim/model/transformer.h"
@@ -93,18 +94,12 @@ struct Outcome {
   Recheck recheck;
 };
 
-/// Every number of a case.
+/// Every number of a case: the sandwich as RunSandwich measured it (both models on x and z,
+/// sim, gaps, L, the simulation with z and η), the Lemma 5.3 difference, and the properties.
 struct CaseResult {
-  std::uint64_t x_length = 0;
-  std::uint64_t z_length = 0;
-  std::vector<double> f_x, g_x, f_z, g_z;
-  double sim_f = 0, sim_g = 0, gap_x = 0, gap_z = 0;
-  double eta = std::numeric_limits<double>::quiet_NaN();
-  double lipschitz_f = std::numeric_limits<double>::quiet_NaN();
-  double lipschitz_g = std::numeric_limits<double>::quiet_NaN();
+  SandwichResult sandwich;
   double statistic = std::numeric_limits<double>::quiet_NaN();  ///< Lemma 5.3 difference
   Outcome outcomes[kPropertyCount];
-  std::vector<Run> z;
   std::string error;  ///< an InputError the case raised (e.g. n below a method's minimum)
 
   const Outcome& outcome(Property p) const { return outcomes[static_cast<int>(p)]; }

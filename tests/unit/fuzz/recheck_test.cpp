@@ -52,7 +52,7 @@ TEST(RecheckTest, APlantedBugIsConfirmedInHighPrecision) {
   EXPECT_EQ(o.recheck.status, RecheckStatus::kConfirmed) << o.recheck.reason;
   // The precise observed value is the double one to ~1e-15 (one-layer outputs of size O(1)).
   EXPECT_NEAR(std::stod(o.recheck.observed), o.observed, 1e-12 * (1 + o.observed));
-  EXPECT_EQ(o.recheck.f_x.size(), result.f_x.size());
+  EXPECT_EQ(o.recheck.f_x.size(), static_cast<std::size_t>(result.sandwich.f.on_x.size()));
   const auto w = WitnessJson(spec, result, Property::kFrequencyRate, 3);
   EXPECT_EQ(w["recheck"]["status"], "confirmed");
   EXPECT_EQ(w["recheck"]["digits"], kPreciseDigits);
@@ -82,8 +82,8 @@ TEST(RecheckTest, ARefutationThatHoldsInHighPrecisionIsUnconfirmed) {
 TEST(RecheckTest, TransferWhosePremiseFailsInHighPrecisionIsUnconfirmed) {
   CaseResult result;
   CaseSpec spec = FirstRefutedCase(result);
-  ASSERT_GT(result.gap_z, 0.0);
-  spec.epsilon = result.gap_z / 2;
+  ASSERT_GT(result.sandwich.gap_z, 0.0);
+  spec.epsilon = result.sandwich.gap_z / 2;
   for (Outcome& o : result.outcomes) o = Outcome{};
   Outcome& o = result.outcomes[static_cast<int>(Property::kTransfer)];
   o.checked = true;
