@@ -96,6 +96,11 @@ VerdictResult DecideRateVerdict(const ExponentEstimate& lower, const ExponentEst
   if (!std::isfinite(paper))
     return Inconclusive(
         fmt::format("no paper rate for this row; lower side's interval {}", Interval(*lower.ci)));
+  // Spanning 0 first: an interval such as [−0.2, 0.1] lies above −1/3 but does not show any
+  // decay, so it can contradict nothing.
+  if (SpansZero(*lower.ci, tolerance))
+    return Inconclusive(
+        fmt::format("lower side's interval {} spans 0: decay not shown", Interval(*lower.ci)));
   if (low > paper + tolerance) {
     v.verdict = Verdict::kContradicts;
     v.reason = fmt::format(
@@ -104,9 +109,6 @@ VerdictResult DecideRateVerdict(const ExponentEstimate& lower, const ExponentEst
         Interval(*lower.ci), paper);
     return v;
   }
-  if (SpansZero(*lower.ci, tolerance))
-    return Inconclusive(
-        fmt::format("lower side's interval {} spans 0: decay not shown", Interval(*lower.ci)));
   if (low <= paper + tolerance && paper <= high + tolerance) {
     v.verdict = Verdict::kTight;
     v.reason = fmt::format("lower side's interval {} contains the paper's exponent {:.3g}{}",

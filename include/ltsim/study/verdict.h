@@ -43,8 +43,9 @@ VerdictResult DecideVerdict(const ExponentEstimate& lower, const ExponentEstimat
 /// is a measured lower bound on the error the rate bounds, so its exponent may not exceed the
 /// paper's. Decides in this order (docs/tightness.md §5):
 ///  1. no lower interval → inconclusive (the lower fit's reason);
-///  2. lower.ci.low > paper → contradicts (the error decays slower than the rate allows);
-///  3. the lower interval contains 0 → inconclusive (decay not shown);
+///  2. the lower interval contains 0 → inconclusive (decay not shown; checked before 3, since
+///     an interval such as [−0.2, 0.1] lies above a negative rate without showing decay);
+///  3. lower.ci.low > paper → contradicts (the error decays slower than the rate allows);
 ///  4. the lower interval contains the paper's exponent → tight (the rate is attained);
 ///  5. otherwise (the interval lies below it) → gap: the inputs tried decay faster than the
 ///     rate; `gap` = paper − lower.exponent, `least_gap` = paper − lower.ci.high. The reason

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 
 namespace ltsim {
 namespace {
@@ -104,6 +105,22 @@ TEST(DecideRateVerdict, InconclusiveWithoutIntervalOrRateOrDecay) {
   const VerdictResult v = DecideRateVerdict(flat, Side(-0.3, 0), paper);
   EXPECT_EQ(v.verdict, Verdict::kInconclusive) << v.reason;
   EXPECT_NE(v.reason.find("spans 0"), std::string::npos) << v.reason;
+}
+
+// An interval spanning 0 that lies above −1/3 (here [−0.2, 0.1]) shows no decay at all, so it
+// is inconclusive, never contradicts: the spans-0 check comes before the contradicts check.
+TEST(DecideRateVerdict, AnIntervalSpanningZeroAboveTheRateIsInconclusiveNotContradicts) {
+  ExponentEstimate lower;
+  lower.exponent = -0.05;
+  lower.ci = std::make_pair(-0.2, 0.1);
+  const VerdictResult v = DecideRateVerdict(lower, Side(-0.3, 0), -1.0 / 3);
+  EXPECT_EQ(v.verdict, Verdict::kInconclusive) << v.reason;
+  EXPECT_NE(v.reason.find("spans 0"), std::string::npos) << v.reason;
+  // Just above 0 on both ends it is not spanning 0 and still contradicts.
+  lower.ci = std::make_pair(0.05, 0.1);
+  EXPECT_EQ(DecideRateVerdict(lower, Side(-0.3, 0), -1.0 / 3).verdict, Verdict::kContradicts);
+  lower.ci = std::make_pair(-0.2, -0.1);
+  EXPECT_EQ(DecideRateVerdict(lower, Side(-0.3, 0), -1.0 / 3).verdict, Verdict::kContradicts);
 }
 
 }  // namespace
