@@ -10,7 +10,13 @@ upward arrows at the cap, never joined to the band; each side's fitted line; the
 simulator's needed length on found x as crosses (neither bound); and the paper's slope.
 Anchor (the same in every figure, docs/tightness.md §6): the paper's line passes through the
 lower side's first uncensored median; when the lower side has none, through the upper side's
-first point. Log-log, except margin: log-linear in 1/gamma (ln N = a + b/gamma). Lemma 5.3
+first point. Log-log, except margin: log-linear in 1/gamma (ln N = a + b/gamma). Theorem 5.2
+rows are log-linear (k: in (k+1)^2, ticks labelled by k; positional-margin: in 1/gamma_pos); a
+side without points (5.2's upper side: no certified two-layer length) is named in the legend as
+"none"; the markov simulator's needed length on found x is drawn as a grey band like a side
+(censored points as arrows); when the lower side and the upper side have no uncensored point the
+paper's line passes through the simulator's first uncensored median, and a paper line that
+leaves the data's range is cut at the top of the axes (it stays a straight line). Lemma 5.3
 rows plot the statistic error against n: the adversarial error (lower side), the transport bound
 on the same inputs (upper side), points censored at the floor as downward arrows.
 Exit 3 when matplotlib is missing (the caller prints how to install it).
@@ -77,9 +83,12 @@ def figure(row, path_stem, ax=None):
     own = ax is None
     if own:
         fig, ax = plt.subplots(figsize=(6.4, 4.6))
-    loglinear = row["parameter"] == "margin"
+    t52 = row.get("theorem") == "5.2"
+    loglinear = row["parameter"] in ("margin", "k", "positional-margin")
     rate = row.get("quantity") == "statistic error"
     lower, upper = row["lower"], row["upper"]
+    if t52:
+        return figure52(row, path_stem, ax, own)
     side(ax, lower["points"], LOWER,
          "lower side: %s, slope %s %s" % ("adversarial error found" if rate else "T* (exact)",
                                           fmt(lower["exponent"]), interval(lower["ci"])),
@@ -120,6 +129,66 @@ def figure(row, path_stem, ax=None):
     ax.legend(fontsize=7, loc="lower left" if rate else "upper left")
     ax.grid(True, which="major", alpha=0.3)
     if own:
+        fig.tight_layout()
+        fig.savefig(path_stem + ".png", dpi=130)
+        fig.savefig(path_stem + ".svg")
+        plt.close(fig)
+
+
+def figure52(row, path_stem, ax, own):
+    """Theorem 5.2: lower side, upper side (or its absence), the simulator as a band, the paper."""
+    lower, upper, sim = row["lower"], row["upper"], row["simulator"]
+    side(ax, lower["points"], LOWER,
+         "lower side: T* (exact), slope %s %s" % (fmt(lower["exponent"]), interval(lower["ci"])),
+         lower["exponent"], None, True)
+    if upper["points"]:
+        side(ax, upper["points"], UPPER,
+             "upper side: certified length, slope %s %s" % (fmt(upper["exponent"]),
+                                                           interval(upper["ci"])),
+             upper["exponent"], None, True)
+    else:
+        ax.plot([], [], " ", label="upper side: none (no certified two-layer length)")
+    if sim.get("points"):
+        side(ax, sim["points"], SIM,
+             "simulator on found x (markov, neither bound), slope %s %s"
+             % (fmt(sim.get("exponent")), interval(sim.get("ci"))),
+             sim.get("exponent"), None, True)
+    everything = lower["points"] + upper["points"] + sim.get("points", [])
+    values = [v for p in everything for v in (p["min"], p["max"]) if v and v > 0]
+    anchor = (next((p for p in lower["points"] if not p["censored"]), None)
+              or next((p for p in upper["points"] if not p["censored"]), None)
+              or next((p for p in sim.get("points", []) if not p["censored"]), None))
+    b = row["paper"]
+    xs = sorted({p["regressor"] for p in everything})
+    if b is not None and anchor is not None:
+        x0, y0 = anchor["regressor"], anchor["median"]
+        ys = [y0 * math.exp(b * (x - x0)) for x in xs]
+        which = ("lower side's" if anchor in lower["points"] else
+                 "upper side's" if anchor in upper["points"] else "simulator's")
+        ax.plot(xs, ys, "--", color=PAPER, lw=1,
+                label="paper slope %.3g (through the %s first point)" % (b, which))
+    ax.set_yscale("log")
+    if values:
+        # The data's range, with room for the arrows; a steeper paper line leaves at the top.
+        ax.set_ylim(min(values) / 4, max(values) * 8)
+    ax.xaxis.set_major_locator(FixedLocator(xs))
+    ax.xaxis.set_minor_locator(NullLocator())
+    by_regressor = {p["regressor"]: p["value"] for p in everything}
+    if row["parameter"] == "k":
+        ax.set_xticklabels(["k=%d" % by_regressor[x] for x in xs])
+        ax.set_xlabel("(k+1)^2, ticks labelled by k (log-linear: ln N = a + b (k+1)^2)")
+    else:
+        ax.set_xticklabels(["%.3g" % x for x in xs])
+        ax.set_xlabel("1/gamma_pos (log-linear: ln N = a + b/gamma_pos)")
+    ax.yaxis.set_major_locator(LogLocator(base=10, numticks=8))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_ylabel("length")
+    ax.set_title("Theorem 5.2, parameter %s: %s\n%s" % (row["parameter"], row["verdict"],
+                                                       wrap(row["class"], 70)), fontsize=9)
+    ax.legend(fontsize=7, loc="upper left")
+    ax.grid(True, which="major", alpha=0.3)
+    if own:
+        fig = ax.figure
         fig.tight_layout()
         fig.savefig(path_stem + ".png", dpi=130)
         fig.savefig(path_stem + ".svg")

@@ -35,12 +35,16 @@ std::unique_ptr<Source> Input(const ExperimentOptions& o, int alphabet, int inde
 }
 
 // Above: no n < |x| met ε; below: the grid's first n already met it (docs/statistics.md §1).
-Censoring Censor(const Transformer& f, const ExperimentOptions& o, std::uint64_t needed,
-                 bool reached) {
+Censoring Censor(const Transformer& f, std::uint64_t x_length, std::uint64_t needed, bool reached) {
   if (!reached) return Censoring::kAbove;
   const auto tau = static_cast<std::uint64_t>(f.locality);
-  return needed <= NeededLengthGrid(tau + 2, o.x_length).front() ? Censoring::kBelow
-                                                                 : Censoring::kNone;
+  return needed <= NeededLengthGrid(tau + 2, x_length).front() ? Censoring::kBelow
+                                                               : Censoring::kNone;
+}
+
+Censoring Censor(const Transformer& f, const ExperimentOptions& o, std::uint64_t needed,
+                 bool reached) {
+  return Censor(f, o.x_length, needed, reached);
 }
 
 void Summarise(ExperimentRow& row) {
@@ -78,9 +82,8 @@ ExperimentRow KGramRow(const ExperimentOptions& o, int alphabet, int k, const ch
   const Transformer f = MakeKGram(kgram);
   ExperimentRow row{"kgram", parameter, value, o.kgram_method, o.kgram_eps};
   const auto x = Input(o, alphabet, 0);
-  row.needed =
-      SeededNeededLength(f, *x, o.kgram_eps, o.kgram_method, o.kgram_seeds, o.seed, &row.reached);
-  row.samples.push_back({static_cast<double>(row.needed), Censor(f, o, row.needed, row.reached)});
+  row.samples.push_back(KGramNeededSample(f, *x, o.kgram_eps, o.kgram_method, o.kgram_seeds, o.seed,
+                                          &row.needed, &row.reached));
   const Vector on_x = Evaluate(f, *x);
   for (int i = 0; i < o.kgram_seeds; ++i) {
     const double sim = SimAt(f, on_x, *x, o.kgram_method, std::min(o.fixed_n, o.x_length),
@@ -148,6 +151,16 @@ void Validate(const ExperimentOptions& o) {
 }
 
 }  // namespace
+
+Sample KGramNeededSample(const Transformer& f, const Source& x, double eps,
+                         const std::string& method, int seeds, std::uint64_t seed,
+                         std::uint64_t* needed, bool* reached) {
+  bool met = false;
+  const std::uint64_t n = SeededNeededLength(f, x, eps, method, seeds, seed, &met);
+  if (needed) *needed = n;
+  if (reached) *reached = met;
+  return {static_cast<double>(n), Censor(f, x.length(), n, met)};
+}
 
 ExperimentResult RunExperiment(const ExperimentOptions& options) {
   Validate(options);

@@ -2,6 +2,7 @@
 #include "ltsim/study/tightness_families.h"
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "ltsim/core/error.h"
@@ -131,6 +132,91 @@ FamilyPair MakeMarginPair(double margin, int bits, double eta) {
   p.semantics =
       "finite attention: unnormalised weights i^(a − a*) at query position i, set to 0 at or "
       "below 2^(−p) before normalising (docs/formats.md §1); an ℓ∞ gap > ε on the readout";
+  return p;
+}
+
+double SelfShare(double phi, std::uint64_t length) {
+  if (length <= 1) return 1.0;
+  const double t = static_cast<double>(length);
+  // The query's logit φ·ln T is the maximum (φ > 0): its weight is 1, every other key's
+  // exp(0 − φ·ln T).
+  return 1 / (1 + (t - 1) * std::exp(-phi * std::log(t)));
+}
+
+FamilyPair MakePositionalMarginPair(double positional_margin, double slope, double eps,
+                                    double height) {
+  const double gamma = positional_margin;
+  if (!(gamma > 0 && gamma < 1))
+    throw InputError("positional-margin family: gamma_pos must be in (0, 1)");
+  if (!(slope > 0) || !std::isfinite(slope))
+    throw InputError("positional-margin family: slope must be > 0");
+  if (!(eps > 0 && eps < 1)) throw InputError("positional-margin family: eps must be in (0, 1)");
+  if (!(height > 1 && height <= 10))
+    throw InputError("positional-margin family: height must be in (1, 10]");
+  const double theta = height * eps, level = (height - 1) * eps, delta = level / slope;
+  if (!(delta > 0 && delta <= 0.5))
+    throw InputError(
+        "positional-margin family: (height - 1)·eps/slope must be in (0, 1/2] (raise the slope)");
+  const double phi = 1 - gamma;
+  const auto disagrees = [&](std::uint64_t t) { return slope * SelfShare(phi, t) < level; };
+  // q is decreasing in T for φ < 1 ((T − 1)·T^(−φ) increases): bisect for the first T.
+  constexpr std::uint64_t kLargest = 1'000'000'000;
+  if (!disagrees(kLargest))
+    throw InputError("positional-margin family: T* is beyond 10^9 (raise gamma_pos)");
+  std::uint64_t lo = 1, hi = kLargest;  // disagrees(lo) is false (q(1) = 1 > δ), (hi) true
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (disagrees(mid) ? hi : lo) = mid;
+  }
+  for (std::uint64_t t : {lo, hi})
+    if (std::abs(slope * SelfShare(phi, t) - level) <= 1e-6 * level)
+      throw InputError(
+          "positional-margin family: a statistic lies within 1e-6 of the boundary a·u = "
+          "(height - 1)·eps (move the slope)");
+  // Dimensions: tokens 0, 1; attended masses of tokens 0, 1 at 2, 3; the unit's output 4.
+  const int d = 5;
+  Transformer m = Frame(2, d, 1, 0);
+  m.embedding(0, 0) = 1;
+  m.embedding(1, 1) = 1;
+  Layer layer;
+  layer.attention = Attention::kSoftmax;
+  layer.bias_scaling = BiasScaling::kLog;
+  Head head;
+  head.qk = Matrix::Zero(d, d);
+  head.ov = Matrix::Zero(d, d);
+  head.ov(2, 0) = 1;
+  head.ov(3, 1) = 1;
+  head.bias = Vector::Constant(1, phi);
+  layer.heads.push_back(head);
+  Mlp mlp;
+  mlp.in = Matrix::Zero(1, d);
+  mlp.in(0, 2) = -slope;
+  mlp.in(0, 1) = -2 * theta;  // switches the unit off when the query token is 1
+  mlp.in_bias = Vector::Constant(1, theta);
+  mlp.out = Matrix::Zero(d, 1);
+  mlp.out(4, 0) = 1;
+  layer.mlp = mlp;
+  m.layers.push_back(layer);
+  m.readout_weight = Matrix::Zero(1, d);
+  m.readout_bias = Vector::Zero(1);
+  FamilyPair p;
+  p.family = "positional-margin";
+  p.f = m;
+  p.f.readout_weight(0, 4) = 1;
+  p.g = m;
+  p.f.name = "positional-margin f";
+  p.g.name = "positional-margin g (zero readout)";
+  p.predicted = static_cast<double>(hi);
+  const std::string meta =
+      "{\"family\": \"positional-margin\", \"gamma_pos\": " + std::to_string(gamma) +
+      ", \"slope\": " + std::to_string(slope) + ", \"eps\": " + std::to_string(eps) +
+      ", \"height\": " + std::to_string(height) + "}";
+  p.f.meta_json = p.g.meta_json = meta;
+  p.semantics =
+      "softmax attention with log bias scaling (the self bias phi·ln i, phi = 1 - gamma_pos, "
+      "docs/model.md §3), positions 1-based, the query among the keys; a one-layer pair read as "
+      "a two-layer model whose second layer has no heads and no MLP (the identity); an ℓ∞ gap "
+      "> ε on the readout";
   return p;
 }
 

@@ -60,6 +60,7 @@ Json SideJson(const ExponentEstimate& e, const std::vector<TightnessPoint>& poin
   j["points"] = Json::array();
   for (const TightnessPoint& p : points) {
     const std::vector<TightnessSample>& samples = lower ? p.lower : p.upper;
+    if (samples.empty()) continue;  // 5.2: a side with no number (its reason says why)
     SeriesPoint s;
     Json members = Json::array();
     for (const TightnessSample& m : samples) {
@@ -67,8 +68,8 @@ Json SideJson(const ExponentEstimate& e, const std::vector<TightnessPoint>& poin
       Json member = {{"length", Number(m.sample.value)},
                      {"censored", m.sample.censoring != Censoring::kNone},
                      {"censoring", CensoringName(m.sample.censoring)},
-                     {"seed", m.seed},
-                     {"L", Number(m.lipschitz)}};
+                     {"seed", m.seed}};
+      if (!std::isnan(m.lipschitz)) member["L"] = Number(m.lipschitz);
       if (error) member["error"] = Number(m.sample.value);
       if (!m.input.empty()) member["input"] = m.input;
       if (lower && !error) member["checked_up_to"] = m.checked_up_to;
@@ -95,6 +96,67 @@ Json SideJson(const ExponentEstimate& e, const std::vector<TightnessPoint>& poin
   return j;
 }
 
+// Theorem 4.1: the frequency simulator on the worst x found per point (5.3: none).
+Json SimulatorJson(const TightnessRow& r) {
+  Json sim = Json::array();
+  for (const TightnessPoint& p : r.points) {
+    if (r.theorem == Theorem::k53)
+      break;  // no simulator length on found x: the rows measure errors
+    sim.push_back({{"value", p.value},
+                   {"needed", p.simulator.needed},
+                   {"x_length", p.simulator.x_length},
+                   {"reached", p.simulator.reached},
+                   {"censored", !p.simulator.reached},
+                   {"certified", Number(p.simulator.certified)},
+                   {"within_certificate", p.simulator.within_certificate},
+                   {"hardmax_regime", p.simulator.hardmax_regime},
+                   {"x", p.simulator.x_kind}});
+  }
+  return {{"label", kSimulatorLabel}, {"points", sim}};
+}
+
+// Theorem 5.2: the simulator's samples per point (one per x) and their fit.
+Json Simulator52Json(const TightnessRow& r) {
+  Json sim = Json::array();
+  for (const TightnessPoint& p : r.points) {
+    if (p.simulator_samples.empty()) continue;
+    SeriesPoint s;
+    Json members = Json::array();
+    for (const TightnessSample& m : p.simulator_samples) {
+      s.samples.push_back(m.sample);
+      Json member = {{"needed", Number(m.sample.value)},
+                     {"censored", m.sample.censoring != Censoring::kNone},
+                     {"censoring", CensoringName(m.sample.censoring)},
+                     {"x_length", m.checked_up_to},
+                     {"x", m.input},
+                     {"x_seed", m.seed}};
+      if (!m.witness.empty()) member["witness"] = m.witness;
+      members.push_back(member);
+    }
+    const Spread spread = SampleSpread(s);
+    const Censoring c = PointCensoring(s);
+    sim.push_back({{"value", p.value},
+                   {"regressor", Number(p.regressor)},
+                   {"needed", Number(spread.median)},
+                   {"length", Number(spread.median)},
+                   {"min", Number(spread.min)},
+                   {"median", Number(spread.median)},
+                   {"max", Number(spread.max)},
+                   {"censored", c != Censoring::kNone},
+                   {"censoring", CensoringName(c)},
+                   {"members", members}});
+  }
+  const ExponentEstimate& e = r.simulator;
+  return {{"label", kSimulatorLabel},
+          {"source", r.simulator_source},
+          {"exponent", Number(e.exponent)},
+          {"ci", Interval(e.ci)},
+          {"points_used", e.points_used},
+          {"points_censored", e.points_censored},
+          {"reason", e.reason},
+          {"points", sim}};
+}
+
 Json RowJson(const TightnessRow& r) {
   Json j;
   j["theorem"] = kTheoremNames.Name(r.theorem);
@@ -115,21 +177,11 @@ Json RowJson(const TightnessRow& r) {
   j["upper"] =
       SideJson(r.upper, r.points, false, r.upper_label.empty() ? kUpperLabel : r.upper_label,
                r.upper_source, r.quantity);
-  Json sim = Json::array();
-  for (const TightnessPoint& p : r.points) {
-    if (r.theorem == Theorem::k53)
-      break;  // no simulator length on found x: the rows measure errors
-    sim.push_back({{"value", p.value},
-                   {"needed", p.simulator.needed},
-                   {"x_length", p.simulator.x_length},
-                   {"reached", p.simulator.reached},
-                   {"censored", !p.simulator.reached},
-                   {"certified", Number(p.simulator.certified)},
-                   {"within_certificate", p.simulator.within_certificate},
-                   {"hardmax_regime", p.simulator.hardmax_regime},
-                   {"x", p.simulator.x_kind}});
+  if (r.theorem == Theorem::k52) {
+    j["simulator"] = Simulator52Json(r);
+  } else {
+    j["simulator"] = SimulatorJson(r);
   }
-  j["simulator"] = {{"label", kSimulatorLabel}, {"points", sim}};
   j["paper"] = Number(r.paper);
   j["paper_label"] = kPaperLabel;
   j["paper_source"] = r.paper_source;
@@ -169,6 +221,7 @@ std::string Csv(const TightnessResult& result) {
       const ExponentEstimate& e = side == 0 ? r.lower : r.upper;
       for (const TightnessPoint& p : r.points) {
         const std::vector<TightnessSample>& samples = side == 0 ? p.lower : p.upper;
+        if (samples.empty()) continue;  // 5.2: a side with no number
         SeriesPoint s;
         for (const TightnessSample& m : samples) s.samples.push_back(m.sample);
         const Spread spread = SampleSpread(s);
@@ -180,6 +233,20 @@ std::string Csv(const TightnessResult& result) {
                            e.exponent, e.ci ? e.ci->first : NAN, e.ci ? e.ci->second : NAN, r.paper,
                            VerdictName(r.verdict.verdict), r.name, r.quantity);
       }
+    }
+    // 5.2: the simulator on found x (neither bound), side "simulator".
+    for (const TightnessPoint& p : r.points) {
+      if (p.simulator_samples.empty()) continue;
+      SeriesPoint s;
+      for (const TightnessSample& m : p.simulator_samples) s.samples.push_back(m.sample);
+      const Spread spread = SampleSpread(s);
+      const ExponentEstimate& e = r.simulator;
+      csv += fmt::format(
+          "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", kTheoremNames.Name(r.theorem),
+          ParameterName(r.parameter), "simulator", p.value, p.regressor, spread.median, spread.min,
+          spread.median, spread.max, PointCensoring(s) != Censoring::kNone ? 1 : 0,
+          p.simulator_samples.front().witness, e.exponent, e.ci ? e.ci->first : NAN,
+          e.ci ? e.ci->second : NAN, r.paper, VerdictName(r.verdict.verdict), r.name, r.quantity);
     }
   }
   return csv;
@@ -230,8 +297,64 @@ void PrintRateTable(const TightnessResult& result) {
                "<= 1e-12: the point is a bound and is not fitted)\n";
 }
 
+std::string SpreadText(const std::vector<TightnessSample>& samples, const char* mark) {
+  if (samples.empty()) return "n/a";
+  SeriesPoint s;
+  for (const TightnessSample& m : samples) s.samples.push_back(m.sample);
+  const Spread spread = SampleSpread(s);
+  const Censoring c = PointCensoring(s);
+  const std::string prefix = c == Censoring::kAbove ? ">" : c == Censoring::kBelow ? "<=" : "";
+  if (spread.min == spread.max)
+    return prefix + Show(spread.min) + (c != Censoring::kNone ? mark : "");
+  return fmt::format("{}/{}/{}{}", Show(spread.min), Show(spread.median), Show(spread.max),
+                     c != Censoring::kNone ? mark : "");
+}
+
+std::string ShowSide(const ExponentEstimate& e) {
+  return fmt::format("{:>6} {:>16}", Fixed(e.exponent), ShowInterval(e.ci));
+}
+
+// Theorem 5.2: the k and positional-margin rows with the simulator's exponent beside both sides.
+void Print52Table(const TightnessResult& result) {
+  const TightnessOptions& o = result.options;
+  std::cout << fmt::format(
+      "tightness, Theorem 5.2 (--theorem 5.2) — seed {}, {} members (k: x inputs) a point\n",
+      o.seed, o.seeds);
+  std::cout << "  lower = certified T* of a pair (lower bound on N); upper = a construction's "
+               "certified length (none for two layers); simulator = markov's needed length on "
+               "found x (neither bound); paper = thm5.2's exponent in the regressor\n";
+  std::cout << fmt::format("{:<17} {:>11} {:>23} {:>23} {:>23} {:>7}  {}\n", "parameter", "in",
+                           "lower exponent [95% CI]", "upper exponent [95% CI]",
+                           "simulator [95% CI]", "paper", "verdict");
+  for (const TightnessRow& r : result.rows)
+    std::cout << fmt::format("{:<17} {:>11} {} {} {} {:>7.3g}  {}\n", ParameterName(r.parameter),
+                             r.regressor, ShowSide(r.lower), ShowSide(r.upper),
+                             ShowSide(r.simulator), r.paper, VerdictName(r.verdict.verdict));
+  for (const TightnessRow& r : result.rows) {
+    std::cout << fmt::format("\n{} ({}): {}\n  class: {}\n", ParameterName(r.parameter), r.fit,
+                             r.verdict.reason, r.class_text);
+    if (r.constant.point >= 0)
+      std::cout << fmt::format("  empirical constant {} = {} ({})\n", r.constant.name,
+                               Show(r.constant.value), r.constant.witness);
+    std::cout << fmt::format("  {:>10} {:>11} {:>26} {:>8} {:>30}\n", ParameterName(r.parameter),
+                             r.regressor, "lower T* (min/med/max)", "upper",
+                             "simulator needed (min/med/max)");
+    for (const TightnessPoint& p : r.points)
+      std::cout << fmt::format(
+          "  {:>10} {:>11} {:>26} {:>8} {:>30}\n", Show(p.value), Show(p.regressor),
+          SpreadText(p.lower, " (capped)"), SpreadText(p.upper, ""),
+          p.simulator_samples.empty() ? std::string("not run")
+                                      : SpreadText(p.simulator_samples, " (censored)"));
+    for (const std::string& w : r.warnings) std::cout << "  warning: " << w << "\n";
+  }
+  std::cout << "\n(capped: the exact search stopped before a disagreement, so T* is only > the "
+               "length shown; censored: no n < |x| met eps (>) or the first grid n did (<=); "
+               "censored points are bounds and are never fitted)\n";
+}
+
 void PrintTable(const TightnessResult& result) {
   if (result.options.theorem == Theorem::k53) return PrintRateTable(result);
+  if (result.options.theorem == Theorem::k52) return Print52Table(result);
   const TightnessOptions& o = result.options;
   std::cout << fmt::format(
       "tightness, Theorem {} — seed {}, {} members a point, exact thresholds within {} "
@@ -350,7 +473,11 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
       "length), the paper's exponent, and a verdict tight / gap / contradicts / inconclusive "
       "(docs/tightness.md). --theorem 5.3: Lemma 5.3's rate, one row per subsequence scheme: "
       "the adversarial statistic error (lower side) and a transport bound on the same inputs "
-      "(upper side) against n, with the lemma's -1/3 for markov.");
+      "(upper side) against n, with the lemma's -1/3 for markov. --theorem 5.2: the k-gram order k "
+      "and the positional margin gamma_pos: certified T* where an exact threshold exists "
+      "(one-layer positional-margin pairs; two-layer pairs only up to T = 15), no certified "
+      "two-layer upper side, the markov simulator's needed length on found x for k, and the "
+      "registry's thm5.2 exponent (docs/tightness.md §5).");
   SetExamples(cmd,
               {"ltsim tightness --parameters eps --points 3 --seeds 1 --no-validate",
                "ltsim tightness --parameters eps,scale --points 3 --seeds 1 --heads 1 "
@@ -358,15 +485,16 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
                "ltsim tightness --parameters eps,margin --points 3 --seeds 2 --out-dir runs/t "
                "--json",
                "ltsim tightness --theorem 5.3 --methods markov,blocks --points 3 --seeds 2 "
-               "--x-length 20000"},
+               "--x-length 20000",
+               "ltsim tightness --theorem 5.2 --parameters positional-margin --points 3 --seeds 2"},
               "Every point's members are written as point witnesses with --out-dir; `ltsim "
               "replay FILE` re-runs one (exit 0 = reproduced, 1 = not).");
   cmd->add_option("--theorem", args->theorem,
-                  "4.1 (default) or 5.3 (Lemma 5.3's rate in n per subsequence scheme); 5.2 is "
-                  "refused (docs/tightness.md §5)");
+                  "4.1 (default), 5.2 (k and positional-margin rows) or 5.3 (Lemma 5.3's rate "
+                  "in n per subsequence scheme) (docs/tightness.md)");
   cmd->add_option("--parameters", args->parameters,
                   "comma list of eps, scale, period, alphabet, locality, margin (4.1; default "
-                  "all) or n (5.3)");
+                  "all), k, positional-margin (5.2; default both) or n (5.3)");
   cmd->add_option("--methods", args->schemes,
                   "5.3: comma list of markov, blocks, uniform, truncate (default all, one row "
                   "each)");
@@ -376,10 +504,12 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
   AddSeed(cmd, args->options.seed);
   AddThreads(cmd, args->options.threads);
   cmd->add_option("--seeds", args->options.seeds,
-                  "family members per point (5.3: z seeds per point; default 3)");
+                  "family members per point (5.3: z seeds per point; 5.2: members of the "
+                  "positional-margin row and x inputs of the k row; default 3)");
   auto* points = cmd->add_option("--points", args->options.points,
                                  "grid points per parameter (default 5; period 4 unless given; "
-                                 "5.3: n from 16 to 16000 evenly in log)");
+                                 "5.3: n from 16 to 16000 evenly in log; 5.2: 1/gamma_pos = 3, "
+                                 "4, ...; k = 1..4 unless given, at most 6)");
   cmd->add_option("--budget", args->options.statistics_budget,
                   "evaluated statistics per exact threshold (pruned search up to T = 10^6; "
                   "default 1e6); a member still agreeing when it is spent is a censored point");
@@ -389,7 +519,8 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--precision", args->options.precision_bits,
                   "p bits of the margin row (default 4)");
   cmd->add_option("--max-x-length", args->options.max_x_length,
-                  "cap on |x| of the simulator check (default 200000)");
+                  "cap on |x| of the simulator check (default 200000; 5.2's k row uses "
+                  "min(20000, this))");
   cmd->add_flag("--no-validate", args->no_validate, "skip the simulator check on found x");
   AddOutDir(cmd, args->options.out,
             "write tightness.json, tightness.csv, one figure per parameter "
@@ -411,7 +542,7 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
     const auto theorem = kTheoremNames.Find(args->theorem);
     if (!theorem)
       throw InputError("--theorem: unknown theorem '" + shown(args->theorem) +
-                       "' (known: 4.1, 5.3; 5.2 is not available yet, docs/tightness.md §5)");
+                       "' (known: 4.1, 5.2, 5.3)");
     o.theorem = *theorem;
     std::string known;
     for (StudyParameter p : TightnessParameters(o.theorem))
@@ -430,8 +561,11 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
                        ": only for --theorem 5.3 (Lemma 5.3's rows)");
     o.points_given = points->count() > 0;
     o.validate = !args->no_validate;
-    // 5.3 counts attacks (scheme × n × input family × z seed), 4.1 members and checks.
-    Progress progress("tightness", o.theorem == Theorem::k53 ? "attacks" : "members and checks");
+    // 5.3 counts attacks (scheme × n × input family × z seed), 4.1 members and checks, 5.2
+    // thresholds and simulator runs.
+    Progress progress("tightness", o.theorem == Theorem::k53   ? "attacks"
+                                   : o.theorem == Theorem::k52 ? "thresholds and simulator runs"
+                                                               : "members and checks");
     o.progress = progress.Callback();
     const TightnessResult r = RunTightness(o);
     progress.Finish();

@@ -76,6 +76,14 @@ struct ExperimentResult {
   std::vector<ExperimentTrend> trends;
 };
 
+/// One k-gram measurement (docs/theory.md §6): the needed length of the two-layer model f on x,
+/// SeededNeededLength with `method` and the simulator seeds StreamSeed(seed, "experiment-z",
+/// 0..seeds−1), as a sample censored above (no n < |x| met ε) or below (the grid's first n,
+/// τ + 2, already met it). `needed` and `reached` receive the raw result when not null.
+Sample KGramNeededSample(const Transformer& f, const Source& x, double eps,
+                         const std::string& method, int seeds, std::uint64_t seed,
+                         std::uint64_t* needed = nullptr, bool* reached = nullptr);
+
 /// Runs the four series. Pure in the options. InputError for bad options (empty grids are
 /// allowed and skip the series; non-positive values, ε ∉ (0, 1), seeds < 1, |x| < 10).
 ExperimentResult RunExperiment(const ExperimentOptions& options);

@@ -14,10 +14,21 @@ inline constexpr io::NameTable<Theorem, 3> kTheoremNames{
     "theorem", {{{Theorem::k41, "4.1"}, {Theorem::k52, "5.2"}, {Theorem::k53, "5.3"}}}};
 
 /// A parameter a sweep or a tightness row varies: Theorem 4.1's ε, the weight scale (via L),
-/// Δ, |Σ|, τ and the margin γ (with p bits); Lemma 5.3's length n of the statistic.
-enum class StudyParameter { kEps, kScale, kPeriod, kAlphabet, kLocality, kMargin, kN };
+/// Δ, |Σ|, τ and the margin γ (with p bits); Lemma 5.3's length n of the statistic; Theorem
+/// 5.2's k-gram order k and positional margin γ_pos.
+enum class StudyParameter {
+  kEps,
+  kScale,
+  kPeriod,
+  kAlphabet,
+  kLocality,
+  kMargin,
+  kN,
+  kK,
+  kPositionalMargin
+};
 
-inline constexpr io::NameTable<StudyParameter, 7> kStudyParameterNames{
+inline constexpr io::NameTable<StudyParameter, 9> kStudyParameterNames{
     "parameter",
     {{{StudyParameter::kEps, "eps"},
       {StudyParameter::kScale, "scale"},
@@ -25,15 +36,17 @@ inline constexpr io::NameTable<StudyParameter, 7> kStudyParameterNames{
       {StudyParameter::kAlphabet, "alphabet"},
       {StudyParameter::kLocality, "locality"},
       {StudyParameter::kMargin, "margin"},
-      {StudyParameter::kN, "n"}}}};
+      {StudyParameter::kN, "n"},
+      {StudyParameter::kK, "k"},
+      {StudyParameter::kPositionalMargin, "positional-margin"}}}};
 
 /// The parameter's name (kStudyParameterNames).
 inline const char* ParameterName(StudyParameter p) { return kStudyParameterNames.Name(p); }
 
-/// Whether the parameter takes integer values (|Σ|, Δ, τ).
+/// Whether the parameter takes integer values (|Σ|, Δ, τ, k).
 inline bool IsIntegral(StudyParameter p) {
   return p == StudyParameter::kAlphabet || p == StudyParameter::kPeriod ||
-         p == StudyParameter::kLocality;
+         p == StudyParameter::kLocality || p == StudyParameter::kK;
 }
 
 }  // namespace ltsim

@@ -17,7 +17,7 @@
 namespace ltsim {
 
 struct TightnessOptions {
-  Theorem theorem = Theorem::k41;          ///< 4.1 or 5.3 (5.2: docs/tightness.md §5)
+  Theorem theorem = Theorem::k41;          ///< 4.1, 5.2 or 5.3 (docs/tightness.md)
   std::vector<StudyParameter> parameters;  ///< empty: every parameter of the theorem
   std::uint64_t seed = 1;                  ///< master seed of the family members and inputs
   int threads = 0;                         ///< oneTBB arena; 0 = all; never changes results
@@ -70,6 +70,8 @@ struct TightnessPoint {
   double regressor = 0.0;  ///< what the fit uses (1/ε, L, Δ, S, τ, 1/γ)
   std::vector<TightnessSample> lower, upper;
   SimulatorCheck simulator;
+  /// 5.2: the simulator on found x, one sample per x (neither bound; empty when not run).
+  std::vector<TightnessSample> simulator_samples;
 };
 
 /// An empirical constant (T*·ε/(Δ·L) and the like) and the sample attaining its largest value.
@@ -101,6 +103,10 @@ struct TightnessRow {
   VerdictResult verdict;
   EmpiricalConstant constant;
   std::vector<std::string> warnings;
+  /// 5.2: what the simulator samples are and their fit in the row's regressor ("" when the
+  /// row has none).
+  std::string simulator_source;
+  ExponentEstimate simulator;
 };
 
 struct TightnessResult {
@@ -109,12 +115,12 @@ struct TightnessResult {
 };
 
 /// The parameters of a theorem, in order (4.1: eps, scale, period, alphabet, locality, margin;
-/// 5.3: n).
+/// 5.2: k, positional-margin; 5.3: n).
 std::vector<StudyParameter> TightnessParameters(Theorem theorem);
 
 /// Runs every row. Pure in the options (witness files aside); points and members run in
 /// parallel, stored by index. InputError for an unknown theorem or parameter, seeds < 1,
-/// points < 3 or a budget of 0; 5.2 is refused (docs/tightness.md §5).
+/// points < 3 or a budget of 0.
 TightnessResult RunTightness(const TightnessOptions& options);
 
 /// The options as `tightness --json` and tightness.json record them (docs/tightness.md).

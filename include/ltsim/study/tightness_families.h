@@ -12,7 +12,7 @@ namespace ltsim {
 /// A pair of one-layer models and what it is.
 struct FamilyPair {
   Transformer f, g;
-  std::string family;      ///< "bump" or "margin"
+  std::string family;      ///< "bump", "margin" or "positional-margin"
   std::string semantics;   ///< the semantic assumptions its T* relies on (docs/tightness.md §2)
   double predicted = 0.0;  ///< the closed-form T* (docs/tightness.md §2), 0 when not derived
 };
@@ -34,5 +34,25 @@ FamilyPair MakeBumpPair(int alphabet, int period, int locality, double slope, do
 /// one 0 and T − 1 ones the gap is ≥ 1/2 once γ ≤ 0.8: T* = ⌈2^(p/(γ(1+η)))⌉ for ε < 1/2.
 /// InputError for γ ∉ (0, 0.8], bits ∉ [1, 30], η ∉ (0, 0.1].
 FamilyPair MakeMarginPair(double margin, int bits, double eta);
+
+/// The query's share q(T) = 1/(1 + (T − 1)·T^(−φ)) of a softmax head under `log` bias scaling
+/// whose only logit term is the self bias φ·ln T (the other T − 1 keys have logit 0), computed
+/// as the evaluators do (weights exp(a − a*) relative to the query's). q(1) = 1.
+double SelfShare(double phi, std::uint64_t length);
+
+/// The positional-margin pair (docs/tightness.md §5): alphabet {0, 1}, Δ = 1, τ = 0, one
+/// softmax head with `log` bias scaling, M = 0 and self bias φ = 1 − γ_pos (token-dominated:
+/// the set {φ, 1} of docs/model.md §4.5 has margin γ_pos). The head copies the token one-hots,
+/// so with query token 0 the attended mass on token 0 is u = q(T) + (1 − q(T))·n₀/(T − 1) ≥ q(T)
+/// (n₀ the earlier 0s), with equality for x = 1^(T−1) 0. One MLP unit: f = ReLU(θ − a·u −
+/// 2θ·[x_T = 1]), θ = κε; g = the same model with a zero readout. So |f − g| > ε iff x_T = 0
+/// and a·u < (κ − 1)ε, first reachable when q(T) < δ = (κ − 1)ε/a:
+///   T* = min{T : a·q(T) < (κ − 1)ε} ≈ ((1 − δ)/δ)^(1/γ_pos),
+/// q being decreasing in T for φ < 1; sup |f − g| = θ (approached as T → ∞). InputError for
+/// γ_pos ∉ (0, 1), slope a ≤ 0, ε ∉ (0, 1), κ ∉ (1, 10], δ ∉ (0, 1/2], a closed form beyond
+/// T = 10^9, or a deciding comparison within 10^(−6) relative of the boundary (rounding could
+/// move T* there).
+FamilyPair MakePositionalMarginPair(double positional_margin, double slope, double eps,
+                                    double height);
 
 }  // namespace ltsim

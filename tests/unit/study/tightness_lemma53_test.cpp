@@ -134,11 +134,13 @@ TEST(TightnessLemma53, BadOptions) {
   EXPECT_THROW(RunTightness(o), InputError);
   o = Small();
   o.theorem = Theorem::k52;
+  o.parameters = {StudyParameter::kN};  // Lemma 5.3's, not Theorem 5.2's
   try {
     RunTightness(o);
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("docs/tightness.md §5"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("known: k, positional-margin"), std::string::npos)
+        << e.what();
   }
 }
 

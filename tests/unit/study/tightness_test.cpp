@@ -9,8 +9,13 @@
 #include <filesystem>
 
 #include "ltsim/check/threshold.h"
+#include "ltsim/core/error.h"
+#include "ltsim/eval/evaluate.h"
+#include "ltsim/model/constants.h"
+#include "ltsim/strings/sources.h"
 #include "ltsim/study/point_witness.h"
 #include "ltsim/study/tightness_families.h"
+#include "study/tightness_52.h"
 
 namespace ltsim {
 namespace {
@@ -162,6 +167,141 @@ TEST(Tightness, PointWitnessesReplay) {
   EXPECT_FALSE(ReplayPoint(w).reproduced);
   EXPECT_TRUE(std::filesystem::exists(path.substr(0, path.size() - 11) + ".f.json"));
   std::filesystem::remove_all(o.out);
+}
+
+// The positional-margin pair (docs/tightness.md §5): the exact one-layer threshold (pruned
+// search of the statistics, softmax with log-scaled bias) equals the closed form
+// min{T : a·q(T) < (κ − 1)ε}, γ_pos is the family's parameter, and ln T* ≈ ln((1 − δ)/δ)/γ_pos.
+TEST(TightnessFamilies, PositionalMarginPairHasItsClosedFormThreshold) {
+  for (double inverse : {3.0, 4.0, 5.0})
+    for (double height : {2.5, 3.3}) {
+      const double eps = 0.1, slope = 0.8, gamma = 1 / inverse;
+      const FamilyPair p = MakePositionalMarginPair(gamma, slope, eps, height);
+      EXPECT_NEAR(PositionalMargin(p.f), gamma, 1e-12);
+      EXPECT_NEAR(PositionalMargin(p.g), gamma, 1e-12);
+      const auto predicted = static_cast<std::uint64_t>(p.predicted);
+      // The closed form against its definition: q(T*) below δ, q(T* − 1) not.
+      const double level = (height - 1) * eps;
+      EXPECT_LT(slope * SelfShare(1 - gamma, predicted), level);
+      EXPECT_GE(slope * SelfShare(1 - gamma, predicted - 1), level);
+      EXPECT_EQ(FirstDisagreement(p, eps, predicted + 20), predicted) << inverse << " " << height;
+      const double delta = level / slope;
+      EXPECT_NEAR(std::log(p.predicted) * gamma, std::log((1 - delta) / delta), 0.1)
+          << inverse << " " << height;
+    }
+  EXPECT_THROW(MakePositionalMarginPair(1.0, 0.8, 0.1, 3), InputError);
+  EXPECT_THROW(MakePositionalMarginPair(0.3, 0.1, 0.1, 3), InputError);  // δ > 1/2
+}
+
+// The queries' share q(T) is the evaluator's: f on 1^(T−1) 0 is θ − a·q(T).
+TEST(TightnessFamilies, SelfShareIsTheEvaluatorsShare) {
+  const double eps = 0.1, slope = 0.8, height = 3;
+  const FamilyPair p = MakePositionalMarginPair(0.25, slope, eps, height);
+  for (std::uint64_t t : {2, 7, 50, 1000}) {
+    const auto x = MakeRunSource({{1, t - 1}, {0, 1}}, "x");
+    const double expected = std::max(0.0, height * eps - slope * SelfShare(0.75, t));
+    EXPECT_NEAR(Evaluate(p.f, *x)(0), expected, 1e-12) << t;
+    EXPECT_EQ(Evaluate(p.g, *x)(0), 0.0);
+  }
+}
+
+// The one-layer pair stands for a two-layer model whose second layer has no heads and no MLP:
+// that layer is the identity, so both evaluate alike.
+TEST(TightnessFamilies, AnEmptySecondLayerIsTheIdentity) {
+  const FamilyPair p = MakePositionalMarginPair(0.25, 0.8, 0.1, 3);
+  Transformer two = p.f;
+  Layer identity;
+  identity.attention = Attention::kSoftmax;
+  two.layers.push_back(identity);
+  ValidateTransformer(two, "two layers");
+  for (const std::vector<ltsim::Run>& runs : std::vector<std::vector<ltsim::Run>>{
+           {{1, 40}, {0, 1}}, {{0, 3}, {1, 5}, {0, 2}}, {{1, 200}, {0, 7}, {1, 1}, {0, 1}}}) {
+    const auto x = MakeRunSource(runs, "x");
+    EXPECT_NEAR(Evaluate(two, *x)(0), Evaluate(p.f, *x)(0), 1e-12);
+  }
+}
+
+// A censored sample censors its point in every 5.2 fit (lower side and simulator): the point
+// is a bound and never enters the fit.
+TEST(Tightness52, ACensoredPointNeverEntersTheFit) {
+  TightnessOptions o;
+  o.theorem = Theorem::k52;
+  TightnessRow row;
+  row.name = "positional-margin";
+  for (int i = 0; i < 5; ++i) {
+    TightnessPoint p;
+    p.regressor = 3 + i;
+    p.value = 1 / p.regressor;
+    TightnessSample s;
+    s.sample = {std::exp(1.1 * p.regressor), Censoring::kNone};
+    p.lower = {s, s};
+    p.simulator_samples = {s};
+    row.points.push_back(p);
+  }
+  // Point 4 capped far below the line (a bound T* > 10): fitted as a value it would pull the
+  // slope down.
+  row.points[4].lower[1].sample = {10, Censoring::kAbove};
+  row.points[1].simulator_samples[0].sample = {4, Censoring::kBelow};
+  FitTheorem52Row(o, FitScale::kLogLinear, row);
+  EXPECT_EQ(row.lower.points_censored, 1);
+  EXPECT_EQ(row.lower.used, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_NEAR(row.lower.exponent, 1.1, 1e-9);
+  EXPECT_EQ(row.simulator.points_censored, 1);
+  EXPECT_EQ(row.simulator.used, (std::vector<int>{0, 2, 3, 4}));
+  EXPECT_NEAR(row.simulator.exponent, 1.1, 1e-9);
+  // No upper samples: no exponent, and the reason says why.
+  EXPECT_TRUE(std::isnan(row.upper.exponent));
+  EXPECT_FALSE(row.upper.ci.has_value());
+  EXPECT_NE(row.upper.reason.find("no certified two-layer"), std::string::npos);
+}
+
+TEST(Tightness52, PositionalMarginRowIsCertifiedAndBelowThePaper) {
+  TightnessOptions o;
+  o.theorem = Theorem::k52;
+  o.parameters = {StudyParameter::kPositionalMargin};
+  o.points = 4;
+  o.seeds = 2;
+  o.seed = 3;
+  const TightnessResult r = RunTightness(o);
+  ASSERT_EQ(r.rows.size(), 1u);
+  const TightnessRow& row = r.rows[0];
+  EXPECT_EQ(row.parameter, StudyParameter::kPositionalMargin);
+  ASSERT_EQ(row.points.size(), 4u);
+  for (const TightnessPoint& p : row.points)
+    for (const TightnessSample& s : p.lower) EXPECT_EQ(s.sample.censoring, Censoring::kNone);
+  EXPECT_TRUE(row.warnings.empty()) << row.warnings.front();  // exact T* = closed form
+  ASSERT_TRUE(row.lower.ci.has_value()) << row.lower.reason;
+  // ln T* ≈ ln((1 − δ)/δ)/γ_pos with δ ∈ [0.19, 0.31): a slope between 0.79 and 1.47.
+  EXPECT_GT(row.lower.exponent, 0.7);
+  EXPECT_LT(row.lower.exponent, 1.6);
+  EXPECT_LT(row.lower.ci->second, row.paper);
+  EXPECT_EQ(row.verdict.verdict, Verdict::kInconclusive) << row.verdict.reason;
+  EXPECT_NE(row.verdict.reason.find("no certified two-layer"), std::string::npos);
+  EXPECT_TRUE(row.points[0].upper.empty());
+}
+
+TEST(Tightness52, KRowIsCensoredAtTheExhaustiveLimit) {
+  EXPECT_EQ(TwoLayerExhaustiveLength(2), 15u);
+  EXPECT_EQ(TwoLayerExhaustiveLength(3), 9u);
+  TightnessOptions o;
+  o.theorem = Theorem::k52;
+  o.parameters = {StudyParameter::kK};
+  o.points = 3;
+  o.points_given = true;
+  o.seeds = 1;
+  o.validate = false;
+  const TightnessResult r = RunTightness(o);
+  const TightnessRow& row = r.rows[0];
+  ASSERT_EQ(row.points.size(), 3u);
+  for (const TightnessPoint& p : row.points) {
+    ASSERT_EQ(p.lower.size(), 1u);
+    EXPECT_EQ(p.lower[0].sample.censoring, Censoring::kAbove);
+    EXPECT_EQ(p.lower[0].sample.value, 15.0);
+  }
+  EXPECT_FALSE(row.lower.ci.has_value());
+  EXPECT_EQ(row.verdict.verdict, Verdict::kInconclusive);
+  // The paper's slope in (k+1)^2 is about 3·β = 24 (ln C(f) = (k+1)^2·β + O(k)).
+  EXPECT_NEAR(row.paper, 24, 3);
 }
 
 }  // namespace

@@ -1,0 +1,38 @@
+// The Theorem 5.2 rows of `ltsim tightness --theorem 5.2` (docs/tightness.md §5).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ltsim/study/tightness.h"
+
+namespace ltsim {
+
+/// The k row's grid: k = 1 … 4, or 1 … points when --points is given (at most 6).
+std::vector<int> Theorem52KGrid(const TightnessOptions& o);
+
+/// The positional-margin row's grid of 1/γ_pos: 3, 4, …, 2 + points (≥ 3, where the
+/// registry's max(1/γ_pos, 3) is 1/γ_pos).
+std::vector<double> Theorem52InverseMarginGrid(int points);
+
+/// The largest T at which FindThreshold still checks every string of a two-layer pair over
+/// `alphabet` tokens (T_ex of docs/theory.md §11.5: 15 for S = 2).
+std::uint64_t TwoLayerExhaustiveLength(int alphabet);
+
+/// The k row's ln N of the registry's thm5.2 at one k: max(1/γ_pos, 3)·(ln C(f) − ln ε) for
+/// the k-gram model f (in logs: C overflows a double from k = 5).
+double Theorem52LogPaperLength(int k, double eps);
+
+/// Fits a 5.2 row from its points (lower, upper and simulator samples; a censored sample
+/// censors its point, which never enters a fit) in `scale`, seeding the bootstrap by the
+/// row's name. Split out so that tests can plant points.
+void FitTheorem52Row(const TightnessOptions& o, FitScale scale, TightnessRow& row);
+
+/// The rows k and positional-margin (those in o.parameters): lower side from exact thresholds
+/// (two-layer: exhaustive only to T_ex, so censored there), upper side null (no certified
+/// two-layer construction length), the simulator on found x for k (markov), the paper's
+/// exponent from the registry's thm5.2 and a verdict. Witnesses under out/<parameter>/ when
+/// o.out is set. Identical for any o.threads.
+std::vector<TightnessRow> RunTheorem52Rows(const TightnessOptions& o);
+
+}  // namespace ltsim
