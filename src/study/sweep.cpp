@@ -1,6 +1,8 @@
-// Sweeps: worst needed length per parameter value, log-log exponent fit, empirical constant.
+// Sweeps: every pair's needed length per parameter value with its censoring and the hardmax
+// regime, the fits of the simulator and the upper side, the trend, the empirical constant.
 #include "ltsim/study/sweep.h"
 
+#include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -9,6 +11,8 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
 
 #include "ltsim/check/needed_length.h"
 #include "ltsim/check/sandwich.h"
@@ -110,7 +114,7 @@ void Measure(const SweepOptions& o, const SearchCandidate& c, double eps, SweepP
   pair.x_explicit = !c.x_runs.empty();
   pair.needed = NeededLength(c.f, c.g, *x, eps, &pair.reached);
   pair.sim_at_fixed = MaxFrequencySim(c.f, c.g, *x, std::min(o.fixed_n, pair.x_length));
-  pair.constants = PairConstants(ModelConstants(c.f), ModelConstants(c.g));
+  pair.constants = PairConstants(c.f, c.g);
   pair.constants["eps"] = eps;
   pair.constants["n"] = static_cast<double>(pair.needed);
   pair.constants["T"] = static_cast<double>(pair.x_length);
@@ -144,7 +148,32 @@ SweepPair RunPair(const SweepOptions& o, double value, std::uint64_t index) {
   return pair;
 }
 
-// The worst case over a point's pairs (computed already), its bound and its regressor.
+// The construction's certified length for the pair (upper side): the registry's
+// frequency-length; for finite attention also T_hard, below which the certificate does not apply.
+double Certified(const ConstantMap& c) {
+  double n = FindBound("frequency-length").value(c);
+  if (c.at("p") > 0) n = std::max(n, FindBound("thm4.1-hardmax").value(c));
+  return n;
+}
+
+// A pair's censoring, T_hard and upper side, from the fields every process has.
+void Derive(SweepPair& q) {
+  if (!q.reached) {
+    q.censoring = Censoring::kAbove;  // no n < |x| met ε: the needed length is ≥ |x|
+  } else {
+    const auto tau = static_cast<std::uint64_t>(q.constants.at("tau"));
+    const std::uint64_t floor = NeededLengthGrid(tau + 2, q.x_length).front();
+    q.censoring = q.needed <= floor ? Censoring::kBelow : Censoring::kNone;
+  }
+  const double p = q.constants.at("p");
+  q.log2_t_hard = p > 0 ? p / q.constants.at("gamma") : kNaN;
+  q.hardmax_regime = !(p > 0) || std::log2(static_cast<double>(q.x_length)) >=
+                                     std::log2(kHardmaxRegimeMargin) + q.log2_t_hard;
+  q.upper_side = Certified(q.constants);
+}
+
+// Every pair's sample, the worst case over a point's pairs (computed already), its bounds and
+// its regressor.
 SweepPoint Summarise(const SweepOptions& o, double value, std::vector<SweepPair> pairs) {
   SweepPoint p;
   p.value = value;
@@ -152,6 +181,14 @@ SweepPoint Summarise(const SweepOptions& o, double value, std::vector<SweepPair>
   double largest_l = 0;
   for (int k = 0; k < static_cast<int>(p.pairs.size()); ++k) {
     p.pairs[k].index = k;
+    SweepPair& q = p.pairs[k];
+    Derive(q);
+    p.simulator.samples.push_back({static_cast<double>(q.needed), q.censoring});
+    p.upper_side.samples.push_back({q.upper_side, Censoring::kNone});
+    if (!q.hardmax_regime) p.hardmax_regime = false;
+    if (!std::isnan(q.log2_t_hard))
+      p.t_hard = std::isnan(p.t_hard) ? std::exp2(q.log2_t_hard)
+                                      : std::max(p.t_hard, std::exp2(q.log2_t_hard));
     largest_l = std::max(largest_l, p.pairs[k].constants["L"]);
     if (p.pairs[k].needed > p.needed || k == 0) {
       p.needed = p.pairs[k].needed;
@@ -162,6 +199,11 @@ SweepPoint Summarise(const SweepOptions& o, double value, std::vector<SweepPair>
   p.fit_x = o.parameter == StudyParameter::kScale ? largest_l
             : FitsInverseValue(o.parameter)       ? 1 / value
                                                   : value;
+  p.simulator.value = p.upper_side.value = value;
+  p.simulator.regressor = p.upper_side.regressor = p.fit_x;
+  p.censoring = PointCensoring(p.simulator);
+  p.spread = SampleSpread(p.simulator);
+  p.upper_spread = SampleSpread(p.upper_side);
   // The point's bound covers all its pairs: their shared S, Δ, τ, ε with the largest L (a
   // pair with L = 0 is constant and bounds nothing). For margin: Thm 4.1's max of both terms.
   ConstantMap c = p.pairs[p.witness].constants;
@@ -236,11 +278,12 @@ double PaperExponent(StudyParameter parameter, int precision_bits) {
       return -2;
     case StudyParameter::kMargin:
       return precision_bits * std::log(2.0);
-    case StudyParameter::kN:
+    default:  // n (Lemma 5.3's) and the parameters of other theorems
       break;
   }
-  throw OptionError("parameter",
-                    "'n' is Lemma 5.3's (known: scale, alphabet, period, locality, eps, margin)");
+  throw OptionError("parameter", "'" + std::string(ParameterName(parameter)) +
+                                     "' is not a parameter of Theorem 4.1's sweep (known: scale, "
+                                     "alphabet, period, locality, eps, margin)");
 }
 
 ExponentFit FitExponent(const std::vector<double>& x, const std::vector<double>& y, double level) {
@@ -280,6 +323,70 @@ ExponentFit FitLogLinear(const std::vector<double>& lx, const std::vector<double
   return fit;
 }
 
+namespace {
+
+// The simulator's and the upper side's fits over the points in the hardmax regime with a
+// positive regressor (a scale point whose pairs all have L = 0 bounds nothing), and the trend.
+void FitSweep(SweepResult& r) {
+  const SweepOptions& o = r.options;
+  std::vector<SeriesPoint> simulator, upper;
+  std::vector<std::size_t> index;  // the sweep point of each fitted series point
+  int positive = 0;
+  for (std::size_t i = 0; i < r.points.size(); ++i) {
+    SweepPoint& p = r.points[i];
+    if (!(p.fit_x > 0)) {
+      p.excluded = "L = 0";
+      continue;
+    }
+    ++positive;
+    if (!p.hardmax_regime) {
+      ++r.points_outside_regime;
+      p.excluded = "outside the hardmax regime";
+      continue;
+    }
+    if (p.censoring != Censoring::kNone)
+      p.excluded = std::string("censored ") + CensoringName(p.censoring);
+    simulator.push_back(p.simulator);
+    upper.push_back(p.upper_side);
+    index.push_back(i);
+  }
+  if (positive < 2) throw OptionError("values", "fewer than 2 points with L > 0 to fit");
+  FitOptions fit;
+  fit.scale = FitsInverseValue(o.parameter) ? FitScale::kLogLinear : FitScale::kLogLog;
+  fit.seed = StreamSeed(o.seed, "sweep-fit/simulator");
+  r.simulator = FitSeries(simulator, fit);
+  fit.seed = StreamSeed(o.seed, "sweep-fit/upper");
+  r.upper_side = FitSeries(upper, fit);
+  for (int used : r.simulator.used) r.points[index[used]].in_fit = true;
+  if (r.points_outside_regime > 0) {
+    const std::string note =
+        std::to_string(r.points_outside_regime) + " point(s) outside the hardmax regime left out";
+    r.simulator.reason = r.simulator.reason.empty() ? note : r.simulator.reason + "; " + note;
+  }
+  // The trend: for eps the needed length should grow as ε shrinks, so it is decided in 1/ε
+  // (ln(1/ε) = −ln ε: the same fit with the slope and interval negated).
+  if (o.parameter == StudyParameter::kEps) {
+    std::vector<SeriesPoint> inverse = simulator;
+    for (SeriesPoint& p : inverse) p.regressor = 1 / p.regressor;
+    ExponentEstimate mirrored = r.simulator;
+    mirrored.exponent = -mirrored.exponent;
+    if (mirrored.ci) mirrored.ci = std::make_pair(-mirrored.ci->second, -mirrored.ci->first);
+    r.trend = DecideTrend(inverse, mirrored);
+    r.trend.reason += " (in 1/eps)";
+  } else {
+    r.trend = DecideTrend(simulator, r.simulator);
+  }
+  r.fit = ExponentFit{};
+  r.fit.slope = r.simulator.ci ? r.simulator.exponent : kNaN;
+  r.fit.intercept = r.simulator.ci ? r.simulator.intercept : kNaN;
+  r.fit.lower = r.simulator.ci ? r.simulator.ci->first : kNaN;
+  r.fit.upper = r.simulator.ci ? r.simulator.ci->second : kNaN;
+  r.fit.standard_error = kNaN;
+  r.fit.points = r.simulator.points_used;
+}
+
+}  // namespace
+
 SweepResult RunSweep(const SweepOptions& options) {
   ValidateOptions(options);
   SweepResult r;
@@ -318,17 +425,10 @@ SweepResult RunSweep(const SweepOptions& options) {
         return true;
       });
   if (!dealer.Reduces()) return r;  // an MPI worker or a shard: the reducer has the cells
-  std::vector<double> xs, ys;
-  for (std::size_t i = 0; i < m; ++i) {
+  for (std::size_t i = 0; i < m; ++i)
     r.points.push_back(Summarise(options, options.values[i],
                                  {pairs.begin() + i * k, pairs.begin() + (i + 1) * k}));
-    if (r.points.back().fit_x > 0) {  // a scale point whose pairs all have L = 0 is unfit
-      xs.push_back(r.points.back().fit_x);
-      ys.push_back(static_cast<double>(r.points.back().needed));
-    }
-  }
-  if (xs.size() < 2) throw OptionError("values", "fewer than 2 points with L > 0 to fit");
-  r.fit = FitsInverseValue(options.parameter) ? FitLogLinear(xs, ys) : FitExponent(xs, ys);
+  FitSweep(r);
   r.empirical_constant = kNaN;
   for (std::size_t i = 0; i < r.points.size(); ++i) {
     if (std::isnan(r.empirical_constant) || r.points[i].ratio > r.empirical_constant) {
@@ -337,6 +437,29 @@ SweepResult RunSweep(const SweepOptions& options) {
     }
   }
   return r;
+}
+
+std::string HardmaxRegimeWarning(const SweepResult& r) {
+  std::string list;
+  double largest = 0;
+  std::uint64_t shortest = 0;
+  int outside = 0;
+  for (const SweepPoint& p : r.points) {
+    if (p.hardmax_regime) continue;
+    ++outside;
+    for (const SweepPair& q : p.pairs)
+      if (!q.hardmax_regime && (shortest == 0 || q.x_length < shortest)) shortest = q.x_length;
+    largest = std::max(largest, p.t_hard);
+    list += fmt::format("{}{} = {:g} (T_hard = {:.6g})", list.empty() ? "" : ", ",
+                        ParameterName(r.options.parameter), p.value, p.t_hard);
+  }
+  if (list.empty()) return "";
+  return fmt::format(
+      "{} of {} points have |x| = {} < {:g}·T_hard = {:g}·2^(p/gamma), outside the hardmax "
+      "regime: {}; marked hardmax_regime: false and left out of the fit (|x| >= {:.0f} "
+      "reaches it)",
+      outside, r.points.size(), shortest, kHardmaxRegimeMargin, kHardmaxRegimeMargin, list,
+      std::ceil(kHardmaxRegimeMargin * largest));
 }
 
 io::Json SweepOptionsToJson(const SweepOptions& o) {

@@ -1,9 +1,13 @@
 // `ltsim sweep`: needed length against one parameter, the fitted exponent vs Thm 4.1's, PNGs.
+// Three quantities, labelled everywhere (docs/statistics.md §5): the simulator on found x (what
+// the sweep measures), the upper side (the construction's certified length) and the paper.
 #include <fmt/format.h>
 
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "commands.h"
 #include "common_options.h"
@@ -73,20 +77,60 @@ Json FitJson(const ExponentFit& fit) {
           {"points", fit.points}};
 }
 
+constexpr const char* kSimulatorLabel = "simulator on found x";
+constexpr const char* kUpperLabel = "upper side";
+constexpr const char* kPaperLabel = "paper";
+
+Json Interval(const std::optional<std::pair<double, double>>& ci) {
+  if (!ci) return nullptr;
+  return Json::array({Number(ci->first), Number(ci->second)});
+}
+
+Json SpreadJson(const Spread& s) {
+  return {{"min", Number(s.min)}, {"median", Number(s.median)}, {"max", Number(s.max)}};
+}
+
+// An exponent is shown only with its interval: a slope through fewer points is no measurement.
+Json EstimateJson(const ExponentEstimate& e) {
+  return {{"exponent", e.ci ? Number(e.exponent) : Json(nullptr)},
+          {"ci", Interval(e.ci)},
+          {"level", 0.95},
+          {"t_interval", Interval(e.t_interval)},
+          {"bootstrap_interval", Interval(e.bootstrap_interval)},
+          {"points", e.points},
+          {"points_used", e.points_used},
+          {"points_censored", e.points_censored},
+          {"reason", e.reason}};
+}
+
 Json PointJson(const SweepPoint& p) {
   Json pairs = Json::array();
   for (const SweepPair& q : p.pairs)
-    pairs.push_back({{"index", q.index},
-                     {"seed", q.seed},
-                     {"needed_length", q.needed},
-                     {"reached", q.reached},
-                     {"sim_at_fixed", Number(q.sim_at_fixed)},
-                     {"x_length", q.x_length},
-                     {"x_explicit", q.x_explicit},
-                     {"accepted", q.accepted},
-                     {"gamma", Number(q.constants.at("gamma"))},
-                     {"L", Number(q.constants.at("L"))}});
+    pairs.push_back(
+        {{"index", q.index},
+         {"seed", q.seed},
+         {"needed_length", q.needed},
+         {"reached", q.reached},
+         {"censoring", CensoringName(q.censoring)},
+         {"sim_at_fixed", Number(q.sim_at_fixed)},
+         {"x_length", q.x_length},
+         {"x_explicit", q.x_explicit},
+         {"accepted", q.accepted},
+         {"gamma", Number(q.constants.at("gamma"))},
+         {"L", Number(q.constants.at("L"))},
+         {"t_hard", std::isnan(q.log2_t_hard) ? Json(nullptr) : Number(std::exp2(q.log2_t_hard))},
+         {"hardmax_regime", q.hardmax_regime},
+         {"upper_side", Number(q.upper_side)}});
   const SweepPair& w = p.pairs[p.witness];
+  Json simulator = SpreadJson(p.spread);
+  simulator["censoring"] = CensoringName(p.censoring);
+  simulator["censored"] = p.censoring != Censoring::kNone;
+  simulator["samples"] = Json::array();
+  for (const Sample& s : p.simulator.samples) simulator["samples"].push_back(Number(s.value));
+  simulator["in_fit"] = p.in_fit;
+  simulator["excluded"] = p.excluded;
+  Json upper = SpreadJson(p.upper_spread);
+  upper["certified_length"] = Number(p.upper_spread.max);
   return {{"value", p.value},
           {"fit_x", Number(p.fit_x)},
           {"needed_length", p.needed},
@@ -96,7 +140,19 @@ Json PointJson(const SweepPoint& p) {
           {"bound", Number(p.bound)},
           {"frequency_bound", Number(p.ours)},
           {"ratio", Number(p.ratio)},
+          {"hardmax_regime", p.hardmax_regime},
+          {"t_hard", Number(p.t_hard)},
+          {kSimulatorLabel, simulator},
+          {kUpperLabel, upper},
+          {kPaperLabel, {{"bound", Number(p.bound)}}},
           {"pairs", pairs}};
+}
+
+std::string UpperSource(const SweepOptions& o) {
+  return o.parameter == StudyParameter::kMargin
+             ? "max(frequency-length, thm4.1-hardmax 2^(p/gamma)) [ours]: the construction's "
+               "certified |z| (its certificate holds from T_hard on)"
+             : "frequency-length [ours]: the construction's certified |z|";
 }
 
 Json SweepJson(const SweepResult& r) {
@@ -113,6 +169,25 @@ Json SweepJson(const SweepResult& r) {
   for (const SweepPoint& p : r.points) doc["points"].push_back(PointJson(p));
   doc["fit"] = FitJson(r.fit);
   doc["paper_exponent"] = r.paper_exponent;
+  Json simulator = EstimateJson(r.simulator);
+  simulator["what"] =
+      "the frequency simulator's needed length on each pair's found x (neither bound); "
+      "censored points and points outside the hardmax regime never enter the fit";
+  simulator["trend"] = TrendName(r.trend.trend);
+  simulator["trend_reason"] = r.trend.reason;
+  simulator["monotone"] = r.trend.monotone;
+  simulator["points_outside_regime"] = r.points_outside_regime;
+  doc[kSimulatorLabel] = simulator;
+  Json upper = EstimateJson(r.upper_side);
+  upper["what"] = UpperSource(o);
+  doc[kUpperLabel] = upper;
+  doc[kPaperLabel] = {{"exponent", r.paper_exponent},
+                      {"what", o.parameter == StudyParameter::kMargin
+                                   ? "thm4.1-hardmax 2^(p/gamma): b = p ln 2"
+                                   : "thm4.1-length L^2 Delta^7 S^6 tau^2 / eps^2"}};
+  doc["hardmax_regime_margin"] = kHardmaxRegimeMargin;
+  const std::string warning = HardmaxRegimeWarning(r);
+  doc["warnings"] = warning.empty() ? Json::array() : Json::array({warning});
   const SweepPoint& c = r.points[r.constant_point];
   doc["empirical_constant"] = {{"value", Number(r.empirical_constant)},
                                {"point", r.constant_point},
@@ -121,44 +196,73 @@ Json SweepJson(const SweepResult& r) {
   return doc;
 }
 
+// The legacy columns keep their positions; the labelled ones follow.
 std::string Csv(const SweepResult& r) {
   std::string csv =
       "value,fit_x,needed_length,reached,witness_pair,witness_seed,sim_at_fixed,"
-      "bound,frequency_bound,ratio,method\n";
+      "bound,frequency_bound,ratio,method,simulator_min,simulator_median,simulator_max,"
+      "simulator_censoring,simulator_in_fit,hardmax_regime,t_hard,upper_side_median,paper\n";
   const char* method = r.options.search ? "search" : "random";
   for (const SweepPoint& p : r.points) {
     const SweepPair& w = p.pairs[p.witness];
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", p.value, p.fit_x, p.needed,
-                       w.reached ? 1 : 0, w.index, w.seed, p.sim_at_fixed, p.bound, p.ours, p.ratio,
-                       method);
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.value,
+                       p.fit_x, p.needed, w.reached ? 1 : 0, w.index, w.seed, p.sim_at_fixed,
+                       p.bound, p.ours, p.ratio, method, p.spread.min, p.spread.median,
+                       p.spread.max, CensoringName(p.censoring), p.in_fit ? 1 : 0,
+                       p.hardmax_regime ? 1 : 0, p.t_hard, p.upper_spread.median, p.bound);
   }
   return csv;
+}
+
+std::string ShowEstimate(const ExponentEstimate& e) {
+  if (!e.ci)
+    return fmt::format("no exponent ({}; {} of {} points fitted)", e.reason, e.points_used,
+                       e.points);
+  return fmt::format("{} (95% CI [{}, {}], {} of {} points fitted)", Show(e.exponent),
+                     Show(e.ci->first), Show(e.ci->second), e.points_used, e.points);
 }
 
 void PrintTable(const SweepResult& r) {
   const SweepOptions& o = r.options;
   std::cout << fmt::format("sweep {} over {} values, |x| = {}, seed {}\n",
                            ParameterName(o.parameter), o.values.size(), o.x_length, o.seed);
-  std::cout << fmt::format("worst case per point: {}\n", MethodName(o));
-  std::cout << fmt::format("{:>10} {:>10} {:>8} {:>20} {:>12} {:>12} {:>12}\n",
-                           ParameterName(o.parameter), "needed n", "witness", "seed",
-                           "sim@n=" + std::to_string(o.fixed_n), "bound", "ratio");
+  std::cout << fmt::format("pairs per point: {}\n", MethodName(o));
+  std::cout << fmt::format(
+      "{}: the frequency simulator's needed n on each pair's x, min/median/max over the {} "
+      "pairs (neither bound)\n{}: {}\n{}: Thm 4.1's bound ({})\n",
+      kSimulatorLabel, o.pairs, kUpperLabel, UpperSource(o), kPaperLabel,
+      o.parameter == StudyParameter::kMargin ? "max(thm4.1-hardmax, thm4.1-length)"
+                                             : "thm4.1-length");
+  std::cout << fmt::format("{:>10} {:>28} {:>9} {:>12} {:>12} {:>12} {:>8}  {}\n",
+                           ParameterName(o.parameter), "simulator on found x", "censored",
+                           "upper side", "paper", "sim@n=" + std::to_string(o.fixed_n), "worst",
+                           "in fit");
   for (const SweepPoint& p : r.points) {
     const SweepPair& w = p.pairs[p.witness];
-    std::cout << fmt::format("{:>10} {:>9}{} {:>8} {:>20} {:>12} {:>12} {:>12}\n", Show(p.value),
-                             p.needed, w.reached ? " " : "+", w.index, w.seed, Show(p.sim_at_fixed),
-                             Show(p.bound), Show(p.ratio));
+    const std::string spread =
+        fmt::format("{} / {} / {}", Show(p.spread.min), Show(p.spread.median), Show(p.spread.max));
+    std::cout << fmt::format("{:>10} {:>28} {:>9} {:>12} {:>12} {:>12} {:>8}  {}\n", Show(p.value),
+                             spread,
+                             p.censoring == Censoring::kNone ? "-" : CensoringName(p.censoring),
+                             Show(p.upper_spread.median), Show(p.bound), Show(p.sim_at_fixed),
+                             fmt::format("k={}{}", w.index, w.reached ? "" : "+"),
+                             p.in_fit ? "yes" : "no: " + p.excluded);
   }
-  std::cout << fmt::format(
-      "exponent   measured {} (95% CI [{}, {}]) vs paper {} ({}, in {})\n", Show(r.fit.slope),
-      Show(r.fit.lower), Show(r.fit.upper), Show(r.paper_exponent), FitKind(o),
-      o.parameter == StudyParameter::kScale    ? "L"
-      : o.parameter == StudyParameter::kMargin ? "1/gamma; paper p ln 2 from 2^(p/gamma)"
-                                               : ParameterName(o.parameter));
+  std::cout << fmt::format("exponent   {}: {} vs paper {} ({}, in {})\n", kSimulatorLabel,
+                           ShowEstimate(r.simulator), Show(r.paper_exponent), FitKind(o),
+                           o.parameter == StudyParameter::kScale ? "L"
+                           : o.parameter == StudyParameter::kMargin
+                               ? "1/gamma; paper p ln 2 from 2^(p/gamma)"
+                               : ParameterName(o.parameter));
+  std::cout << fmt::format("trend      {}: {} ({})\n", kSimulatorLabel, TrendName(r.trend.trend),
+                           r.trend.reason);
+  std::cout << fmt::format("exponent   {}: {}\n", kUpperLabel, ShowEstimate(r.upper_side));
   std::cout << fmt::format("constant   max needed/bound = {} at {} = {}\n",
                            Show(r.empirical_constant), ParameterName(o.parameter),
                            Show(r.points[r.constant_point].value));
-  std::cout << "(+ = no n < |x| met ε: the needed length is at least |x|)\n";
+  std::cout << "(censored above, + = no n < |x| met ε: the needed length is at least |x|; below = "
+               "the grid's first n met ε: at most that n. A censored point is a bound and never "
+               "fitted)\n";
 }
 
 }  // namespace
@@ -167,9 +271,12 @@ void AddSweepCommand(CLI::App& app) {
   auto args = std::make_shared<SweepArgs>();
   CLI::App* cmd =
       app.add_subcommand("sweep",
-                         "Vary one parameter, find the worst needed length per point (frequency "
-                         "simulator) by a short search (default) or over random pairs, fit its "
-                         "exponent and compare with Thm 4.1's L²Δ⁷|Σ|⁶τ²/ε² (margin: 2^(p/γ)).");
+                         "Vary one parameter, measure the frequency simulator's needed length on "
+                         "K pairs per point found by a short search (default) or drawn at random "
+                         "(min/median/max, censored at |x| or the grid floor), fit its exponent "
+                         "over the uncensored points and show it beside the construction's "
+                         "certified length (upper side) and Thm 4.1's L²Δ⁷|Σ|⁶τ²/ε² (margin: "
+                         "2^(p/γ)).");
   cmd->add_option("--parameter", args->parameter,
                   "scale (weight scale; fitted against L), alphabet, period, locality, eps or "
                   "margin (γ of finite-precision pairs; fitted as ln n against 1/γ)")
@@ -189,7 +296,9 @@ void AddSweepCommand(CLI::App& app) {
   cmd->add_option("--precision", args->options.precision_bits,
                   "p bits of the margin sweep's finite attention (default 8)");
   AddSeed(cmd, args->options.seed);
-  cmd->add_option("--x-length", args->options.x_length, "|x| (default 20000)");
+  cmd->add_option("--x-length", args->options.x_length,
+                  "|x| (default 20000; finite attention needs |x| >= 4·2^(p/γ), else the point is "
+                  "marked outside the hardmax regime and not fitted)");
   cmd->add_option("--z-length", args->options.fixed_n,
                   "the length n of z at which sim is also recorded (default 500)");
   AddDeprecated(cmd, "--fixed-n", args->options.fixed_n, "--z-length");
@@ -198,7 +307,8 @@ void AddSweepCommand(CLI::App& app) {
       "weight grid 2^-k (default 1: coarse grids tie logits, so maximal sets have several types)");
   cmd->add_option("--delta", args->options.delta, "g = f + δ·N(0, 1) (default 0.01)");
   cmd->add_option("--input", args->input, "input family of x (default stress)");
-  AddOutDir(cmd, args->out, "write sweep.json, sweep.csv and sweep.png in this directory");
+  AddOutDir(cmd, args->out,
+            "write sweep.json, sweep.csv, sweep.png and sweep.svg in this directory");
   cmd->add_flag("--json", args->json, "print the JSON document instead of the table");
   AddDistOptions(cmd, args->dist);
   SetExamples(cmd, {"ltsim sweep --parameter period --values 1,2,3 --pairs 2 --x-length 1500 "
@@ -216,6 +326,8 @@ void AddSweepCommand(CLI::App& app) {
     const SweepResult r = RunSweep(options);
     progress.Finish();
     if (!dealer.Reduces()) return dealer.FinishShard();
+    const std::string warning = HardmaxRegimeWarning(r);
+    if (!warning.empty()) std::cerr << "ltsim sweep: warning: " << warning << "\n";
     Report(
         SweepJson(r), Csv(r), args->json, [&] { PrintTable(r); }, args->out, "sweep",
         LTSIM_PLOT_SCRIPT);

@@ -1,9 +1,11 @@
 // Parameter sweeps of the needed length against Theorem 4.1's exponents
-// (docs/theory.md §2.1, §7.4).
-// Each point's worst case is found by a short search (search.h) or as the max over random pairs.
+// (docs/theory.md §2.1, §7.4; the statistics of docs/statistics.md §5).
+// Each pair of a point is found by a short search (search.h) or drawn at random; a point keeps
+// every pair's needed length with its censoring, and the fit sees only uncensored points.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/gen/model_generator.h"
 #include "ltsim/io/json.h"
+#include "ltsim/study/fit.h"
 #include "ltsim/study/parameter.h"
 
 namespace ltsim {
@@ -60,6 +63,11 @@ struct SweepOptions {
   }();
 };
 
+/// A `finite` pair's x is in the hardmax regime (where Theorem 4.1's frequency argument
+/// applies) when |x| ≥ kHardmaxRegimeMargin·T_hard, T_hard = 2^(p/γ); the same margin as
+/// `tightness` (docs/statistics.md §5).
+inline constexpr double kHardmaxRegimeMargin = 4;
+
 /// One pair of one point: the witness a worst case names.
 struct SweepPair {
   int index = 0;  ///< k in 0..K−1
@@ -74,9 +82,19 @@ struct SweepPair {
   bool reached = false;        ///< whether some n < |x| met ε
   double sim_at_fixed = 0.0;   ///< max(sim_f, sim_g) at n = fixed_n
   ConstantMap constants;       ///< the pair's constants (registry.h) with eps, n, T
+  // Derived by RunSweep from the fields above (never dealt between processes):
+  /// above: no n < |x| met ε (needed = |x|, a cap); below: the grid's first n,
+  /// NeededLengthGrid(τ + 2, |x|).front(), already met ε (a floor); none otherwise.
+  Censoring censoring = Censoring::kNone;
+  /// log₂ T_hard = p/γ of a pair with `finite` attention (p > 0); NaN for hardmax.
+  double log2_t_hard = std::numeric_limits<double>::quiet_NaN();
+  bool hardmax_regime = true;  ///< |x| ≥ kHardmaxRegimeMargin·T_hard (always for hardmax)
+  /// Upper side: the construction's certified length for this pair, the registry's
+  /// frequency-length; for `finite` attention at least thm4.1-hardmax 2^(p/γ).
+  double upper_side = 0.0;
 };
 
-/// One grid point: the worst case over its K pairs.
+/// One grid point: every pair's sample and, for the legacy keys, the worst case over its K pairs.
 struct SweepPoint {
   double value = 0.0;         ///< the parameter
   double fit_x = 0.0;         ///< the regressor: the value; for `scale` the largest L; margin 1/γ
@@ -87,6 +105,19 @@ struct SweepPoint {
   double ours = 0.0;          ///< frequency-length at the same constants
   double ratio = 0.0;         ///< needed / bound (NaN when every pair has L = 0)
   std::vector<SweepPair> pairs;
+  /// "simulator on found x": every pair's needed length with its censoring; regressor fit_x.
+  SeriesPoint simulator;
+  /// "upper side": every pair's certified length (SweepPair::upper_side), never censored.
+  SeriesPoint upper_side;
+  Censoring censoring = Censoring::kNone;  ///< PointCensoring(simulator)
+  Spread spread;                           ///< min / median / max of the simulator samples
+  Spread upper_spread;                     ///< the same for the upper side
+  bool hardmax_regime = true;              ///< every pair's x is in the hardmax regime
+  double t_hard = std::numeric_limits<double>::quiet_NaN();  ///< largest T_hard (finite pairs)
+  bool in_fit = false;  ///< whether the point entered the simulator's fit
+  /// Why not (empty when it did): "censored above", "censored below", "outside the hardmax
+  /// regime", "L = 0".
+  std::string excluded;
 };
 
 /// Least-squares fit log y = a + b·log x with a two-sided confidence interval on b from
@@ -102,7 +133,17 @@ struct ExponentFit {
 struct SweepResult {
   SweepOptions options;
   std::vector<SweepPoint> points;
-  ExponentFit fit;  ///< log-log; for margin ln n against 1/γ (FitLogLinear)
+  /// The simulator on found x: FitSeries over the points in the hardmax regime with a positive
+  /// regressor (censored points never enter); log-log, margin log-linear in 1/γ.
+  ExponentEstimate simulator;
+  /// rises / not shown / degenerate (DecideTrend; for eps in 1/ε: the needed length should
+  /// grow as ε shrinks).
+  TrendVerdict trend;
+  ExponentEstimate upper_side;  ///< the same fit of the points' certified lengths
+  int points_outside_regime = 0;
+  /// Legacy keys of `simulator`: slope and interval only when the interval exists (NaN
+  /// otherwise), standard_error NaN, points = the points fitted.
+  ExponentFit fit;
   /// Thm 4.1's exponent: its second term in this parameter, or for margin p·ln 2 (the slope of
   /// ln 2^(p/γ) in 1/γ).
   double paper_exponent = 0.0;
@@ -133,11 +174,16 @@ ExponentFit FitLogLinear(const std::vector<double>& x, const std::vector<double>
                          double level = 0.95);
 
 /// Runs the sweep: per point K seeded one-layer pairs (perturbed, grid weights; hardmax, or
-/// finite with the margin) and inputs, each searched (or not), their needed lengths, the worst
-/// case, the bound and the fit. Pure in the options; (point, pair) run in parallel (oneTBB),
-/// identical for any thread count. InputError for bad options (unknown parameter, fewer than 2
-/// values, non-positive values).
+/// finite with the margin) and inputs, each searched (or not), their needed lengths with
+/// censoring, the hardmax regime, the spread, the worst case, the bounds and the fits. Pure in the
+/// options; (point, pair) run in parallel (oneTBB), identical for any thread count. InputError for
+/// bad options (unknown parameter, fewer than 2 values, non-positive values).
 SweepResult RunSweep(const SweepOptions& options);
+
+/// One line naming the points whose x lies outside the hardmax regime (|x| <
+/// kHardmaxRegimeMargin·T_hard) with their T_hard and the |x| that would reach it; "" when
+/// every point is inside.
+std::string HardmaxRegimeWarning(const SweepResult& result);
 
 /// The options as `sweep --json` and sweep.json record them (docs/formats.md §3.5).
 io::Json SweepOptionsToJson(const SweepOptions& options);

@@ -5,7 +5,9 @@
 
 #include <cmath>
 
+#include "ltsim/check/needed_length.h"
 #include "ltsim/core/error.h"
+#include "ltsim/core/seed.h"
 #include "ltsim/eval/evaluate.h"
 #include "ltsim/gen/margin_pair.h"
 #include "ltsim/model/constants.h"
@@ -129,7 +131,142 @@ TEST(RunSweep, SameResultForAnyThreadCount) {
     EXPECT_EQ(a.points[i].witness, b.points[i].witness);
     EXPECT_EQ(a.points[i].sim_at_fixed, b.points[i].sim_at_fixed);
   }
-  EXPECT_EQ(a.fit.slope, b.fit.slope);
+  EXPECT_EQ(a.simulator.ci, b.simulator.ci);
+  EXPECT_TRUE(a.simulator.exponent == b.simulator.exponent ||
+              (std::isnan(a.simulator.exponent) && std::isnan(b.simulator.exponent)));
+}
+
+// Every pair's sample is kept with its censoring: above exactly when no n < |x| met ε, below
+// exactly when the needed length is the grid's first n; a point is censored when any pair is,
+// and a censored point never enters the fit, which is FitSeries over the points that did.
+TEST(RunSweep, EveryPairIsASampleWithItsCensoringAndCensoredPointsAreNeverFitted) {
+  SweepOptions o = Tiny();
+  o.search = false;
+  o.pairs = 3;
+  o.values = {2, 3, 4, 5};
+  const SweepResult r = RunSweep(o);
+  std::vector<SeriesPoint> fitted;
+  for (const SweepPoint& p : r.points) {
+    ASSERT_EQ(p.simulator.samples.size(), 3u);
+    bool censored = false;
+    for (std::size_t k = 0; k < p.pairs.size(); ++k) {
+      const SweepPair& q = p.pairs[k];
+      EXPECT_EQ(p.simulator.samples[k].value, static_cast<double>(q.needed));
+      EXPECT_EQ(p.simulator.samples[k].censoring, q.censoring);
+      const auto floor =
+          NeededLengthGrid(static_cast<std::uint64_t>(q.constants.at("tau")) + 2, q.x_length)
+              .front();
+      const Censoring expected = !q.reached          ? Censoring::kAbove
+                                 : q.needed <= floor ? Censoring::kBelow
+                                                     : Censoring::kNone;
+      EXPECT_EQ(q.censoring, expected) << "pair " << k << " needed " << q.needed;
+      censored |= q.censoring != Censoring::kNone;
+      EXPECT_TRUE(q.hardmax_regime);  // hardmax pairs
+      EXPECT_DOUBLE_EQ(q.upper_side, FindBound("frequency-length").value(q.constants));
+    }
+    EXPECT_EQ(p.censoring != Censoring::kNone, censored);
+    EXPECT_LE(p.spread.min, p.spread.median);
+    EXPECT_LE(p.spread.median, p.spread.max);
+    EXPECT_EQ(p.spread.max, static_cast<double>(p.needed));  // the legacy worst case
+    EXPECT_EQ(p.in_fit, !censored) << p.excluded;
+    if (p.in_fit) fitted.push_back(p.simulator);
+  }
+  FitOptions fit;
+  fit.seed = StreamSeed(o.seed, "sweep-fit/simulator");
+  const ExponentEstimate again = FitSeries(fitted, fit);
+  EXPECT_EQ(r.simulator.points_used, static_cast<int>(fitted.size()));
+  EXPECT_EQ(r.simulator.ci, again.ci);
+  EXPECT_TRUE(r.simulator.exponent == again.exponent ||
+              (std::isnan(r.simulator.exponent) && std::isnan(again.exponent)));
+  // The trend says "rises" only through DecideTrend: interval above 0 and monotone in spread.
+  EXPECT_EQ(r.trend.trend == Trend::kRises,
+            again.ci && again.ci->first > 0 && DecideTrend(fitted, again).monotone);
+}
+
+// The audit's case: when every point sits on the grid floor (ε so large that the first n
+// meets it) the sweep used to print "measured 0, CI [0, 0]"; now no point is fitted, there is
+// no exponent and the trend is degenerate.
+TEST(RunSweep, EveryPointOnTheFloorGivesNoExponentAndADegenerateTrend) {
+  SweepOptions o = Tiny();
+  o.search = false;
+  o.parameter = StudyParameter::kScale;
+  o.values = {1, 2, 4};
+  o.eps = 0.999;
+  const SweepResult r = RunSweep(o);
+  for (const SweepPoint& p : r.points) {
+    EXPECT_EQ(p.censoring, Censoring::kBelow);
+    EXPECT_FALSE(p.in_fit);
+    EXPECT_EQ(p.excluded, "censored below");
+  }
+  EXPECT_FALSE(r.simulator.ci.has_value());
+  EXPECT_EQ(r.simulator.points_used, 0);
+  EXPECT_NE(r.simulator.reason.find("too few uncensored"), std::string::npos) << r.simulator.reason;
+  EXPECT_EQ(r.trend.trend, Trend::kDegenerate) << r.trend.reason;
+  EXPECT_TRUE(std::isnan(r.fit.slope) && std::isnan(r.fit.lower) && std::isnan(r.fit.upper));
+}
+
+// A cap: with |x| = 20, ε = 10^-6 and climbs that look for long needed lengths, pairs reach
+// |x| without meeting ε and are censored above (a bound ≥ |x|), and such points are not fitted.
+TEST(RunSweep, PairsAtTheCapAreCensoredAbove) {
+  SweepOptions o = Tiny();
+  o.x_length = 20;
+  o.eps = 1e-6;
+  o.iterations = 30;
+  const SweepResult r = RunSweep(o);
+  int above = 0;
+  for (const SweepPoint& p : r.points)
+    for (const SweepPair& q : p.pairs) {
+      EXPECT_EQ(q.censoring == Censoring::kAbove, !q.reached);
+      above += q.censoring == Censoring::kAbove;
+      if (q.censoring == Censoring::kAbove) {
+        EXPECT_EQ(p.censoring, Censoring::kAbove);
+        EXPECT_FALSE(p.in_fit);
+      }
+    }
+  EXPECT_GT(above, 0);
+  EXPECT_EQ(r.trend.trend == Trend::kRises, false);
+}
+
+// The defaults (p = 8, |x| = 20,000) leave γ = 0.5 outside the hardmax regime: T_hard = 2^16 =
+// 65,536 > |x|. That point is marked, left out of the fit and named in the warning; γ = 1
+// (T_hard = 256, 4·256 ≤ 20,000) and γ = 2 are inside.
+TEST(RunSweep, TheDefaultsLeaveSmallMarginsOutsideTheHardmaxRegimeAndSaySo) {
+  SweepOptions o;  // the defaults: p = 8, |x| = 20,000
+  o.parameter = StudyParameter::kMargin;
+  o.values = {0.5, 1, 2};
+  o.pairs = 2;
+  o.search = false;
+  ASSERT_EQ(o.precision_bits, 8);
+  ASSERT_EQ(o.x_length, 20000u);
+  const SweepResult r = RunSweep(o);
+  ASSERT_EQ(r.points.size(), 3u);
+  EXPECT_FALSE(r.points[0].hardmax_regime);
+  EXPECT_NEAR(r.points[0].t_hard, 65536, 1e-6);
+  EXPECT_FALSE(r.points[0].in_fit);
+  EXPECT_EQ(r.points[0].excluded, "outside the hardmax regime");
+  for (const SweepPair& q : r.points[0].pairs) {
+    EXPECT_FALSE(q.hardmax_regime);
+    EXPECT_NEAR(q.log2_t_hard, 16, 1e-9);
+    // Upper side: for finite attention at least T_hard.
+    EXPECT_GE(q.upper_side, 65536 * (1 - 1e-12));
+  }
+  EXPECT_TRUE(r.points[1].hardmax_regime);
+  EXPECT_NEAR(r.points[1].t_hard, 256, 1e-9);
+  EXPECT_TRUE(r.points[2].hardmax_regime);
+  EXPECT_EQ(r.points_outside_regime, 1);
+  for (int used : r.simulator.used) EXPECT_NE(used, 0);
+  EXPECT_LE(r.simulator.points, 2);  // only the two points inside the regime are a series
+  const std::string warning = HardmaxRegimeWarning(r);
+  EXPECT_NE(warning.find("1 of 3 points"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("65536"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("|x| >= 262144"), std::string::npos) << warning;
+  // A long enough x puts every point inside.
+  o.x_length = 262144;
+  o.values = {0.5, 1};
+  o.pairs = 1;
+  const SweepResult inside = RunSweep(o);
+  EXPECT_TRUE(inside.points[0].hardmax_regime);
+  EXPECT_EQ(HardmaxRegimeWarning(inside), "");
 }
 
 // γ of SetLogitMargin's output is the requested margin (LogitMargin of docs/model.md §4.2, the same
