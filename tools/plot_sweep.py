@@ -143,8 +143,11 @@ def main(directory):
     right.set_ylabel("max sim over the pairs at n = %d" % opts["fixed_n"])
     right.set_title("simulation error at a fixed n", fontsize=9)
 
-    fig.suptitle("ltsim sweep, parameter %s (eps = %g, |x| = %d, seed %d, %s)"
-                 % (opts["parameter"], opts["eps"], opts["x_length"], doc["context"]["seed"],
+    fixed = "" if opts["parameter"] == "eps" else "eps = %g, " % opts["eps"]
+    if opts["parameter"] == "margin":
+        fixed += "p = %d bits, " % opts["precision_bits"]
+    fig.suptitle("ltsim sweep, parameter %s (%s|x| = %d, seed %d, %s)"
+                 % (opts["parameter"], fixed, opts["x_length"], doc["context"]["seed"],
                     opts.get("method", "random")), fontsize=10)
     fig.tight_layout()
     fig.savefig(os.path.join(directory, "sweep.png"), dpi=110)
