@@ -55,9 +55,18 @@ double Lemma53(const ConstantMap& c) {
   return (Get(c, "G") + Get(c, "L")) * (Get(c, "tau") + 1.0) / std::cbrt(Get(c, "n"));
 }
 
+// The frequency construction's proven length (docs/theory.md §2.4): with Θ = 6(D + τ + 1)·L/ε
+// and the grid's δ ≥ ε/(24·D·L), every plan of H distinct heads fits in a far region of
+// B = D·(Θ·3^(H/3)·δ^−(H−1) + 1) positions per residue class and certifies η ≤ ε/L.
 double FrequencyLength(const ConstantMap& c) {
   const double d = Get(c, "S") * Get(c, "Delta");
-  return Get(c, "Delta") * d * (d + Get(c, "tau")) * std::pow(Get(c, "L") / Get(c, "eps"), 2);
+  const double ratio = Get(c, "L") / Get(c, "eps");
+  const double heads = Get(c, "H");
+  const double theta = 6.0 * (d + Get(c, "tau") + 1.0) * ratio;
+  const double inverse_delta = std::isnan(ratio) ? ratio : std::max(24.0 * d * ratio, 2.0);
+  const double far =
+      d * (theta * std::cbrt(std::pow(3.0, heads)) * std::pow(inverse_delta, heads - 1.0) + 1.0);
+  return Get(c, "Delta") * (far + 1.0) + Get(c, "tau") + 1.0;
 }
 
 std::vector<Bound> MakeRegistry() {
@@ -75,8 +84,13 @@ std::vector<Bound> MakeRegistry() {
       {"lemma5.3", "(G + L)(tau + 1) / n^(1/3)", "[paper]",
        "Lemma 5.3's rate for a subsequence of length n (an error, not a length); constant 1",
        Lemma53},
-      {"frequency-length", "Delta D (D + tau) (L/eps)^2, D = S Delta", "[ours]",
-       "the frequency-matching construction's own length (docs/theory.md §2.4); constant 1",
+      {"frequency-length",
+       "Delta (D (Theta 3^(H/3) (24 D L/eps)^(H-1) + 1) + 1) + tau + 1, Theta = 6 (D + tau + 1) "
+       "L/eps, D = S Delta",
+       "[ours]",
+       "the frequency construction's proven |z| for eta <= eps/L, H distinct heads of the pair "
+       "(docs/theory.md §2.4; proven for Delta = 1 and for x with a non-support type in every "
+       "residue class)",
        FrequencyLength},
   };
 }
@@ -116,6 +130,7 @@ ConstantMap ModelConstants(const Transformer& model) {
   c["C"] = Complexity(model);
   c["gamma_pos"] = PositionalMargin(model);
   c["D"] = static_cast<double>(model.alphabet) * model.period;
+  c["H"] = DistinctHeads({&model});
   return c;
 }
 
@@ -128,7 +143,49 @@ ConstantMap PairConstants(const ConstantMap& f, const ConstantMap& g) {
   c["Delta"] = static_cast<double>(
       std::lcm(static_cast<long long>(Get(f, "Delta")), static_cast<long long>(Get(g, "Delta"))));
   c["D"] = c["S"] * c["Delta"];
+  c["H"] = Get(f, "H") + Get(g, "H");
   return c;
+}
+
+ConstantMap PairConstants(const Transformer& f, const Transformer& g) {
+  ConstantMap c = PairConstants(ModelConstants(f), ModelConstants(g));
+  c["H"] = DistinctHeads({&f, &g});
+  return c;
+}
+
+namespace {
+
+template <class A>
+bool Same(const A& a, const A& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() && a == b;
+}
+
+}  // namespace
+
+int DistinctHeads(const std::vector<const Transformer*>& models) {
+  // A head's support on any x is a function of the first layer's logits: the model's
+  // embedding, positions, mode, precision, tolerance and bias scaling, and the head's M and φ.
+  auto same_model = [](const Transformer& a, const Transformer& b) {
+    const Layer& la = a.layers.front();
+    const Layer& lb = b.layers.front();
+    return a.alphabet == b.alphabet && a.width == b.width && a.period == b.period &&
+           a.locality == b.locality && a.tie_tolerance == b.tie_tolerance &&
+           Same(a.embedding, b.embedding) && Same(a.positional, b.positional) &&
+           la.attention == lb.attention && la.bias_scaling == lb.bias_scaling &&
+           la.precision_bits == lb.precision_bits;
+  };
+  std::vector<std::pair<const Transformer*, const Head*>> seen;
+  for (const Transformer* model : models) {
+    if (model->layers.empty()) continue;
+    for (const Head& head : model->layers.front().heads) {
+      const bool repeated = std::any_of(seen.begin(), seen.end(), [&](const auto& other) {
+        return same_model(*other.first, *model) && Same(other.second->qk, head.qk) &&
+               Same(other.second->bias, head.bias);
+      });
+      if (!repeated) seen.push_back({model, &head});
+    }
+  }
+  return static_cast<int>(seen.size());
 }
 
 double EvaluateBoundExpression(const std::string& expression, const ConstantMap& constants) {

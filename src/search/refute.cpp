@@ -16,7 +16,7 @@ namespace ltsim {
 namespace {
 
 ConstantMap PairOf(const Transformer& f, const Transformer& g, double eps) {
-  ConstantMap c = PairConstants(ModelConstants(f), ModelConstants(g));
+  ConstantMap c = PairConstants(f, g);
   c["eps"] = eps;
   return c;
 }

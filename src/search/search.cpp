@@ -33,7 +33,7 @@ constexpr const char* kFormat = "ltsim-search-witness";
 
 double NeededLengthRatio(const Transformer& f, const Transformer& g, const Source& x, double eps) {
   const std::uint64_t needed = NeededLength(f, g, x, eps, nullptr);
-  ConstantMap c = PairConstants(ModelConstants(f), ModelConstants(g));
+  ConstantMap c = PairConstants(f, g);
   c["eps"] = eps;
   // The floor τ + 2 is NeededLength's smallest grid n: no pair can need less.
   const double floor = c["tau"] + 2;
@@ -54,7 +54,7 @@ double DisagreementRatio(const Transformer& f, const Transformer& g, double eps,
     return kInvalid;
   }
   if (!r.first_disagreement) return 0.0;  // no evidence up to the cap
-  ConstantMap c = PairConstants(ModelConstants(f), ModelConstants(g));
+  ConstantMap c = PairConstants(f, g);
   c["eps"] = eps;
   // p = 0 (no finite layer): the pair is hardmax from the start, the first term is absent.
   const double hardmax = c["p"] > 0 ? FindBound("thm4.1-hardmax").value(c) : 1.0;

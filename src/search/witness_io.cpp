@@ -129,7 +129,7 @@ void NeededLengthRecheck(const SearchOptions& o, const SearchCandidate& c, const
   // needed-length divides by max(frequency-length, τ + 2); `needed` is the length itself.
   double bound = 1.0;
   if (o.objective == SearchObjective::kNeededLength) {
-    ConstantMap constants = PairConstants(ModelConstants(c.f), ModelConstants(c.g));
+    ConstantMap constants = PairConstants(c.f, c.g);
     constants["eps"] = o.eps;
     bound = std::max(FindBound("frequency-length").value(constants), constants["tau"] + 2);
   }

@@ -1,11 +1,12 @@
-// `frequency`: one scale per coupled maximal set, so both models' attention survives
-// (docs/theory.md §2.4).
+// `frequency`: per-component scales over the heavy types of each head, so both models' attention
+// survives with a length bounded uniformly in |x| (docs/theory.md §2.4).
 #include "ltsim/sim/frequency_matching.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -23,6 +24,7 @@ struct Group {
   double mass = 0.0;       // S_h
   double fixed = 0.0;      // m_h: suffix slots in the support
   bool scaled() const { return types.size() + fixed > 1; }
+  bool operator==(const Group& o) const { return types == o.types && fixed == o.fixed; }
 };
 
 std::vector<Group> HeadGroups(const TypeCounts& joint, const Transformer& model) {
@@ -54,10 +56,21 @@ std::vector<Group> HeadGroups(const TypeCounts& joint, const Transformer& model)
   return groups;
 }
 
+// Every head of every model, identical supports once: a repeated group adds no constraint.
+std::vector<Group> DistinctGroups(const TypeCounts& counts,
+                                  const std::vector<const Transformer*>& models) {
+  std::vector<Group> groups;
+  for (const Transformer* model : models)
+    for (Group& g : HeadGroups(counts, *model))
+      if (std::find(groups.begin(), groups.end(), g) == groups.end())
+        groups.push_back(std::move(g));
+  return groups;
+}
+
 // Union-find over joint types.
-class Components {
+class UnionFind {
  public:
-  explicit Components(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
+  explicit UnionFind(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
   int Find(int k) { return parent_[k] == k ? k : parent_[k] = Find(parent_[k]); }
   void Union(int a, int b) { parent_[Find(a)] = Find(b); }
 
@@ -65,58 +78,127 @@ class Components {
   std::vector<int> parent_;
 };
 
-// The coupled structure, independent of Θ.
-struct Coupling {
-  std::vector<Group> groups;
-  std::vector<int> group_root;  // component root of each group (−1: no far types)
-  std::vector<int> type_root;   // component root of each joint type (−1: not in a group)
-  std::vector<int> roots;
-  std::vector<double> min_mass;  // per root: min S_h over its scaled groups (or S_C)
+// The heavy/light structure at one δ (docs/theory.md §2.4, steps 2–3). Type κ is heavy in a
+// scaled group h when c_κ ≥ δ·S_h (h's largest type always is); heavy types of one group share
+// a component, and so one scale. A component type that is light in a group of another
+// component C gives the edge λ_C ≥ λ_C'·c_κ/(δ·S_h), which keeps its share of h's z-total
+// below δ; a type heavy in no group is `free` and takes the smallest scale of its groups.
+struct Structure {
+  double delta = 0.0;
+  std::vector<int> type_comp;             // per joint type: component, −1 free or unsupported
+  std::vector<int> group_comp;            // per group: the component of its heavy types
+  std::vector<double> min_mass;           // per component: min S_h of its scaled groups
+  std::vector<int> support;               // every type of some group, ascending
+  std::vector<std::vector<int>> free_in;  // per joint type: the scaled groups a free type is in
+  std::vector<int> foreign;               // per group: F_h, its types outside its component
+  struct Edge {
+    int from, to;
+    double factor;
+  };
+  std::vector<Edge> edges;
+  bool has_light = false;  // false: the same structure as δ = 0
+  int components() const { return static_cast<int>(min_mass.size()); }
 };
 
-Coupling Couple(const TypeCounts& counts, const std::vector<const Transformer*>& models) {
-  Coupling c;
-  for (const Transformer* model : models)
-    for (Group& g : HeadGroups(counts, *model)) c.groups.push_back(std::move(g));
-  Components uf(counts.far.size());
-  std::vector<bool> member(counts.far.size(), false);
-  for (const Group& g : c.groups) {
+Structure Build(const TypeCounts& counts, const std::vector<Group>& groups, double delta) {
+  Structure st;
+  st.delta = delta;
+  const std::size_t n = counts.far.size();
+  UnionFind uf(n);
+  std::vector<bool> heavy_anywhere(n, false), in_group(n, false), in_scaled(n, false);
+  auto heavy = [&](const Group& g, int kappa, int top) {
+    return kappa == top || static_cast<double>(counts.far[kappa]) >= delta * g.mass;
+  };
+  for (const Group& g : groups) {
+    for (int kappa : g.types) in_group[kappa] = true;
+    if (!g.scaled() || g.types.empty()) continue;
+    int top = g.types.front();
+    for (int kappa : g.types)
+      if (counts.far[kappa] > counts.far[top]) top = kappa;
     for (int kappa : g.types) {
-      member[kappa] = true;
-      uf.Union(kappa, g.types.front());
+      in_scaled[kappa] = true;
+      if (!heavy(g, kappa, top)) continue;
+      heavy_anywhere[kappa] = true;
+      uf.Union(kappa, top);
     }
   }
-  c.type_root.assign(counts.far.size(), -1);
-  for (std::size_t k = 0; k < counts.far.size(); ++k)
-    if (member[k]) c.type_root[k] = uf.Find(static_cast<int>(k));
-  c.min_mass.assign(counts.far.size(), std::numeric_limits<double>::infinity());
-  std::vector<double> component_mass(counts.far.size(), 0.0);
-  for (std::size_t k = 0; k < counts.far.size(); ++k)
-    if (member[k]) component_mass[c.type_root[k]] += static_cast<double>(counts.far[k]);
-  for (const Group& g : c.groups) {
-    const int root = g.types.empty() ? -1 : uf.Find(g.types.front());
-    c.group_root.push_back(root);
-    if (root >= 0 && g.scaled()) c.min_mass[root] = std::min(c.min_mass[root], g.mass);
+  // Components: the heavy classes, and a singleton for a type that is in no scaled group (its
+  // count matters to no head, but it must stay present).
+  std::vector<int> index(n, -1);
+  st.type_comp.assign(n, -1);
+  st.free_in.assign(n, {});
+  for (std::size_t k = 0; k < n; ++k) {
+    if (!in_group[k]) continue;
+    st.support.push_back(static_cast<int>(k));
+    if (!heavy_anywhere[k] && in_scaled[k]) continue;  // free
+    const int root = uf.Find(static_cast<int>(k));
+    if (index[root] < 0) {
+      index[root] = st.components();
+      st.min_mass.push_back(std::numeric_limits<double>::infinity());
+    }
+    st.type_comp[k] = index[root];
+    if (!in_scaled[k]) st.min_mass[index[root]] = static_cast<double>(counts.far[k]);
   }
-  for (std::size_t k = 0; k < counts.far.size(); ++k) {
-    if (!member[k] || c.type_root[k] != static_cast<int>(k)) continue;
-    c.roots.push_back(static_cast<int>(k));
-    if (std::isinf(c.min_mass[k])) c.min_mass[k] = component_mass[k];  // only trivial groups
+  for (std::size_t h = 0; h < groups.size(); ++h) {
+    const Group& g = groups[h];
+    int comp = -1;
+    int foreign = 0;
+    if (g.scaled() && !g.types.empty()) {
+      int top = g.types.front();
+      for (int kappa : g.types)
+        if (counts.far[kappa] > counts.far[top]) top = kappa;
+      comp = st.type_comp[top];
+      st.min_mass[comp] = std::min(st.min_mass[comp], g.mass);
+      for (int kappa : g.types) {
+        if (st.type_comp[kappa] == comp) continue;
+        ++foreign;
+        st.has_light = true;
+        const double share = static_cast<double>(counts.far[kappa]) / g.mass;
+        if (st.type_comp[kappa] < 0) {
+          st.free_in[kappa].push_back(static_cast<int>(h));
+        } else {
+          st.edges.push_back({st.type_comp[kappa], comp, share / delta});
+        }
+      }
+    }
+    st.group_comp.push_back(comp);
+    st.foreign.push_back(foreign);
   }
-  return c;
+  return st;
 }
 
-double Scale(const Coupling& c, int root, double theta) {
-  return std::min(1.0, theta / c.min_mass[root]);
+// λ_C at Θ: min(1, Θ / min S_h), then raised along the edges until they all hold. Every edge
+// factor is below 1 (a light type has c_κ < δ·S_h), so the raising ends, and never at the cap.
+std::vector<double> Scales(const Structure& st, double theta) {
+  std::vector<double> lambda(st.min_mass.size());
+  for (std::size_t c = 0; c < lambda.size(); ++c) lambda[c] = std::min(1.0, theta / st.min_mass[c]);
+  for (std::size_t pass = 0; pass <= lambda.size(); ++pass) {
+    bool changed = false;
+    for (const Structure::Edge& e : st.edges) {
+      const double need = std::min(1.0, lambda[e.from] * e.factor);
+      if (need > lambda[e.to]) {
+        lambda[e.to] = need;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  return lambda;
 }
 
-// c'_κ for the group types at common total Θ (0 for types outside every group).
-std::vector<std::uint64_t> GroupCounts(const TypeCounts& counts, const Coupling& c, double theta) {
+// c'_κ for the support types at Θ (0 for types outside every group).
+std::vector<std::uint64_t> GroupCounts(const TypeCounts& counts, const Structure& st,
+                                       double theta) {
+  const std::vector<double> lambda = Scales(st, theta);
   std::vector<std::uint64_t> out(counts.far.size(), 0);
-  for (std::size_t k = 0; k < counts.far.size(); ++k) {
-    if (c.type_root[k] < 0) continue;
-    const double lambda = Scale(c, c.type_root[k], theta);
-    const double scaled = std::round(lambda * static_cast<double>(counts.far[k]));
+  for (int k : st.support) {
+    double scale = 1.0;
+    if (st.type_comp[k] >= 0) {
+      scale = lambda[st.type_comp[k]];
+    } else {
+      for (int h : st.free_in[k]) scale = std::min(scale, lambda[st.group_comp[h]]);
+    }
+    const double scaled = std::round(scale * static_cast<double>(counts.far[k]));
     out[k] = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(scaled));
   }
   return out;
@@ -132,38 +214,30 @@ bool Fits(const TypeCounts& counts, const std::vector<std::uint64_t>& far,
   return true;
 }
 
-// The largest Θ whose group counts fit (bisection on log Θ; the counts grow with Θ).
-double LargestTheta(const TypeCounts& counts, const Coupling& c,
+// The largest Θ whose group counts fit (bisection on log Θ; the counts grow with Θ), or 0 when
+// even one token of every support type does not fit.
+double LargestTheta(const TypeCounts& counts, const Structure& st,
                     const std::vector<std::uint64_t>& residue_sizes) {
   double lo = 1e-12;
   double hi = 1.0;
-  for (int root : c.roots) hi = std::max(hi, c.min_mass[root]);
-  if (Fits(counts, GroupCounts(counts, c, hi), residue_sizes)) return hi;
-  if (!Fits(counts, GroupCounts(counts, c, lo), residue_sizes)) {
-    std::uint64_t widest = 0;
-    for (int r = 0; r < counts.period; ++r) {
-      std::uint64_t types = 0;
-      for (int s = 0; s < counts.alphabet; ++s) types += c.type_root[counts.TypeIndex(s, r)] >= 0;
-      widest = std::max(widest, types);
-    }
-    throw OptionError(
-        "length",
-        fmt::format("frequency needs at least {} positions to keep every maximal type of x",
-                    widest * counts.period + counts.suffix.size()));
-  }
+  for (double m : st.min_mass) hi = std::max(hi, m);
+  if (Fits(counts, GroupCounts(counts, st, hi), residue_sizes)) return hi;
+  if (!Fits(counts, GroupCounts(counts, st, lo), residue_sizes)) return 0.0;
   for (int iteration = 0; iteration < 100; ++iteration) {
     const double mid = std::sqrt(lo * hi);
-    (Fits(counts, GroupCounts(counts, c, mid), residue_sizes) ? lo : hi) = mid;
+    (Fits(counts, GroupCounts(counts, st, mid), residue_sizes) ? lo : hi) = mid;
   }
   return lo;
 }
 
-// Fills each residue class to N_r: with the present types outside every group in
-// proportion to their counts, else by padding the largest group type. Returns the padded
-// types.
-std::vector<bool> Fill(const TypeCounts& counts, const Coupling& c,
+// Fills each residue class to N_r: with the present types outside every group in proportion
+// to their counts, else by padding the largest support type of that residue. Returns the
+// padded types.
+std::vector<bool> Fill(const TypeCounts& counts, const Structure& st,
                        const std::vector<std::uint64_t>& residue_sizes,
                        std::vector<std::uint64_t>& far) {
+  std::vector<bool> supported(counts.far.size(), false);
+  for (int k : st.support) supported[k] = true;
   std::vector<bool> padded(counts.far.size(), false);
   for (int r = 0; r < counts.period; ++r) {
     std::uint64_t used = 0;
@@ -173,11 +247,11 @@ std::vector<bool> Fill(const TypeCounts& counts, const Coupling& c,
     for (int s = 0; s < counts.alphabet; ++s) {
       const int k = counts.TypeIndex(s, r);
       used += far[k];
-      if (counts.far[k] > 0 && c.type_root[k] < 0) {
+      if (counts.far[k] > 0 && !supported[k]) {
         fillers.push_back(k);
         quotas.push_back(static_cast<double>(counts.far[k]));
       }
-      if (c.type_root[k] >= 0 && (largest < 0 || far[k] > far[largest])) largest = k;
+      if (supported[k] && (largest < 0 || far[k] > far[largest])) largest = k;
     }
     const std::uint64_t room = residue_sizes[r] - used;
     if (room == 0) continue;
@@ -193,6 +267,21 @@ std::vector<bool> Fill(const TypeCounts& counts, const Coupling& c,
   return padded;
 }
 
+// ‖α_h(x) − α_h(z)‖₁ of one group in the hardmax regime, exactly: uniform weights over the
+// support's positions, c_κ/(S_h + m_h) in x and c'_κ/(S'_h + m_h) in z, 1/(S + m) per fixed slot.
+double GroupDistance(const TypeCounts& counts, const Group& g,
+                     const std::vector<std::uint64_t>& far) {
+  double mass_z = 0.0;
+  for (int kappa : g.types) mass_z += static_cast<double>(far[kappa]);
+  const double nx = g.mass + g.fixed;
+  const double nz = mass_z + g.fixed;
+  double distance = g.fixed * std::abs(1.0 / nx - 1.0 / nz);
+  for (int kappa : g.types)
+    distance += std::abs(static_cast<double>(counts.far[kappa]) / nx -
+                         static_cast<double>(far[kappa]) / nz);
+  return distance;
+}
+
 bool InHardmaxRegime(const Transformer& model, std::uint64_t x_length, std::uint64_t z_length) {
   const Layer& layer = model.layers.front();
   if (layer.bias_scaling != BiasScaling::kNone) return false;
@@ -202,44 +291,82 @@ bool InHardmaxRegime(const Transformer& model, std::uint64_t x_length, std::uint
   return std::log2(shortest) >= Log2HardmaxLength(model);
 }
 
+// The plan at one δ: Θ, the counts, the fill and the certificate. False when the support does
+// not fit.
+bool PlanAt(const TypeCounts& counts, const std::vector<Group>& groups, const Structure& st,
+            const std::vector<std::uint64_t>& residue_sizes, FrequencyPlan& plan) {
+  plan.theta = LargestTheta(counts, st, residue_sizes);
+  if (plan.theta == 0.0) return false;
+  plan.delta = st.delta;
+  plan.far = GroupCounts(counts, st, plan.theta);
+  const std::vector<bool> padded = Fill(counts, st, residue_sizes, plan.far);
+  const std::vector<double> lambda = Scales(st, plan.theta);
+  plan.components = st.components();
+  plan.exact_components = 0;
+  for (double l : lambda) plan.exact_components += l == 1.0;
+  plan.eta = plan.eta_rate = 0.0;
+  plan.padded_groups = 0;
+  for (std::size_t h = 0; h < groups.size(); ++h) {
+    const Group& g = groups[h];
+    // A one-slot support is the point mass on that slot in x and in z (the slot stays
+    // present): its distance is 0 whatever the counts.
+    if (st.group_comp[h] < 0) continue;
+    plan.eta = std::max(plan.eta, GroupDistance(counts, g, plan.far));
+    bool group_padded = false;
+    for (int kappa : g.types) group_padded = group_padded || padded[kappa];
+    plan.padded_groups += group_padded;
+    if (!group_padded)
+      plan.eta_rate = std::max(plan.eta_rate, 2.0 * (g.types.size() + g.fixed) / plan.theta +
+                                                  4.0 * st.foreign[h] * st.delta);
+  }
+  return true;
+}
+
+// δ = 0 (one scale per coupled support, no light types) and δ = 2^−k down to the smallest
+// share any type can have, 1/max S_h; below it every type is heavy again.
+std::vector<double> Deltas(const std::vector<Group>& groups) {
+  double largest = 1.0;
+  for (const Group& g : groups) largest = std::max(largest, g.mass);
+  std::vector<double> deltas = {0.0};
+  for (double d = 0.5; d * largest >= 1.0 && deltas.size() < 70; d /= 2) deltas.push_back(d);
+  return deltas;
+}
+
 }  // namespace
 
 FrequencyPlan PlanFrequencyMatching(const TypeCounts& counts,
                                     const std::vector<std::uint64_t>& residue_sizes,
                                     std::uint64_t z_length,
                                     const std::vector<const Transformer*>& models) {
-  const Coupling c = Couple(counts, models);
-  FrequencyPlan plan;
-  plan.theta = LargestTheta(counts, c, residue_sizes);
-  plan.far = GroupCounts(counts, c, plan.theta);
-  const std::vector<bool> padded = Fill(counts, c, residue_sizes, plan.far);
-  plan.components = static_cast<int>(c.roots.size());
-  for (int root : c.roots) plan.exact_components += Scale(c, root, plan.theta) == 1.0;
-  plan.hardmax_regime = true;
-  for (const Transformer* model : models)
-    plan.hardmax_regime = plan.hardmax_regime && InHardmaxRegime(*model, counts.length, z_length);
-  for (std::size_t h = 0; h < c.groups.size(); ++h) {
-    const Group& g = c.groups[h];
-    // A one-slot support is the point mass on that slot in x and in z (the slot stays
-    // present): its distance is 0 whatever the counts.
-    if (c.group_root[h] < 0 || !g.scaled()) continue;
-    const double lambda = Scale(c, c.group_root[h], plan.theta);
-    double deviation = (1.0 - lambda) * g.fixed;
-    double mass_z = 0.0;
-    bool group_padded = false;
-    for (int kappa : g.types) {
-      const double cz = static_cast<double>(plan.far[kappa]);
-      deviation += std::abs(cz - lambda * static_cast<double>(counts.far[kappa]));
-      mass_z += cz;
-      group_padded = group_padded || padded[kappa];
-    }
-    const double norm = std::max(lambda * (g.mass + g.fixed), mass_z + g.fixed);
-    plan.eta = std::max(plan.eta, 2.0 * deviation / norm);
-    plan.padded_groups += group_padded;
-    if (lambda < 1.0 && !group_padded)
-      plan.eta_rate = std::max(plan.eta_rate, 2.0 * (g.types.size() + g.fixed) / plan.theta);
+  const std::vector<Group> groups = DistinctGroups(counts, models);
+  FrequencyPlan best;
+  bool found = false;
+  for (double delta : Deltas(groups)) {
+    const Structure st = Build(counts, groups, delta);
+    if (delta > 0.0 && !st.has_light) continue;  // the structure of δ = 0 again
+    FrequencyPlan plan;
+    if (!PlanAt(counts, groups, st, residue_sizes, plan)) continue;
+    if (!found || plan.eta < best.eta) best = std::move(plan);
+    found = true;
   }
-  return plan;
+  if (!found) {
+    std::uint64_t widest = 0;
+    const Structure st = Build(counts, groups, 0.0);
+    for (int r = 0; r < counts.period; ++r) {
+      std::uint64_t types = 0;
+      for (int k : st.support) types += k / counts.alphabet == r;
+      widest = std::max(widest, types);
+    }
+    throw OptionError(
+        "length",
+        fmt::format("frequency needs at least {} positions to keep every maximal type of x",
+                    widest * counts.period + counts.suffix.size()));
+  }
+  best.groups = static_cast<int>(groups.size());
+  best.hardmax_regime = true;
+  for (const Transformer* model : models)
+    best.hardmax_regime = best.hardmax_regime && InHardmaxRegime(*model, counts.length, z_length);
+  return best;
 }
 
 namespace {
@@ -259,8 +386,8 @@ class FrequencyMatching : public Simulator {
     out.theta = plan.theta;
     out.eta = plan.hardmax_regime ? plan.eta : std::numeric_limits<double>::quiet_NaN();
     out.detail = fmt::format(
-        "Θ = {:.6g}; {} coupled components ({} copied exactly); {} padded groups; {}", plan.theta,
-        plan.components, plan.exact_components, plan.padded_groups,
+        "Θ = {:.6g}, δ = {:.3g}; {} coupled components ({} copied exactly); {} padded groups; {}",
+        plan.theta, plan.delta, plan.components, plan.exact_components, plan.padded_groups,
         plan.hardmax_regime ? fmt::format("η ≤ {:.3g} (hardmax regime)", plan.eta)
                             : std::string("outside the hardmax regime: no η bound claimed"));
     return out;

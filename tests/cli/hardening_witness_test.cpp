@@ -9,8 +9,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const std::string kWitness = kSource + "/corpus/witnesses/09f144a0cdb5a831.witness.json";
-const std::string kSearchWitness = kSource + "/corpus/witnesses/0b43827b7127b220.search.json";
+const std::string kWitness = kSource + "/corpus/witnesses/c33ba7f86c142710.witness.json";
+const std::string kSearchWitness = kSource + "/corpus/witnesses/21c121be1db4bb3d.search.json";
 
 class WitnessTest : public HardeningTest {
  protected:

@@ -61,8 +61,8 @@ void CheckArgs(const ConstantsArgs& args) {
 
 ConstantMap Constants(const ConstantsArgs& args) {
   CheckArgs(args);
-  const ConstantMap f = ModelConstants(ReadModel(args.f));
-  ConstantMap c = args.g.empty() ? f : PairConstants(f, ModelConstants(ReadModel(args.g)));
+  const Transformer f = ReadModel(args.f);
+  ConstantMap c = args.g.empty() ? ModelConstants(f) : PairConstants(f, ReadModel(args.g));
   c["eps"] = args.eps;
   c["n"] = args.n;
   c["T"] = args.length > 0 ? args.length : args.n;

@@ -147,8 +147,8 @@ void AddReplayCommand(CLI::App& app, int& exit_code) {
       ->required();
   replay->add_flag("--json", *json, "print the replay as JSON");
   SetExamples(replay,
-              {"ltsim replay corpus/witnesses/09f144a0cdb5a831.witness.json",
-               "ltsim replay corpus/witnesses/b74c41349a8271d7.search.json"},
+              {"ltsim replay corpus/witnesses/c33ba7f86c142710.witness.json",
+               "ltsim replay corpus/witnesses/4d6facb0c7da087c.search.json"},
               "Exit codes: 0 = the recorded result reproduced (a fuzz refutation still refutes; "
               "a search objective and its recheck came out as recorded; a point's T* is the "
               "recorded one), 1 = it did not, 2 = "

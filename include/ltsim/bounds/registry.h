@@ -11,8 +11,8 @@
 namespace ltsim {
 
 /// Named constants a bound is a function of: L, Delta, S, tau, eps, gamma, p, C, gamma_pos,
-/// alpha0, G, D, n, T (the quantities of docs/model.md §4 plus the run's ε, n, T and the
-/// prior's α₀).
+/// alpha0, G, D, H, n, T (the quantities of docs/model.md §4, the number H of distinct
+/// first-layer heads, plus the run's ε, n, T and the prior's α₀).
 using ConstantMap = std::map<std::string, double>;
 
 /// One bound of the registry: N (or a rate) as a function of the constants.
@@ -31,7 +31,8 @@ struct Bound {
 ///   thm4.2         = ε^(−2−2/α₀)                       (docs/theory.md §3; polynomial factors 1)
 ///   thm5.2         = (C/ε)^max(1/γ_pos, 3)             (docs/theory.md §4.2)
 ///   lemma5.3       = (G + L)(τ + 1)/n^(1/3)            (docs/theory.md §4.4; a rate, not a length)
-///   frequency-length = Δ·D(D + τ)·(L/ε)², D = SΔ       (docs/theory.md §2.4, ours)
+///   frequency-length = Δ·(D·(Θ·3^(H/3)·(24DL/ε)^(H−1) + 1) + 1) + τ + 1,
+///                    Θ = 6(D + τ + 1)L/ε, D = SΔ        (docs/theory.md §2.4, ours: proven)
 const std::vector<Bound>& BoundRegistry();
 
 /// The registry entry `name`; InputError naming the known bounds otherwise.
@@ -39,13 +40,21 @@ const Bound& FindBound(const std::string& name);
 
 /// Constants of one model (docs/model.md §4): L = L(f), Delta = Δ, S = |Σ|, tau = τ,
 /// gamma = γ(f), p = the first layer's precision bits (0 unless `finite`: hardmax from the
-/// start), C = C(f), gamma_pos = γ_pos(f), D = SΔ. Run constants (eps, n, T, alpha0, G) are
-/// the caller's.
+/// start), C = C(f), gamma_pos = γ_pos(f), D = SΔ, H = the first layer's distinct heads. Run
+/// constants (eps, n, T, alpha0, G) are the caller's.
 ConstantMap ModelConstants(const Transformer& model);
 
 /// Constants of a pair (f, g): max of L, C and p; min of γ and γ_pos; max of S and τ;
-/// Δ = lcm(Δ_f, Δ_g); D = SΔ (docs/theory.md §7.5: one z serves both models).
+/// Δ = lcm(Δ_f, Δ_g); D = SΔ (docs/theory.md §7.5: one z serves both models); H = H_f + H_g.
 ConstantMap PairConstants(const ConstantMap& f, const ConstantMap& g);
+
+/// The same for two models, with H their distinct first-layer heads: a head of g with the same
+/// logits as one of f has the same support on every x, so one z constraint serves both.
+ConstantMap PairConstants(const Transformer& f, const Transformer& g);
+
+/// Heads of the models' first layers counted once per distinct logit function (same model
+/// inputs, mode, M and φ): the H of frequency-length (docs/theory.md §2.4).
+int DistinctHeads(const std::vector<const Transformer*>& models);
 
 /// Evaluates a user bound expression (muParser syntax: + − * / ^, sqrt, log, exp, min,
 /// max, …) over the named constants. InputError (one line) for a syntax error or an unknown

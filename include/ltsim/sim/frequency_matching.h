@@ -1,5 +1,5 @@
 // Deterministic, model-aware frequency matching (docs/theory.md §2.4, Theorem 4.1): the plan behind
-// `frequency`.
+// `frequency`, with a length bounded uniformly in |x|.
 #pragma once
 
 #include <cstdint>
@@ -12,32 +12,34 @@ namespace ltsim {
 
 /// What the construction decided, exposed so tests can hold it to its stated rate.
 ///
-/// Construction (docs/theory.md §2.4, ours). For every head h of every model, K_h is the support of
-/// its attention on x's far region (the maximal set under hardmax) in the joint type space,
-/// S_h its far count and m_h the number of suffix slots in the support (suffix positions
-/// beyond the model's own τ count too). Groups sharing a type are coupled into components
-/// (union-find). Component C gets one scale λ_C = min(1, Θ / min_h S_h) over its groups with
-/// more than one slot, so every such group either is copied exactly or keeps S'_h ≥ Θ;
-/// c'_κ = max(1, round(λ_C c_κ)) keeps every support type present. Θ is the largest common
-/// total for which every residue class of z's far region still has room; the rest of each
-/// residue class is filled with x's present types outside every support (by largest
-/// remainder of their counts), or, if a residue has none, added to its largest group type.
+/// Construction (docs/theory.md §2.4, ours). For every distinct head h of the models, K_h is
+/// the support of its attention on x's far region (the maximal set under hardmax) in the joint
+/// type space, S_h its far count and m_h the number of suffix slots in the support. At a
+/// threshold δ, type κ is *heavy* in h when c_κ ≥ δ·S_h; the heavy types of a head share one
+/// scale λ_C (union-find over heads), λ_C ≥ min(1, Θ / S_h) for each of its heads, and a type
+/// of component C' that is light in a head of C raises λ_C to λ_C'·c_κ/(δ·S_h), so that its share
+/// of the head's z-total stays below δ. A type heavy nowhere takes the smallest scale of its
+/// heads. c'_κ = max(1, round(λ c_κ)) keeps every support type present. Θ is the largest value
+/// for which every residue class of z's far region still has room; the rest of each class is
+/// filled with x's present types outside every support (by largest remainder), or, when a class
+/// has none, added to its largest support type. δ = 0 is one scale per coupled support; the plan
+/// kept is the one with the smallest certificate over δ ∈ {0, 2^−k}.
 ///
-/// Bound (ours; the lemma ‖a/|a| − b/|b|‖₁ ≤ 2‖a − b‖₁ / max(|a|, |b|) for a = λ_C·u_x,
-/// b = u_z): in the hardmax regime (every layer hardmax, or finite with T, |z| ≥ T_hard,
-/// with bias_scaling none) each head satisfies
-///     ‖α_h(x) − α_h(z)‖₁ ≤ η_h = 2(Σ_κ |c'_κ − λ_C c_κ| + (1 − λ_C) m_h) / max(λ_C(S_h + m_h),
-///     S'_h + m_h)
-///                         ≤ 2(|K_h| + m_h)/Θ   when no padding entered the group,
-/// (η_h = 0 for a one-slot support: a point mass in x and in z), so sim_f ≤ L(f)·η with
-/// η = max_h η_h (L(f) of docs/model.md §4.4). Hence |z| ~ Δ·D(D+τ)·(L/ε)².
+/// Certificate: in the hardmax regime (every layer hardmax, or finite with T, |z| ≥ T_hard,
+/// with bias_scaling none) η = max_h ‖α_h(x) − α_h(z)‖₁ computed exactly from the counts, and
+///     η_h ≤ 2(|K_h| + m_h)/Θ + 4·F_h·δ      when no padding entered the group,
+/// F_h the types of h outside its component. The total length is bounded uniformly in |x|:
+/// Σ c' ≤ D·(Θ·3^(H/3)·δ^−(H−1) + 1) for H distinct heads (docs/theory.md §2.4), so
+/// |z| = O(Δ·D(D + τ)·(24·D)^(H−1)·(L/ε)^H) reaches η ≤ ε/L (registry entry frequency-length).
 struct FrequencyPlan {
   std::vector<std::uint64_t> far;  ///< c'[κ], indexed like TypeCounts::far
   double theta = 0.0;              ///< Θ
-  double eta = 0.0;                ///< max_h η_h (the certificate above)
-  double eta_rate = 0.0;           ///< max over scaled, unpadded groups of 2(|K_h| + m_h)/Θ
-  bool hardmax_regime = false;     ///< whether the bound above applies to these models
-  int components = 0;              ///< coupled groups
+  double delta = 0.0;              ///< δ of the plan kept (0: one scale per coupled support)
+  double eta = 0.0;                ///< max_h ‖α_h(x) − α_h(z)‖₁ (the certificate above)
+  double eta_rate = 0.0;           ///< max over unpadded groups of 2(|K_h| + m_h)/Θ + 4F_hδ
+  bool hardmax_regime = false;     ///< whether the certificate applies to these models
+  int groups = 0;                  ///< distinct heads (supports) of the models on x
+  int components = 0;              ///< scale classes
   int exact_components = 0;        ///< components copied exactly (λ_C = 1)
   int padded_groups = 0;           ///< groups that received padding
 };

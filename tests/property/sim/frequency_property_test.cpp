@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "ltsim/bounds/registry.h"
 #include "ltsim/check/sandwich.h"
 #include "ltsim/eval/type_counts.h"
 #include "ltsim/sim/frequency_matching.h"
@@ -67,7 +68,7 @@ RC_GTEST_PROP(FrequencyProperty, MeetsRequirementsAndItsEtaBound, ()) {
   RC_ASSERT(r.holds);
 }
 
-// The documented rate: without padding every scaled group is within 2(|K_h| + m_h)/Θ.
+// The documented rate: without padding every scaled group is within 2(|K_h| + m_h)/Θ + 4F_hδ.
 RC_GTEST_PROP(FrequencyProperty, CertificateWithinTheStatedRate, ()) {
   const Case c = GenCase();
   const TypeCounts cx = JointCounts(c, c.x);
@@ -89,6 +90,55 @@ RC_GTEST_PROP(FrequencyProperty, CertificateWithinTheStatedRate, ()) {
     for (int s = 0; s < cx.alphabet; ++s) used += plan.far[cx.TypeIndex(s, r)];
     RC_ASSERT(used == sizes[r]);
   }
+}
+
+// The length bound of docs/theory.md §2.4, uniform in |x|: for Δ* = 1 and far counts up to
+// 10^15 (x far longer than the bound), the plan at |z| = frequency-length(ε) certifies
+// η ≤ ε/L. The registry's formula depends on L and ε only through L/ε, so L = 1 and ε = the
+// target η. No slack beyond LessOrClose's 1e-12: the proof's constants are exact.
+RC_GTEST_PROP(FrequencyProperty, LengthBoundHoldsForCountsOfAnySize, ()) {
+  // Grid weights tie logits, so supports hold several types and share them across heads.
+  test::ModelShape fs = *test::GenHardmaxRegimeShape();
+  fs.period = 1;
+  fs.grid = true;
+  test::ModelShape gs = *test::WithAlphabet(test::GenHardmaxRegimeShape(), fs.alphabet);
+  gs.period = 1;
+  gs.grid = true;
+  gs.outputs = fs.outputs;
+  const Transformer f = test::MakeRandomModel(fs);
+  const Transformer g = test::MakeRandomModel(gs);
+  const int locality = std::max(f.locality, g.locality);
+  TypeCounts x;
+  x.alphabet = f.alphabet;
+  x.period = 1;
+  x.locality = locality;
+  x.far.resize(f.alphabet);
+  const int large = *rc::gen::inRange(0, f.alphabet);  // one type near 10^15: x is long
+  for (int s = 0; s < f.alphabet; ++s) {
+    const int decades = s == large ? 15 : *rc::gen::inRange(0, 16);  // counts 1 … 10^15
+    const bool absent = s != large && *rc::gen::inRange(0, 10) == 0;
+    x.far[s] = absent ? 0
+                      : static_cast<std::uint64_t>(std::pow(10.0, decades) *
+                                                   *rc::gen::inRange(100, 1000) / 1000.0) +
+                            1;
+  }
+  for (int k = 0; k <= locality; ++k)
+    x.suffix.push_back(static_cast<Token>(*rc::gen::inRange(0, f.alphabet)));
+  std::uint64_t far = 0;
+  for (std::uint64_t c : x.far) far += c;
+  x.length = far + x.suffix.size();
+  ConstantMap constants = PairConstants(f, g);
+  constants["L"] = 1.0;
+  constants["eps"] = *rc::gen::element(0.5, 0.2, 0.1, 0.05);
+  const double bound = FindBound("frequency-length").value(constants);
+  RC_PRE(bound < 1e14 && bound < static_cast<double>(x.length));
+  const auto n = static_cast<std::uint64_t>(std::ceil(bound));
+  const FrequencyPlan plan = PlanFrequencyMatching(x, {n - x.suffix.size()}, n, {&f, &g});
+  RC_TAG(plan.padded_groups > 0 ? "padded" : "not padded");
+  RC_TAG(plan.delta > 0 ? "light types" : "one scale per support");
+  RC_TAG(plan.exact_components == plan.components ? "copied exactly" : "scaled");
+  RC_ASSERT(plan.groups <= constants.at("H"));
+  RC_ASSERT(LessOrClose(plan.eta, constants.at("eps")));
 }
 
 }  // namespace

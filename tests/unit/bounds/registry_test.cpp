@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "ltsim/core/error.h"
+#include "ltsim_test/random_models.h"
 
 namespace ltsim {
 namespace {
@@ -14,9 +15,9 @@ namespace {
 constexpr double kRelative = 1e-12;
 
 ConstantMap Sample() {
-  return {{"L", 2},       {"Delta", 2}, {"S", 3},    {"tau", 1},          {"eps", 0.1},
-          {"gamma", 0.5}, {"p", 8},     {"C", 10},   {"gamma_pos", 0.25}, {"alpha0", 2},
-          {"G", 1},       {"D", 6},     {"n", 1000}, {"T", 8000}};
+  return {{"L", 2},       {"Delta", 2}, {"S", 3},  {"tau", 1},          {"eps", 0.1},
+          {"gamma", 0.5}, {"p", 8},     {"C", 10}, {"gamma_pos", 0.25}, {"alpha0", 2},
+          {"G", 1},       {"D", 6},     {"H", 2},  {"n", 1000},         {"T", 8000}};
 }
 
 double Value(const std::string& name) { return FindBound(name).value(Sample()); }
@@ -28,8 +29,24 @@ TEST(BoundRegistry, KnownValuesByHand) {
   EXPECT_NEAR(Value("thm4.2"), 1000.0, 1000.0 * kRelative);  // 0.1^(−2−1)
   EXPECT_NEAR(Value("thm5.2"), 1e8, 1e8 * kRelative);        // (10/0.1)^max(4, 3)
   EXPECT_NEAR(Value("lemma5.3"), 0.6, 0.6 * kRelative);      // (1+2)(1+1)/10
-  // Δ·D(D+τ)(L/ε)² = 2·6·7·400.
-  EXPECT_NEAR(Value("frequency-length"), 33600.0, 33600.0 * kRelative);
+  // Δ·(D·(Θ·3^(H/3)·(24DL/ε)^(H−1) + 1) + 1) + τ + 1, Θ = 6(D + τ + 1)L/ε = 6·8·20 = 960,
+  // 24DL/ε = 2880, H = 2.
+  const double frequency = 2 * (6 * (960 * std::cbrt(9.0) * 2880 + 1) + 1) + 2;
+  EXPECT_NEAR(Value("frequency-length"), frequency, frequency * kRelative);
+}
+
+// One head: linear in L/ε, 2·(6·(960·3^(1/3) + 1) + 1) + 2; each further head multiplies the
+// far term by 3^(1/3)·24DL/ε.
+TEST(BoundRegistry, FrequencyLengthGrowsLikeLOverEpsToTheHeads) {
+  ConstantMap c = Sample();
+  c["H"] = 1;
+  const double one = 2 * (6 * (960 * std::cbrt(3.0) + 1) + 1) + 2;
+  EXPECT_NEAR(FindBound("frequency-length").value(c), one, one * kRelative);
+  c["L"] = 4;  // L/ε doubles: Θ = 1920
+  const double doubled = 2 * (6 * (1920 * std::cbrt(3.0) + 1) + 1) + 2;
+  EXPECT_NEAR(FindBound("frequency-length").value(c), doubled, doubled * kRelative);
+  c.erase("H");
+  EXPECT_TRUE(std::isnan(FindBound("frequency-length").value(c)));
 }
 
 // τ = 0 (SimpleTask, ModPTask) counts as a one-token window: the same value as τ = 1, never 0;
@@ -65,6 +82,26 @@ TEST(BoundRegistry, PairConstantsTakeTheWorseOfBoth) {
   EXPECT_EQ(c.at("Delta"), 6);  // lcm(2, 3)
   EXPECT_EQ(c.at("tau"), 4);
   EXPECT_EQ(c.at("D"), 18);
+}
+
+// H counts a head once per distinct logit function: g = f with other values and readout keeps
+// f's supports on every x, while a changed M is a new constraint.
+TEST(BoundRegistry, PairConstantsCountDistinctHeads) {
+  test::ModelShape shape;
+  shape.heads = 3;
+  shape.seed = 7;
+  const Transformer f = test::MakeRandomModel(shape);
+  EXPECT_EQ(ModelConstants(f).at("H"), 3);
+  Transformer g = f;
+  g.layers[0].heads[1].ov *= 2.0;
+  g.readout_bias.array() += 1.0;
+  EXPECT_EQ(PairConstants(f, g).at("H"), 3);
+  EXPECT_EQ(PairConstants(ModelConstants(f), ModelConstants(g)).at("H"),
+            6);  // no models: H_f + H_g
+  g.layers[0].heads[2].qk(0, 0) += 0.5;
+  EXPECT_EQ(PairConstants(f, g).at("H"), 4);
+  g.embedding(0, 0) += 0.5;  // every logit of g changes
+  EXPECT_EQ(PairConstants(f, g).at("H"), 6);
 }
 
 TEST(BoundExpression, EvaluatesOverNamedConstants) {

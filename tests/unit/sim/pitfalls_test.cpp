@@ -76,5 +76,30 @@ TEST(Pitfalls, ExactSmallScaledLargeInOneMaximalSet) {
   EXPECT_TRUE(aware.rate_holds);
 }
 
+// Pitfall 3, one scale per coupled support (docs/theory.md §2.4): f's head ties every key
+// (support {0, 1} + 2 suffix slots), g's head takes the far 0s and the query (a 1 lifted by
+// φ[0] = 1). Type 0 couples them; g's support has total 23 + 1, so one common scale made
+// f's z-total about |x|/23 times Θ and Θ fell like 1/|x| (Θ ≈ 2.3 at n = 2000 on this x).
+// With 0 light in f's support (δ = 1/2), g is copied exactly and f scaled on its own: the
+// certificate stays ≈ 2·23/2000 at every |x| (the share of the 0s in z against x), and |z|
+// needed for a fixed ε no longer grows with |x|.
+TEST(Pitfalls, SmallSupportSharingATypeWithALargeOne) {
+  const Transformer f = ShareModel(1, 1, {0.0, 0.0, 0.0}, {0.0, 0.0});
+  const Transformer g = ShareModel(1, 1, {1.0, 0.0, 0.0}, {1.0, 0.0});
+  for (std::uint64_t scale : {1, 10, 100, 1000, 10000}) {
+    // 1^17363 0^21 1^2605 0 1^5 0 1^4 with its long runs scaled, its rare counts kept.
+    const auto x = MakeRunSource(
+        {{1, 17363 * scale}, {0, 21}, {1, 2605 * scale}, {0, 1}, {1, 5}, {0, 1}, {1, 4}}, "x");
+    const SandwichResult r = RunSandwich(f, g, *x, {"frequency", 2000, 1});
+    SCOPED_TRACE(scale);
+    EXPECT_EQ(r.z_length, 2000u);
+    EXPECT_NEAR(r.g.on_x[0], 1.0 / 24.0, 1e-15);  // the query against the 23 far 0s
+    EXPECT_EQ(r.g.sim, 0.0);                      // g's support is copied exactly
+    EXPECT_LT(r.simulation.eta, 0.026);           // ≤ 2·23/(2000 − 24) + rounding
+    EXPECT_TRUE(r.rate_holds);
+    EXPECT_TRUE(LessOrClose(r.f.sim, r.f.lipschitz * r.simulation.eta));
+  }
+}
+
 }  // namespace
 }  // namespace ltsim
