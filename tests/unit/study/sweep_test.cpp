@@ -389,8 +389,13 @@ TEST(StudyOptionErrors, NameTheFieldNotAFlag) {
   tightness.statistics_budget = 0;
   ExpectOptionError([&] { RunTightness(tightness); }, "statistics_budget");
   tightness = TightnessOptions();
-  tightness.theorem = Theorem::k52;  // refused until two-layer thresholds reach far enough
-  ExpectOptionError([&] { RunTightness(tightness); }, "theorem");
+  tightness.theorem = Theorem::k52;  // 5.2 has rows k and positional-margin, not eps
+  tightness.parameters = {StudyParameter::kEps};
+  ExpectOptionError([&] { RunTightness(tightness); }, "parameters");
+  // A parameter of another theorem is no sweep parameter either (named in the message).
+  sweep.parameter = StudyParameter::kK;
+  sweep.values = {2, 3};
+  ExpectOptionError([&] { RunSweep(sweep); }, "parameter");
   AttackSweepOptions attack;
   attack.lengths = {16, 160};
   ExpectOptionError([&] { RunAttackSweep(attack); }, "lengths");
