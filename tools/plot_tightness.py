@@ -162,7 +162,10 @@ def figure52(row, path_stem, ax, own):
     xs = sorted({p["regressor"] for p in everything})
     if b is not None and anchor is not None:
         x0, y0 = anchor["regressor"], anchor["median"]
-        ys = [y0 * math.exp(b * (x - x0)) for x in xs]
+        # In logs, clipped far above the axes (which stop at the data): a steep line leaves at
+        # the top instead of overflowing.
+        top = math.log(max(values) * 1e3) if values else 700.0
+        ys = [math.exp(min(math.log(y0) + b * (x - x0), top)) for x in xs]
         which = ("lower side's" if anchor in lower["points"] else
                  "upper side's" if anchor in upper["points"] else "simulator's")
         ax.plot(xs, ys, "--", color=PAPER, lw=1,

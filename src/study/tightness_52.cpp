@@ -121,6 +121,19 @@ FamilyPair KGramPair(int k) {
   return p;
 }
 
+// A positional-margin member: height κ = 2.5 + u. A slope that puts a deciding comparison within
+// 10^-6 of the boundary (the builder refuses it) is nudged up by 10^-4 relative, at most 8 times.
+FamilyPair MarginMember(double inverse, double u) {
+  for (int attempt = 0;; ++attempt) {
+    try {
+      return MakePositionalMarginPair(1 / inverse, kMarginSlope * (1 + 1e-4 * attempt), kMarginEps,
+                                      2.5 + u);
+    } catch (const InputError&) {
+      if (attempt == 8) throw;
+    }
+  }
+}
+
 // One k point: the lower side's threshold and the simulator on `seeds` x.
 struct KPoint {
   TightnessSample lower;
@@ -449,8 +462,7 @@ std::vector<TightnessRow> RunTheorem52Rows(const TightnessOptions& o) {
       // One height κ a member over the whole grid (its base (1 − δ)/δ is fixed, the slope in
       // 1/γ_pos is what the grid measures).
       const std::uint64_t seed = StreamSeed(o.seed, "tightness/positional-margin", m);
-      pairs[i * K + m] = MakePositionalMarginPair(1 / inverse[i], kMarginSlope, kMarginEps,
-                                                  2.5 + MemberUniform(seed));
+      pairs[i * K + m] = MarginMember(inverse[i], MemberUniform(seed));
       tasks.push_back([&, i, m, seed] {
         ThresholdOptions t;
         t.epsilon = kMarginEps;

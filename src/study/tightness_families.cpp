@@ -1,10 +1,12 @@
 // The bump and margin pairs of docs/tightness.md §2.
 #include "ltsim/study/tightness_families.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
 
+#include "ltsim/check/threshold.h"
 #include "ltsim/core/error.h"
 
 namespace ltsim {
@@ -158,7 +160,13 @@ FamilyPair MakePositionalMarginPair(double positional_margin, double slope, doub
     throw InputError(
         "positional-margin family: (height - 1)·eps/slope must be in (0, 1/2] (raise the slope)");
   const double phi = 1 - gamma;
-  const auto disagrees = [&](std::uint64_t t) { return slope * SelfShare(phi, t) < level; };
+  // FindThreshold's rule (ThresholdDisagrees): the gap θ − a·q of x = 1^(T−1) 0 against
+  // ε + kThresholdGapTolerance·max(1, ‖f‖, ‖g‖), with f = the gap, g = 0.
+  const auto margin = [&](std::uint64_t t) {
+    const double gap = theta - slope * SelfShare(phi, t);
+    return gap - (eps + kThresholdGapTolerance * std::max(1.0, std::abs(gap)));
+  };
+  const auto disagrees = [&](std::uint64_t t) { return margin(t) > 0; };
   // q is decreasing in T for φ < 1 ((T − 1)·T^(−φ) increases): bisect for the first T.
   constexpr std::uint64_t kLargest = 1'000'000'000;
   if (!disagrees(kLargest))
@@ -168,10 +176,12 @@ FamilyPair MakePositionalMarginPair(double positional_margin, double slope, doub
     const std::uint64_t mid = lo + (hi - lo) / 2;
     (disagrees(mid) ? hi : lo) = mid;
   }
+  // The evaluators' u and this q agree to rounding (~1e-15): refuse a deciding comparison
+  // closer than 1e-12 to the boundary (q moves by ≈ γ·q/T ≥ 1e-8 a step up to T = 10^6).
   for (std::uint64_t t : {lo, hi})
-    if (std::abs(slope * SelfShare(phi, t) - level) <= 1e-6 * level)
+    if (std::abs(margin(t)) <= 1e-12)
       throw InputError(
-          "positional-margin family: a statistic lies within 1e-6 of the boundary a·u = "
+          "positional-margin family: a statistic lies within 1e-12 of the boundary a·u = "
           "(height - 1)·eps (move the slope)");
   // Dimensions: tokens 0, 1; attended masses of tokens 0, 1 at 2, 3; the unit's output 4.
   const int d = 5;

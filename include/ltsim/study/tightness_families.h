@@ -46,12 +46,13 @@ double SelfShare(double phi, std::uint64_t length);
 /// so with query token 0 the attended mass on token 0 is u = q(T) + (1 − q(T))·n₀/(T − 1) ≥ q(T)
 /// (n₀ the earlier 0s), with equality for x = 1^(T−1) 0. One MLP unit: f = ReLU(θ − a·u −
 /// 2θ·[x_T = 1]), θ = κε; g = the same model with a zero readout. So |f − g| > ε iff x_T = 0
-/// and a·u < (κ − 1)ε, first reachable when q(T) < δ = (κ − 1)ε/a:
+/// and a·u < (κ − 1)ε (up to FindThreshold's 1e-9 tolerance, which the builder applies), first
+/// reachable when q(T) < δ = (κ − 1)ε/a:
 ///   T* = min{T : a·q(T) < (κ − 1)ε} ≈ ((1 − δ)/δ)^(1/γ_pos),
 /// q being decreasing in T for φ < 1; sup |f − g| = θ (approached as T → ∞). InputError for
 /// γ_pos ∉ (0, 1), slope a ≤ 0, ε ∉ (0, 1), κ ∉ (1, 10], δ ∉ (0, 1/2], a closed form beyond
-/// T = 10^9, or a deciding comparison within 10^(−6) relative of the boundary (rounding could
-/// move T* there).
+/// T = 10^9, or a deciding comparison within 10^(−12) of the boundary (rounding could move T*
+/// there).
 FamilyPair MakePositionalMarginPair(double positional_margin, double slope, double eps,
                                     double height);
 

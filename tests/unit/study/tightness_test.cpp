@@ -183,10 +183,11 @@ TEST(TightnessFamilies, PositionalMarginPairHasItsClosedFormThreshold) {
       EXPECT_NEAR(PositionalMargin(p.f), gamma, 1e-12);
       EXPECT_NEAR(PositionalMargin(p.g), gamma, 1e-12);
       const auto predicted = static_cast<std::uint64_t>(p.predicted);
-      // The closed form against its definition: q(T*) below δ, q(T* − 1) not.
-      const double level = (height - 1) * eps;
-      EXPECT_LT(slope * SelfShare(1 - gamma, predicted), level);
-      EXPECT_GE(slope * SelfShare(1 - gamma, predicted - 1), level);
+      // The closed form against its definition: the gap θ − a·q of 1^(T−1) 0 exceeds ε at T*
+      // (by more than the threshold's tolerance), not at T* − 1.
+      const double level = (height - 1) * eps, theta = height * eps;
+      EXPECT_GT(theta - slope * SelfShare(1 - gamma, predicted), eps + kThresholdGapTolerance);
+      EXPECT_LE(theta - slope * SelfShare(1 - gamma, predicted - 1), eps + kThresholdGapTolerance);
       EXPECT_EQ(FirstDisagreement(p, eps, predicted + 20), predicted) << inverse << " " << height;
       const double delta = level / slope;
       EXPECT_NEAR(std::log(p.predicted) * gamma, std::log((1 - delta) / delta), 0.1)
