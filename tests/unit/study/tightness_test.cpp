@@ -284,6 +284,36 @@ TEST(Tightness52, PositionalMarginRowIsCertifiedAndBelowThePaper) {
   EXPECT_TRUE(row.points[0].upper.empty());
 }
 
+TEST(Tightness52, RowsAreThreadIndependent) {
+  TightnessOptions o;
+  o.theorem = Theorem::k52;
+  o.points = 3;
+  o.points_given = true;
+  o.seeds = 2;
+  o.seed = 7;
+  o.threads = 1;
+  const TightnessResult one = RunTightness(o);
+  o.threads = 2;
+  const TightnessResult two = RunTightness(o);
+  ASSERT_EQ(one.rows.size(), 2u);
+  ASSERT_EQ(two.rows.size(), 2u);
+  for (std::size_t r = 0; r < 2; ++r) {
+    EXPECT_EQ(one.rows[r].name, two.rows[r].name);
+    for (std::size_t i = 0; i < one.rows[r].points.size(); ++i) {
+      const TightnessPoint &a = one.rows[r].points[i], &b = two.rows[r].points[i];
+      ASSERT_EQ(a.lower.size(), b.lower.size());
+      for (std::size_t m = 0; m < a.lower.size(); ++m)
+        EXPECT_EQ(a.lower[m].sample.value, b.lower[m].sample.value);
+      ASSERT_EQ(a.simulator_samples.size(), b.simulator_samples.size());
+      for (std::size_t m = 0; m < a.simulator_samples.size(); ++m)
+        EXPECT_EQ(a.simulator_samples[m].sample.value, b.simulator_samples[m].sample.value);
+    }
+    EXPECT_EQ(one.rows[r].lower.ci, two.rows[r].lower.ci);
+    EXPECT_EQ(one.rows[r].simulator.ci, two.rows[r].simulator.ci);
+    EXPECT_EQ(one.rows[r].verdict.reason, two.rows[r].verdict.reason);
+  }
+}
+
 TEST(Tightness52, KRowIsCensoredAtTheExhaustiveLimit) {
   EXPECT_EQ(TwoLayerExhaustiveLength(2), 15u);
   EXPECT_EQ(TwoLayerExhaustiveLength(3), 9u);
