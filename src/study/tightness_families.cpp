@@ -225,9 +225,23 @@ FamilyPair MakePositionalMarginPair(double positional_margin, double slope, doub
   p.semantics =
       "softmax attention with log bias scaling (the self bias phi·ln i, phi = 1 - gamma_pos, "
       "docs/model.md §3), positions 1-based, the query among the keys; a one-layer pair read as "
-      "a two-layer model whose second layer has no heads and no MLP (the identity); an ℓ∞ gap "
-      "> ε on the readout";
+      "a two-layer model whose second layer is the identity (one head with M = O = 0, no MLP); "
+      "an ℓ∞ gap > ε on the readout";
   return p;
+}
+
+Transformer WithIdentitySecondLayer(const Transformer& model) {
+  Transformer two = model;
+  Layer layer;
+  layer.attention = Attention::kSoftmax;
+  Head head;
+  head.qk = Matrix::Zero(model.width, model.width);
+  head.ov = Matrix::Zero(model.width, model.width);
+  head.bias = Vector::Zero(model.locality + 1);
+  layer.heads.push_back(head);
+  two.layers.push_back(layer);
+  two.name = model.name + " (identity second layer)";
+  return two;
 }
 
 }  // namespace ltsim

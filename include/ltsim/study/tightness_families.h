@@ -56,4 +56,10 @@ double SelfShare(double phi, std::uint64_t length);
 FamilyPair MakePositionalMarginPair(double positional_margin, double slope, double eps,
                                     double height);
 
+/// The two-layer model a one-layer pair stands for in Theorem 5.2's rows: `model` with a second
+/// softmax layer of one head whose M and O are zero and no MLP. That layer adds O·(attention) =
+/// 0 to the residual stream, so the function is the same (tested); its C(f) is the two-layer
+/// formula of docs/model.md §4.7. (A layer needs at least one head in a model file.)
+Transformer WithIdentitySecondLayer(const Transformer& model);
+
 }  // namespace ltsim

@@ -209,15 +209,16 @@ TEST(TightnessFamilies, SelfShareIsTheEvaluatorsShare) {
   }
 }
 
-// The one-layer pair stands for a two-layer model whose second layer has no heads and no MLP:
-// that layer is the identity, so both evaluate alike.
-TEST(TightnessFamilies, AnEmptySecondLayerIsTheIdentity) {
+// The one-layer pair stands for a two-layer model whose second layer is one head with M = O = 0
+// and no MLP: that layer is the identity, so both evaluate alike, and only C changes (the
+// two-layer formula).
+TEST(TightnessFamilies, AZeroSecondLayerIsTheIdentity) {
   const FamilyPair p = MakePositionalMarginPair(0.25, 0.8, 0.1, 3);
-  Transformer two = p.f;
-  Layer identity;
-  identity.attention = Attention::kSoftmax;
-  two.layers.push_back(identity);
+  const Transformer two = WithIdentitySecondLayer(p.f);
   ValidateTransformer(two, "two layers");
+  ASSERT_EQ(two.layers.size(), 2u);
+  EXPECT_EQ(PositionalMargin(two), PositionalMargin(p.f));
+  EXPECT_GT(LogComplexity(two), LogComplexity(p.f));
   for (const std::vector<ltsim::Run>& runs : std::vector<std::vector<ltsim::Run>>{
            {{1, 40}, {0, 1}}, {{0, 3}, {1, 5}, {0, 2}}, {{1, 200}, {0, 7}, {1, 1}, {0, 1}}}) {
     const auto x = MakeRunSource(runs, "x");
