@@ -16,7 +16,6 @@
 #include <functional>
 #include <limits>
 
-#include "ltsim/bounds/registry.h"
 #include "ltsim/check/threshold.h"
 #include "ltsim/construct/kgram.h"
 #include "ltsim/core/error.h"

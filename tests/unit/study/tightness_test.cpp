@@ -8,7 +8,9 @@
 #include <cmath>
 #include <filesystem>
 
+#include "ltsim/bounds/registry.h"
 #include "ltsim/check/threshold.h"
+#include "ltsim/construct/kgram.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/evaluate.h"
 #include "ltsim/model/constants.h"
@@ -337,6 +339,21 @@ TEST(Tightness52, KRowIsCensoredAtTheExhaustiveLimit) {
   EXPECT_EQ(row.verdict.verdict, Verdict::kInconclusive);
   // The paper's slope in (k+1)^2 is about 3·β = 24 (ln C(f) = (k+1)^2·β + O(k)).
   EXPECT_NEAR(row.paper, 24, 3);
+}
+
+// The k row's ln N is the registry's thm5.2 in logs (where the registry's value is finite).
+TEST(Tightness52, KRowsPaperLengthIsTheRegistrysInLogs) {
+  for (int k : {1, 2}) {
+    KGramOptions a;
+    a.alphabet = 2;
+    a.k = k;
+    a.scale = 8;
+    ConstantMap c = ModelConstants(MakeKGram(a));
+    c["eps"] = 0.05;
+    const double registry = FindBound("thm5.2").value(c);
+    ASSERT_TRUE(std::isfinite(registry));
+    EXPECT_NEAR(Theorem52LogPaperLength(k, 0.05), std::log(registry), 1e-9 * std::log(registry));
+  }
 }
 
 }  // namespace
