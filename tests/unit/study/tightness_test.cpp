@@ -152,6 +152,27 @@ TEST(Tightness, ACappedMemberCensorsItsPointAndStaysOutOfTheFit) {
   EXPECT_EQ(row.lower.used, (std::vector<int>{0, 1, 2}));
 }
 
+// The margin row's upper side max(frequency-length, 2^(p/γ)) is flat on the default grid (the
+// construction's length ≈ 3.6·10^4 is above every 2^(p/γ) ≤ 2^10): the lower side is steeper
+// but below it at every point, so the verdict is inconclusive, never contradicts; the lower
+// side still matches the paper's p·ln 2 within the resolution.
+TEST(Tightness, AFlatUpperSideAboveEveryLowerLengthIsNoContradiction) {
+  TightnessOptions o = Small();
+  o.parameters = {StudyParameter::kMargin};
+  const TightnessResult r = RunTightness(o);
+  ASSERT_EQ(r.rows.size(), 1u);
+  const TightnessRow& row = r.rows[0];
+  ASSERT_TRUE(row.lower.ci.has_value());
+  ASSERT_TRUE(row.upper.ci.has_value());
+  EXPECT_GT(row.lower.ci->first, row.upper.ci->second);  // steeper than the upper side …
+  for (const TightnessPoint& point : row.points)         // … yet below it everywhere
+    for (std::size_t m = 0; m < point.lower.size(); ++m)
+      EXPECT_LT(point.lower[m].sample.value, point.upper[m].sample.value);
+  EXPECT_EQ(row.verdict.verdict, Verdict::kInconclusive) << row.verdict.reason;
+  EXPECT_NE(row.verdict.reason.find("no contradiction on the data"), std::string::npos);
+  EXPECT_NEAR(row.lower.exponent, 4 * std::log(2.0), 0.01 * 4 * std::log(2.0));
+}
+
 TEST(Tightness, PointWitnessesReplay) {
   TightnessOptions o = Small();
   o.parameters = {StudyParameter::kEps};
