@@ -126,7 +126,7 @@ def figure(row, path_stem, ax=None):
     ax.set_title("%s, parameter %s: %s\n%s" % (what, row["parameter"], row["verdict"],
                                                wrap(row["class"], 70)),
                  fontsize=9)
-    ax.legend(fontsize=7, loc="lower left" if rate else "upper left")
+    ax.legend(fontsize=7, loc="lower left" if rate else "best")
     ax.grid(True, which="major", alpha=0.3)
     if own:
         fig.tight_layout()
