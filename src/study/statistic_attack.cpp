@@ -9,6 +9,7 @@
 #include <atomic>
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/normal_distribution.hpp>
+#include <boost/random/uniform_int_distribution.hpp>
 #include <boost/random/uniform_real_distribution.hpp>
 #include <cmath>
 
@@ -252,6 +253,51 @@ AttackResult AttackStatistic(const Source& x, const AttackOptions& o) {
   return r;
 }
 
+InputSearchResult SearchAdversarialInput(const InputSpec& start, const AttackOptions& attack,
+                                         int proposals, std::uint64_t seed) {
+  InputSearchResult best;
+  best.spec = start;
+  best.result = AttackStatistic(*MakeInput(start), attack);
+  boost::random::mt19937_64 engine(StreamSeed(seed, "x-search"));
+  const auto pick = [&](int n) {
+    return boost::random::uniform_int_distribution<int>(0, n - 1)(engine);
+  };
+  const auto factor = [&](double f) { return pick(2) == 0 ? f : 1 / f; };
+  for (int k = 0; k < proposals; ++k) {
+    InputSpec spec = best.spec;
+    switch (pick(6)) {
+      case 0:  // another generator family (stress included)
+        spec.kind = kInputKindNames
+                        .entries[static_cast<std::size_t>(
+                            pick(static_cast<int>(kInputKindNames.entries.size())))]
+                        .value;
+        break;
+      case 1:
+        spec.alpha = std::clamp(spec.alpha * factor(4), 1e-3, 1e3);
+        break;
+      case 2:
+        spec.noise = std::clamp(spec.noise * factor(2), 1e-4, 1.0);
+        break;
+      case 3:
+        spec.pattern = std::max(1, spec.pattern + (pick(2) == 0 ? 1 : -1) * (1 + pick(3)));
+        break;
+      case 4:
+        spec.parents = std::max(1, spec.parents + (pick(2) == 0 ? 1 : -1));
+        break;
+      default:
+        spec.seed = StreamSeed(seed, "x-search-seed", static_cast<std::uint64_t>(k));
+        break;
+    }
+    AttackResult r = AttackStatistic(*MakeInput(spec), attack);
+    if (r.adversarial > best.result.adversarial) {
+      best.spec = spec;
+      best.result = std::move(r);
+      ++best.accepted;
+    }
+  }
+  return best;
+}
+
 AttackSweepResult RunAttackSweep(const AttackSweepOptions& o) {
   if (o.lengths.size() < 3) throw OptionError("lengths", "a rate needs at least 3 lengths");
   for (std::uint64_t n : o.lengths)
@@ -295,6 +341,30 @@ AttackSweepResult RunAttackSweep(const AttackSweepOptions& o) {
       if (o.progress) o.progress(++finished, error.size());
     });
   });
+  // The searched family: from the fixed family with the largest error of each (scheme, n, z
+  // seed), a hill climb over x's generator with the same attack (so it starts at that error).
+  const std::size_t searched = o.x_search > 0 ? 1 : 0;
+  std::vector<double> searched_error(searched * M * N * K);
+  result.searched_inputs.resize(searched_error.size());
+  result.searched_cells.resize(searched_error.size());
+  if (searched) {
+    arena.execute([&] {
+      oneapi::tbb::parallel_for(std::size_t{0}, searched_error.size(), [&](std::size_t c) {
+        const std::size_t k = c % K, n = (c / K) % N, m = c / K / N;
+        std::size_t start = 0;
+        for (std::size_t i = 1; i < I; ++i)
+          if (error[((m * N + n) * I + i) * K + k] > error[((m * N + n) * I + start) * K + k])
+            start = i;
+        const AttackCell& from = result.cells[((m * N + n) * I + start) * K + k];
+        const InputSearchResult r =
+            SearchAdversarialInput(result.inputs[start], from.options, o.x_search,
+                                   StreamSeed(o.seed, "attack-x-search", c));
+        searched_error[c] = r.result.adversarial;
+        result.searched_inputs[c] = r.spec;
+        result.searched_cells[c] = {r.result.adversarial, r.result.certified, from.options};
+      });
+    });
+  }
   FitOptions fit;
   fit.seed = StreamSeed(o.seed, "attack-fit");
   const auto censor = [](double e) {
@@ -302,7 +372,8 @@ AttackSweepResult RunAttackSweep(const AttackSweepOptions& o) {
     return e <= 1e-12 ? Censoring::kBelow : Censoring::kNone;
   };
   std::vector<ExponentEstimate> worst_rate(M);
-  std::vector<std::vector<ExponentEstimate>> family_rate(M, std::vector<ExponentEstimate>(I));
+  std::vector<std::vector<ExponentEstimate>> family_rate(
+      M, std::vector<ExponentEstimate>(I + searched));
   for (std::size_t m = 0; m < M; ++m) {
     AttackSeries worst{o.methods[m], "worst", {}, {}};
     std::vector<AttackSeries> families;
@@ -314,6 +385,7 @@ AttackSweepResult RunAttackSweep(const AttackSweepOptions& o) {
       for (std::size_t k = 0; k < K; ++k) {
         double e = 0;
         for (std::size_t i = 0; i < I; ++i) e = std::max(e, error[((m * N + n) * I + i) * K + k]);
+        if (searched) e = std::max(e, searched_error[(m * N + n) * K + k]);
         w.samples.push_back({std::max(e, 1e-300), censor(e)});
       }
       worst.points.push_back(w);
@@ -333,10 +405,27 @@ AttackSweepResult RunAttackSweep(const AttackSweepOptions& o) {
       }
       worst.certified.push_back(worst_certified);
     }
+    if (searched) {
+      AttackSeries found{o.methods[m], "searched", {}, {}};
+      for (std::size_t n = 0; n < N; ++n) {
+        SeriesPoint p;
+        p.value = p.regressor = static_cast<double>(o.lengths[n]);
+        double certified = 0;
+        for (std::size_t k = 0; k < K; ++k) {
+          const std::size_t c = (m * N + n) * K + k;
+          p.samples.push_back({std::max(searched_error[c], 1e-300), censor(searched_error[c])});
+          certified = std::max(certified, result.searched_cells[c].certified);
+        }
+        found.points.push_back(p);
+        found.certified.push_back(certified);
+        worst.certified[n] = std::max(worst.certified[n], certified);
+      }
+      families.push_back(found);
+    }
     worst.rate = FitSeries(worst.points, fit);
     worst_rate[m] = worst.rate;
     result.series.push_back(worst);
-    for (std::size_t i = 0; i < I; ++i) {
+    for (std::size_t i = 0; i < families.size(); ++i) {
       families[i].rate = FitSeries(families[i].points, fit);
       family_rate[m][i] = families[i].rate;
       result.series.push_back(families[i]);
@@ -368,7 +457,7 @@ AttackSweepResult RunAttackSweep(const AttackSweepOptions& o) {
   for (std::size_t m = 0; m < M; ++m) {
     if (m == mk) continue;
     bool everywhere = true;
-    for (std::size_t i = 0; i < I; ++i) {
+    for (std::size_t i = 0; i < I + searched; ++i) {
       const ExponentEstimate& a = family_rate[m][i];
       const ExponentEstimate& b = family_rate[mk][i];
       everywhere = everywhere && a.ci && b.ci && a.ci->second < b.ci->first;
@@ -389,9 +478,11 @@ io::Json AttackSweepOptionsToJson(const AttackSweepOptions& o) {
   std::string inputs;
   for (InputKind kind : o.inputs)
     inputs += (inputs.empty() ? "" : ",") + std::string(InputKindName(kind));
-  return io::Json{{"methods", o.methods},   {"lengths", o.lengths},   {"inputs", inputs},
-                  {"x_length", o.x_length}, {"seeds", o.seeds},       {"lipschitz", o.lipschitz},
-                  {"locality", o.locality}, {"alphabet", o.alphabet}, {"iterations", o.iterations}};
+  io::Json json{{"methods", o.methods},   {"lengths", o.lengths},   {"inputs", inputs},
+                {"x_length", o.x_length}, {"seeds", o.seeds},       {"lipschitz", o.lipschitz},
+                {"locality", o.locality}, {"alphabet", o.alphabet}, {"iterations", o.iterations}};
+  if (o.x_search > 0) json["x_search"] = o.x_search;  // absent: the fixed families only
+  return json;
 }
 
 }  // namespace ltsim

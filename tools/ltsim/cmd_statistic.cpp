@@ -345,6 +345,10 @@ void AddStatisticCommand(CLI::App& app) {
   cmd->add_option("--inputs", args->inputs,
                   "--sweep: input families (default uniform,markov,periodic)");
   cmd->add_option("--x-length", args->sweep_options.x_length, "--sweep: |x| (default 320000)");
+  cmd->add_option("--search-x", args->sweep_options.x_search,
+                  "--sweep: also search x per scheme, n and z seed, K hill-climb moves of its "
+                  "generator from the worst fixed family (family 'searched'; default 0: off)")
+      ->check(CLI::Range(0, 1000));
   cmd->add_option("--seeds", args->sweep_options.seeds, "--sweep: z seeds per point (default 2)");
   AddThreads(cmd, args->sweep_options.threads)
       ->description("--sweep: oneTBB threads, 0 = every core (never changes the result)");
@@ -355,7 +359,9 @@ void AddStatisticCommand(CLI::App& app) {
                     "ltsim statistic corpus/strings/default.txt --z-length 500 --lipschitz 2 "
                     "--adversarial --iterations 20",
                     "ltsim statistic --sweep --z-lengths 16,160,1600 --methods markov,blocks "
-                    "--inputs uniform --x-length 20000 --iterations 10"});
+                    "--inputs uniform --x-length 20000 --iterations 10",
+                    "ltsim statistic --sweep --z-lengths 16,160,1600 --methods markov,truncate "
+                    "--inputs uniform --x-length 20000 --iterations 10 --search-x 4"});
   cmd->callback([args] {
     SetCommandFlags({{"lengths", "--z-lengths"}});  // the library's keys (commands.h)
     RunStatistic(*args);

@@ -62,6 +62,18 @@ double WindowTransportBound(const std::vector<double>& x, std::uint64_t tx,
                             const std::vector<double>& z, std::uint64_t tz, int alphabet,
                             double lipschitz, double size_bound = 1.0);
 
+/// A hill climb over x's generator (docs/lemma53.md §2): from `start`, `proposals` seeded moves
+/// of the spec (the kind, α, noise, pattern, parents or the generator's seed; length and
+/// alphabet fixed), each kept when the adversarial error of AttackStatistic with `attack` (the
+/// same z seed and function search) grows. Deterministic in (start, attack, proposals, seed).
+struct InputSearchResult {
+  InputSpec spec;       ///< the x found
+  AttackResult result;  ///< its attack
+  int accepted = 0;     ///< moves kept
+};
+InputSearchResult SearchAdversarialInput(const InputSpec& start, const AttackOptions& attack,
+                                         int proposals, std::uint64_t seed);
+
 /// A sweep over n per scheme and input family (docs/lemma53.md §2).
 struct AttackSweepOptions {
   std::vector<std::string> methods = {"markov", "blocks", "uniform", "truncate"};
@@ -72,6 +84,9 @@ struct AttackSweepOptions {
   double lipschitz = 1.0;
   int seeds = 2;  ///< z seeds per (method, n, input)
   int iterations = 60, restarts = 1, random_functions = 4;
+  /// > 0: per (scheme, n, z seed) a further family `searched`, SearchAdversarialInput with this
+  /// many proposals from the fixed family with the largest error there; 0: fixed families only.
+  int x_search = 0;
   int threads = 0;
   std::uint64_t seed = 0;
   /// Called with (cells finished, cells) as attacks end; never changes the result.
@@ -103,6 +118,9 @@ struct AttackSweepResult {
   std::string markov_rate_verdict;
   std::vector<std::string> beats_markov_everywhere;
   std::vector<InputSpec> inputs;  ///< the x of each input family (in options.inputs order)
+  /// With x_search: the x found per (method·N + n)·K + seed, and its cell.
+  std::vector<InputSpec> searched_inputs;
+  std::vector<AttackCell> searched_cells;
   /// Every attack, at ((method·N + n)·I + input)·K + seed (N lengths, I inputs, K seeds).
   std::vector<AttackCell> cells;
   const AttackCell& Cell(std::size_t method, std::size_t n, std::size_t input,

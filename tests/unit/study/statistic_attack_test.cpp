@@ -66,5 +66,41 @@ TEST(AttackSweep, FitsARatePerSchemeAndNamesTheVerdict) {
   EXPECT_EQ(again.series[0].rate.exponent, r.series[0].rate.exponent);
 }
 
+// The search over x (docs/lemma53.md §2): starting from the fixed family, it keeps only moves
+// that raise the error, so the searched error is at least the fixed one at every (n, seed);
+// truncate on i.i.d. x errs like n^(−1/2), and the search finds an x on which its last n tokens
+// misrepresent the whole by far more at some n. Identical for 1 and 2 threads.
+TEST(AttackSweep, TheSearchOverXFindsWorseInputsThanTheFixedFamily) {
+  AttackSweepOptions o;
+  o.methods = {"truncate"};
+  o.lengths = {32, 256, 2048};
+  o.inputs = {InputKind::kUniform};
+  o.x_length = 20000;
+  o.seeds = 1;
+  o.iterations = 10;
+  o.x_search = 8;
+  o.seed = 3;
+  o.threads = 2;
+  const AttackSweepResult r = RunAttackSweep(o);
+  ASSERT_EQ(r.series.size(), 3u);  // worst, uniform, searched
+  const AttackSeries& uniform = r.series[1];
+  const AttackSeries& searched = r.series[2];
+  EXPECT_EQ(searched.input, "searched");
+  double best_gain = 0;
+  for (std::size_t n = 0; n < 3; ++n) {
+    const double fixed = uniform.points[n].samples[0].value;
+    const double found = searched.points[n].samples[0].value;
+    EXPECT_GE(found, fixed);
+    EXPECT_EQ(r.series[0].points[n].samples[0].value, found);  // the worst is the searched one
+    EXPECT_LE(found, searched.certified[n] + 1e-12);           // below its transport bound
+    best_gain = std::max(best_gain, found / fixed);
+  }
+  EXPECT_GT(best_gain, 2.0);
+  o.threads = 1;
+  const AttackSweepResult one = RunAttackSweep(o);
+  for (std::size_t n = 0; n < 3; ++n)
+    EXPECT_EQ(one.series[2].points[n].samples[0].value, searched.points[n].samples[0].value);
+}
+
 }  // namespace
 }  // namespace ltsim
