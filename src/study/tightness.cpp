@@ -14,6 +14,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <numeric>
 
 #include "ltsim/bounds/registry.h"
@@ -192,6 +193,12 @@ Cell RunCell(const TightnessOptions& o, const RowPlan& plan, int i, int k) {
   cell.lower.seed = cell.upper.seed = seed;
   cell.lower.lipschitz = cell.upper.lipschitz = c["L"];
   cell.lower.checked_up_to = r.checked_up_to;
+  for (TightnessSample* side : {&cell.lower, &cell.upper}) {
+    side->eps = cell.eps;
+    side->period = c["Delta"];
+    side->alphabet = c["S"];
+    side->locality = c["tau"];
+  }
   if (r.first_disagreement) {
     cell.lower.sample = {static_cast<double>(*r.first_disagreement), Censoring::kNone};
     cell.lower.string = r.witness;
@@ -225,44 +232,63 @@ Cell RunCell(const TightnessOptions& o, const RowPlan& plan, int i, int k) {
   return cell;
 }
 
-// The frequency simulator on the worst of a few x for the point's first member (neither bound).
+// The frequency simulator on the worst of two x for the point's first member (neither bound),
+// |x| grown adaptively (GrowSimulatorLength): the string at T* with its runs scaled up to about
+// |x|, and an i.i.d. uniform x of length |x|.
 SimulatorCheck CheckSimulator(const TightnessOptions& o, const Cell& cell, const RowPlan& plan,
                               int i) {
-  SimulatorCheck s;
-  s.certified = cell.upper.sample.value;
   const FamilyPair& p = cell.pair;
   const ConstantMap c = PairConstants(p.f, p.g);
   const double t_hard = c.at("p") > 0 ? std::exp2(c.at("p") / c.at("gamma")) : 1;
-  const std::uint64_t length = std::min<std::uint64_t>(
+  const std::uint64_t start = std::min<std::uint64_t>(
       o.max_x_length, std::max<std::uint64_t>(10000, static_cast<std::uint64_t>(4 * t_hard)));
-  s.hardmax_regime = static_cast<double>(length) >= 4 * t_hard;
-  std::vector<std::pair<std::string, std::unique_ptr<Source>>> xs;
-  if (!cell.lower.string.empty()) {
-    // The string at T* with every run scaled up: the same shares, |x| ≈ length.
-    std::uint64_t total = 0;
-    for (const Run& r : cell.lower.string) total += r.count;
-    const std::uint64_t factor = std::max<std::uint64_t>(1, length / total);
-    std::vector<Run> runs;
-    for (const Run& r : cell.lower.string) AppendRun(runs, r.token, r.count * factor);
-    xs.emplace_back("witness at T* scaled x" + std::to_string(factor),
-                    MakeRunSource(runs, "scaled witness"));
-  }
-  xs.emplace_back(
-      "iid uniform",
-      MakeIidSource(
-          length, p.f.alphabet,
-          StreamSeed(o.seed, std::string("tightness-x/") + ParameterName(plan.parameter), i), {}));
-  for (auto& [kind, x] : xs) {
+  std::uint64_t total = 0;
+  for (const Run& r : cell.lower.string) total += r.count;
+  const std::uint64_t iid_seed =
+      StreamSeed(o.seed, std::string("tightness-x/") + ParameterName(plan.parameter), i);
+  // The witness's factor: ⌊|x|/|T* string|⌋ at the first |x| (as before adaptive |x|), the
+  // nearest factor after (so that a witness longer than the first |x| grows too), never above
+  // the cap unless 1.
+  std::uint64_t step = 0, last_factor = 0, last_witness_needed = 0;
+  bool last_witness_reached = false;
+  const auto measure = [&](std::uint64_t length) {
+    std::uint64_t factor = 0;
+    if (total > 0) {
+      factor = step == 0 ? length / total : (length + total / 2) / total;
+      if (factor * total > o.max_x_length) factor = o.max_x_length / total;
+      factor = std::max<std::uint64_t>(1, factor);
+    }
+    ++step;
+    SimulatorStep s;
+    s.x_length = length;
+    const auto consider = [&](const std::string& kind, std::uint64_t x_length, std::uint64_t needed,
+                              bool reached) {
+      if (needed >= s.needed) {
+        s.needed = needed;
+        s.reached = reached;
+        s.attained_x_length = x_length;
+        s.x_kind = kind;
+      }
+    };
+    if (total > 0) {
+      const std::string kind = "witness at T* scaled x" + std::to_string(factor);
+      if (factor != last_factor) {  // the same x as the last step: not measured again
+        std::vector<Run> runs;
+        for (const Run& r : cell.lower.string) AppendRun(runs, r.token, r.count * factor);
+        const auto x = MakeRunSource(runs, "scaled witness");
+        last_witness_needed = NeededLength(p.f, p.g, *x, cell.eps, &last_witness_reached);
+        last_factor = factor;
+      }
+      consider(kind, factor * total, last_witness_needed, last_witness_reached);
+    }
+    const auto x = MakeIidSource(length, p.f.alphabet, iid_seed, {});
     bool reached = false;
     const std::uint64_t needed = NeededLength(p.f, p.g, *x, cell.eps, &reached);
-    if (needed >= s.needed) {
-      s.needed = needed;
-      s.reached = reached;
-      s.x_length = x->length();
-      s.x_kind = kind;
-    }
-  }
-  s.within_certificate = static_cast<double>(s.needed) <= s.certified;
+    consider("iid uniform", x->length(), needed, reached);
+    return s;
+  };
+  SimulatorCheck s = GrowSimulatorLength(start, o.max_x_length, cell.upper.sample.value, measure);
+  s.hardmax_regime = static_cast<double>(s.steps.back().x_length) >= 4 * t_hard;
   return s;
 }
 
@@ -426,6 +452,153 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
   return row;
 }
 
+// The joint log-log fit of `--joint` (docs/tightness.md §3) over the rows but margin.
+TightnessJoint FitJointRows(const std::vector<TightnessRow>& rows) {
+  TightnessJoint joint;
+  const auto name_of = [](StudyParameter p) -> std::string {
+    switch (p) {
+      case StudyParameter::kEps:
+        return "1/eps";
+      case StudyParameter::kScale:
+        return "L";
+      case StudyParameter::kPeriod:
+        return "Delta";
+      case StudyParameter::kAlphabet:
+        return "S";
+      case StudyParameter::kLocality:
+        return "tau";
+      default:
+        return "";
+    }
+  };
+  const auto value_of = [](const std::string& name, const TightnessSample& s) {
+    if (name == "1/eps") return s.eps > 0 ? 1 / s.eps : 0.0;
+    if (name == "L") return s.lipschitz;
+    if (name == "Delta") return s.period;
+    if (name == "S") return s.alphabet;
+    return s.locality;
+  };
+  // A parameter with no logarithm in another row's pairs (τ = 0 outside the locality row) would
+  // drop those rows' samples: the rows varying it are left out instead, and fitted on their own.
+  std::vector<const TightnessRow*> in;
+  for (const TightnessRow& row : rows) {
+    if (name_of(row.parameter).empty()) {
+      joint.left_out.push_back(row.name + ": log-linear in " + row.regressor +
+                               " (ln N = a + b/gamma), not log-log: fitted on its own");
+      continue;
+    }
+    in.push_back(&row);
+  }
+  std::vector<const TightnessRow*> kept;
+  for (const TightnessRow* row : in) {
+    const std::string name = name_of(row->parameter);
+    std::string other;
+    for (const TightnessRow* r : in)
+      if (name_of(r->parameter) != name)
+        for (const TightnessPoint& point : r->points)
+          for (const TightnessSample& s : point.lower)
+            if (other.empty() && !(value_of(name, s) > 0))
+              other =
+                  fmt::format("{} = {:g} in the {} row's pairs", name, value_of(name, s), r->name);
+    if (!other.empty()) {
+      joint.left_out.push_back(row->name + ": " + other + " has no logarithm: fitted on its own");
+      continue;
+    }
+    kept.push_back(row);
+  }
+  for (const TightnessRow* row : kept) {
+    const std::string name = name_of(row->parameter);
+    joint.rows.push_back(row->name);
+    if (std::find(joint.parameters.begin(), joint.parameters.end(), name) == joint.parameters.end())
+      joint.parameters.push_back(name);
+    if (std::find(joint.families.begin(), joint.families.end(), row->family) ==
+        joint.families.end())
+      joint.families.push_back(row->family);
+  }
+  // Rows of different families share the exponents but not the constant: one intercept a
+  // family (an indicator column for every family after the first).
+  const std::size_t k = joint.parameters.size();
+  std::vector<std::string> names = joint.parameters;
+  for (std::size_t f = 1; f < joint.families.size(); ++f)
+    names.push_back("family=" + joint.families[f]);
+  std::map<std::string, int> no_logarithm;
+  std::vector<JointObservation> observations;
+  for (const TightnessRow* kept_row : kept) {
+    const TightnessRow& row = *kept_row;
+    for (std::size_t i = 0; i < row.points.size(); ++i)
+      for (std::size_t m = 0; m < row.points[i].lower.size(); ++m) {
+        const TightnessSample& s = row.points[i].lower[m];
+        TightnessJoint::Observation ob;
+        ob.row = row.name;
+        ob.point = static_cast<int>(i);
+        ob.member = static_cast<int>(m);
+        ob.sample = s.sample;
+        JointObservation j;
+        j.value = s.sample.value;
+        j.censoring = s.sample.censoring;
+        bool positive = true;
+        for (const std::string& p : joint.parameters) {
+          const double v = value_of(p, s);
+          ob.values.push_back(v);
+          const bool ok = v > 0 && std::isfinite(v);
+          if (!ok && positive) ++no_logarithm[fmt::format("{} = {:g}", p, v)];
+          positive = positive && ok;
+          j.regressors.push_back(ok ? std::log(v) : 0.0);
+        }
+        for (std::size_t f = 1; f < joint.families.size(); ++f)
+          j.regressors.push_back(row.family == joint.families[f] ? 1.0 : 0.0);
+        joint.observations.push_back(ob);
+        if (!positive) {
+          ++joint.dropped;
+          continue;
+        }
+        observations.push_back(j);
+      }
+  }
+  for (const auto& [what, count] : no_logarithm)
+    joint.dropped_note += fmt::format("{}{} in {} sample{}", joint.dropped_note.empty() ? "" : ", ",
+                                      what, count, count == 1 ? "" : "s");
+  if (joint.parameters.empty()) {
+    joint.reason = "no row with a log-log regressor (margin is log-linear in 1/gamma)";
+    return joint;
+  }
+  // A parameter constant over the uncensored samples cannot be told from the intercept.
+  for (std::size_t c = 0; c < k; ++c) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const JointObservation& j : observations)
+      if (j.censoring == Censoring::kNone) {
+        lo = std::min(lo, j.regressors[c]);
+        hi = std::max(hi, j.regressors[c]);
+      }
+    if (!(hi - lo > 1e-12)) {
+      joint.reason = "parameter " + joint.parameters[c] +
+                     " does not vary across the uncensored samples" +
+                     (joint.dropped > 0 ? " with a logarithm (" + joint.dropped_note + " left out)"
+                                        : std::string()) +
+                     ": no joint fit";
+      joint.fit.names = joint.parameters;
+      joint.fit.coefficients.assign(joint.parameters.size(),
+                                    std::numeric_limits<double>::quiet_NaN());
+      joint.fit.ci.assign(joint.parameters.size(), std::nullopt);
+      joint.fit.intercept = std::numeric_limits<double>::quiet_NaN();
+      for (const JointObservation& j : observations)
+        (j.censoring == Censoring::kNone ? joint.fit.observations_used
+                                         : joint.fit.observations_censored)++;
+      return joint;
+    }
+  }
+  const JointFit fit = FitJoint(names, observations);
+  joint.fit = fit;
+  joint.fit.names.resize(k);
+  joint.fit.coefficients.resize(k);
+  joint.fit.ci.resize(k);
+  joint.family_intercepts.push_back(fit.intercept);
+  for (std::size_t f = 1; f < joint.families.size(); ++f)
+    joint.family_intercepts.push_back(fit.intercept + fit.coefficients[k + f - 1]);
+  joint.reason = fit.reason;
+  return joint;
+}
+
 void Validate(const TightnessOptions& o) {
   const std::vector<StudyParameter> known = TightnessParameters(o.theorem);
   std::string names;
@@ -446,9 +619,43 @@ void Validate(const TightnessOptions& o) {
                       "must be in [1, 12] (T_hard = 2^(p/gamma) is searched exactly)");
   if (o.max_x_length < 100) throw OptionError("max_x_length", "must be at least 100");
   if (o.theorem == Theorem::k53) ValidateLemma53(o);
+  if (o.joint && o.theorem != Theorem::k41)
+    throw OptionError("joint", "only for Theorem 4.1 (its log-log rows)");
 }
 
 }  // namespace
+
+SimulatorCheck GrowSimulatorLength(std::uint64_t start, std::uint64_t cap, double certified,
+                                   const std::function<SimulatorStep(std::uint64_t)>& measure) {
+  SimulatorCheck s;
+  s.certified = certified;
+  std::uint64_t length = std::min(start, cap);
+  for (;;) {
+    SimulatorStep step = measure(length);
+    step.x_length = length;
+    s.steps.push_back(step);
+    if (static_cast<double>(step.needed) > certified) s.within_certificate = false;
+    if (step.needed >= s.steps[s.worst_step].needed) s.worst_step = s.steps.size() - 1;
+    const std::size_t k = s.steps.size();
+    if (static_cast<double>(step.needed) >= certified) {
+      s.stop = "upper side";
+    } else if (k >= 2 && step.reached && s.steps[k - 2].reached &&
+               static_cast<double>(step.needed) <=
+                   std::ceil(std::exp2(0.25) * static_cast<double>(s.steps[k - 2].needed))) {
+      s.stop = "stopped growing";
+    } else if (length >= cap) {
+      s.stop = "cap";
+    }
+    if (!s.stop.empty()) break;
+    length = cap / 4 < length ? cap : 4 * length;
+  }
+  const SimulatorStep& last = s.steps.back();
+  s.needed = last.needed;
+  s.reached = last.reached;
+  s.x_length = last.attained_x_length > 0 ? last.attained_x_length : last.x_length;
+  s.x_kind = last.x_kind;
+  return s;
+}
 
 std::vector<StudyParameter> TightnessParameters(Theorem theorem) {
   switch (theorem) {
@@ -538,6 +745,7 @@ TightnessResult RunTightness(const TightnessOptions& options) {
     next_check += plan.values.size();
     result.rows.push_back(Summarise(o, plan, std::move(row_cells), std::move(row_checks)));
   }
+  if (o.joint) result.joint = FitJointRows(result.rows);
   return result;
 }
 
@@ -555,6 +763,7 @@ io::Json TightnessOptionsToJson(const TightnessOptions& o) {
                   {"methods", o.schemes},
                   {"x_length", o.statistic_x_length},
                   {"threads", o.threads},
+                  {"joint", o.joint},
                   {"out", o.out}};
 }
 

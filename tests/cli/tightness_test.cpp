@@ -136,6 +136,55 @@ TEST_F(CliTest, Tightness52RowsCarryTheRowShapeAndReplay) {
   }
 }
 
+// `--joint --json`: the `joint` object (docs/tightness.md §3) beside the unchanged rows, and
+// the simulator check's adaptive |x| (`steps`, `stop`) on every point.
+TEST_F(CliTest, TightnessJointJsonShape) {
+  const Json doc = RunJson({"tightness", "--parameters", "eps,scale,margin", "--points", "3",
+                            "--seeds", "2", "--joint", "--json", "--max-x-length", "40000"});
+  ASSERT_EQ(doc["rows"].size(), 3u);
+  EXPECT_EQ(doc["options"]["joint"], true);
+  for (const Json& row : doc["rows"])
+    for (const Json& p : row["simulator"]["points"]) {
+      for (const char* key : {"needed", "x_length", "reached", "x", "steps", "stop"})
+        EXPECT_TRUE(p.contains(key)) << key;
+      const std::string stop = p["stop"];
+      EXPECT_TRUE(stop == "stopped growing" || stop == "upper side" || stop == "cap") << stop;
+      ASSERT_GE(p["steps"].size(), 1u);
+      EXPECT_LE(p["steps"].back()["x_length"].get<std::uint64_t>(), 40000u);
+      EXPECT_EQ(p["needed"], p["steps"].back()["needed"]);
+    }
+  ASSERT_TRUE(doc.contains("joint"));
+  const Json& j = doc["joint"];
+  EXPECT_EQ(j["parameters"], Json::array({"1/eps", "L"}));
+  EXPECT_EQ(j["rows"], Json::array({"eps", "scale"}));
+  ASSERT_EQ(j["left_out"].size(), 1u);
+  EXPECT_NE(j["left_out"][0].get<std::string>().find("margin"), std::string::npos);
+  ASSERT_EQ(j["exponents"].size(), 2u);
+  for (const Json& e : j["exponents"]) {
+    EXPECT_TRUE(e["parameter"].is_string());
+    EXPECT_TRUE(e["exponent"].is_number());
+    ASSERT_TRUE(e["ci"].is_array());
+    EXPECT_EQ(e["ci"].size(), 2u);
+    EXPECT_LE(e["ci"][0].get<double>(), e["exponent"].get<double>());
+  }
+  EXPECT_EQ(j["points"].size(), 12u);  // 2 rows × 3 points × 2 members
+  for (const Json& p : j["points"]) {
+    EXPECT_TRUE(p["length"].is_number());
+    EXPECT_TRUE(p["censored"].is_boolean());
+    EXPECT_TRUE(p["regressors"].contains("1/eps"));
+    EXPECT_TRUE(p["regressors"].contains("L"));
+  }
+  EXPECT_EQ(j["reason"], "");
+  // Without --joint there is no `joint` key; the table prints the joint fit after the rows.
+  const Json plain = RunJson({"tightness", "--parameters", "eps", "--points", "3", "--seeds", "1",
+                              "--no-validate", "--json"});
+  EXPECT_FALSE(plain.contains("joint"));
+  const Result table = Run({"tightness", "--parameters", "eps,scale", "--points", "3", "--seeds",
+                            "1", "--no-validate", "--joint"});
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("joint fit"), std::string::npos) << table.out;
+}
+
 TEST_F(CliTest, TightnessBadInput) {
   ExpectInputError({"tightness", "--parameters", "eps,nope"}, "--parameters");
   ExpectInputError({"tightness", "--theorem", "9.9"}, "--theorem");
@@ -147,6 +196,7 @@ TEST_F(CliTest, TightnessBadInput) {
   ExpectInputError({"tightness", "--theorem", "5.3", "--methods", "markov,nope"}, "--methods");
   ExpectInputError({"tightness", "--theorem", "5.3", "--x-length", "100"}, "--x-length");
   ExpectInputError({"tightness", "--methods", "markov"}, "--methods");
+  ExpectInputError({"tightness", "--theorem", "5.3", "--joint"}, "--joint");
   ExpectInputError({"replay", Temp("bad.json", "{}")}, "bad.json");
   ExpectInputError({"tightness", "--replay", Temp("bad.json", "{}")}, "bad.json");
 }

@@ -102,6 +102,13 @@ Json SimulatorJson(const TightnessRow& r) {
   for (const TightnessPoint& p : r.points) {
     if (r.theorem == Theorem::k53)
       break;  // no simulator length on found x: the rows measure errors
+    Json steps = Json::array();
+    for (const SimulatorStep& s : p.simulator.steps)
+      steps.push_back({{"x_length", s.x_length},
+                       {"needed", s.needed},
+                       {"reached", s.reached},
+                       {"x", s.x_kind},
+                       {"attained_x_length", s.attained_x_length}});
     sim.push_back({{"value", p.value},
                    {"needed", p.simulator.needed},
                    {"x_length", p.simulator.x_length},
@@ -110,9 +117,68 @@ Json SimulatorJson(const TightnessRow& r) {
                    {"certified", Number(p.simulator.certified)},
                    {"within_certificate", p.simulator.within_certificate},
                    {"hardmax_regime", p.simulator.hardmax_regime},
-                   {"x", p.simulator.x_kind}});
+                   {"x", p.simulator.x_kind},
+                   {"steps", steps},
+                   {"stop", p.simulator.stop},
+                   {"worst_step", p.simulator.worst_step}});
   }
-  return {{"label", kSimulatorLabel}, {"points", sim}};
+  return {{"label", kSimulatorLabel},
+          {"adaptive_x",
+           "|x| grows 4x a step from min(--max-x-length, max(10^4, 4 T_hard)) until the needed n "
+           "stops growing (within one grid step 2^(1/4)), reaches the upper side, or |x| reaches "
+           "--max-x-length (each point's steps and stop)"},
+          {"points", sim}};
+}
+
+// 4.1 --joint: the joint log-log fit over the rows but margin.
+Json JointJson(const TightnessJoint& j, const std::vector<TightnessRow>& rows) {
+  Json exponents = Json::array();
+  for (std::size_t k = 0; k < j.parameters.size(); ++k) {
+    Json e = {{"parameter", j.parameters[k]},
+              {"exponent", k < j.fit.coefficients.size() ? Number(j.fit.coefficients[k]) : nullptr},
+              {"ci", k < j.fit.ci.size() ? Interval(j.fit.ci[k]) : nullptr}};
+    for (const TightnessRow& r : rows)  // the row fitting this parameter on its own
+      if (r.regressor == j.parameters[k] && r.parameter != StudyParameter::kMargin) {
+        e["row"] = r.name;
+        e["row_exponent"] = Number(r.lower.exponent);
+        e["row_ci"] = Interval(r.lower.ci);
+      }
+    exponents.push_back(e);
+  }
+  Json intercepts = Json::object();
+  for (std::size_t f = 0; f < j.families.size() && f < j.family_intercepts.size(); ++f)
+    intercepts[j.families[f]] = Number(j.family_intercepts[f]);
+  Json points = Json::array();
+  for (const TightnessJoint::Observation& ob : j.observations) {
+    Json values;
+    for (std::size_t k = 0; k < j.parameters.size(); ++k)
+      values[j.parameters[k]] = Number(ob.values[k]);
+    points.push_back({{"row", ob.row},
+                      {"point", ob.point},
+                      {"member", ob.member},
+                      {"length", Number(ob.sample.value)},
+                      {"censored", ob.sample.censoring != Censoring::kNone},
+                      {"censoring", CensoringName(ob.sample.censoring)},
+                      {"regressors", values}});
+  }
+  return {{"label",
+           "lower side, joint log-log fit: ln T* = a + sum_j b_j ln x_j over the "
+           "uncensored samples of the rows, each with its own pair's values"},
+          {"fit", "joint least squares (QR), Student t intervals from sigma^2 (X^T X)^-1"},
+          {"parameters", j.parameters},
+          {"rows", j.rows},
+          {"left_out", j.left_out},
+          {"exponents", exponents},
+          {"intercept", Number(j.fit.intercept)},
+          {"families", j.families},
+          {"family_intercepts", intercepts},
+          {"level", 0.95},
+          {"points_used", j.fit.observations_used},
+          {"points_censored", j.fit.observations_censored},
+          {"points_dropped", j.dropped},
+          {"dropped", j.dropped_note},
+          {"reason", j.reason},
+          {"points", points}};
 }
 
 // Theorem 5.2: the simulator's samples per point (one per x) and their fit.
@@ -209,6 +275,7 @@ Json TightnessJson(const TightnessResult& result) {
                    {"paper", kPaperLabel}};
   doc["rows"] = Json::array();
   for (const TightnessRow& r : result.rows) doc["rows"].push_back(RowJson(r));
+  if (result.joint) doc["joint"] = JointJson(*result.joint, result.rows);
   return doc;
 }
 
@@ -352,6 +419,47 @@ void Print52Table(const TightnessResult& result) {
                "censored points are bounds and are never fitted)\n";
 }
 
+// The last step's n of |x| (as before adaptive |x|), and the worst step when it is another.
+std::string SimulatorText(const SimulatorCheck& s) {
+  std::string text = fmt::format("{}{} of |x| {}", s.needed, s.reached ? "" : "+", s.x_length);
+  if (s.stop == "cap" || s.stop == "upper side") text += " [" + s.stop + "]";
+  if (s.worst_step + 1 < s.steps.size()) {
+    const SimulatorStep& w = s.steps[s.worst_step];
+    text += fmt::format(" (worst {}{} of {})", w.needed, w.reached ? "" : "+",
+                        w.attained_x_length > 0 ? w.attained_x_length : w.x_length);
+  }
+  return text;
+}
+
+// 4.1 --joint, after the table.
+void PrintJoint(const TightnessJoint& j, const std::vector<TightnessRow>& rows) {
+  std::string names;
+  for (const std::string& r : j.rows) names += (names.empty() ? "" : ", ") + r;
+  std::cout << fmt::format(
+      "\njoint fit (lower side, log-log: ln T* = a + sum_j b_j ln x_j) over the samples of {}: "
+      "{} used, {} censored, {} without a logarithm{}\n",
+      names.empty() ? std::string("no row") : names, j.fit.observations_used,
+      j.fit.observations_censored, j.dropped,
+      j.dropped_note.empty() ? "" : " (" + j.dropped_note + ")");
+  if (j.families.size() > 1) {
+    std::string families;
+    for (const std::string& f : j.families) families += (families.empty() ? "" : ", ") + f;
+    std::cout << fmt::format("  one intercept per family ({}), shared exponents\n", families);
+  }
+  for (const std::string& l : j.left_out) std::cout << "  left out: " << l << "\n";
+  if (!j.reason.empty()) std::cout << "  " << j.reason << "\n";
+  for (std::size_t k = 0; k < j.parameters.size(); ++k) {
+    const double b = k < j.fit.coefficients.size() ? j.fit.coefficients[k] : NAN;
+    std::string own;
+    for (const TightnessRow& r : rows)
+      if (r.regressor == j.parameters[k] && r.parameter != StudyParameter::kMargin)
+        own = fmt::format("   (row {} alone: {} {})", r.name, Fixed(r.lower.exponent),
+                          ShowInterval(r.lower.ci));
+    std::cout << fmt::format("  {:>6} {:>7} {:>18}{}\n", j.parameters[k], Fixed(b),
+                             ShowInterval(k < j.fit.ci.size() ? j.fit.ci[k] : std::nullopt), own);
+  }
+}
+
 void PrintTable(const TightnessResult& result) {
   if (result.options.theorem == Theorem::k53) return PrintRateTable(result);
   if (result.options.theorem == Theorem::k52) return Print52Table(result);
@@ -387,14 +495,17 @@ void PrintTable(const TightnessResult& result) {
                                Show(p.regressor),
                                fmt::format("{}/{}/{}{}", Show(spread.min), Show(spread.median),
                                            Show(spread.max), censored ? " (capped)" : ""),
-                               Show(p.upper.front().sample.value),
-                               fmt::format("{}{} of |x| {}", p.simulator.needed,
-                                           p.simulator.reached ? "" : "+", p.simulator.x_length));
+                               Show(p.upper.front().sample.value), SimulatorText(p.simulator));
     }
     for (const std::string& w : r.warnings) std::cout << "  warning: " << w << "\n";
   }
   std::cout << "\n(capped: some member agreed up to the searched N, so its T* is only > N: the "
                "point is a bound and is not fitted)\n";
+  if (o.validate)
+    std::cout << "(simulator on found x: |x| grown 4x a step until n stopped growing, [upper "
+                 "side] reached the certified length or [cap] reached --max-x-length; n+ = no "
+                 "n < |x| met eps)\n";
+  if (result.joint) PrintJoint(*result.joint, result.rows);
 }
 
 std::vector<std::string> SplitList(const std::string& text, const std::string& flag) {
@@ -484,6 +595,7 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
                "--no-validate --threads 2",
                "ltsim tightness --parameters eps,margin --points 3 --seeds 2 --out-dir runs/t "
                "--json",
+               "ltsim tightness --parameters eps,scale --points 3 --seeds 2 --no-validate --joint",
                "ltsim tightness --theorem 5.3 --methods markov,blocks --points 3 --seeds 2 "
                "--x-length 20000",
                "ltsim tightness --theorem 5.2 --parameters positional-margin --points 3 --seeds 2"},
@@ -519,9 +631,15 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--precision", args->options.precision_bits,
                   "p bits of the margin row (default 4)");
   cmd->add_option("--max-x-length", args->options.max_x_length,
-                  "cap on |x| of the simulator check (default 200000; 5.2's k row uses "
-                  "min(20000, this))");
+                  "cap on |x| of the simulator check, which grows |x| 4x a step from "
+                  "max(10^4, 4 T_hard) until the needed n stops growing or reaches the upper "
+                  "side (default 200000; 5.2's k row uses min(20000, this))");
   cmd->add_flag("--no-validate", args->no_validate, "skip the simulator check on found x");
+  cmd->add_flag("--joint", args->options.joint,
+                "4.1: also fit ln T* = a + sum_j b_j ln x_j jointly over the lower-side samples "
+                "of every requested row, each sample with its own pair's 1/eps, L, Delta, S, tau "
+                "(those the rows vary); margin is log-linear in 1/gamma and left out; printed "
+                "after the table, `joint` in the JSON");
   AddOutDir(cmd, args->options.out,
             "write tightness.json, tightness.csv, one figure per parameter "
             "(tightness_<parameter>.png/.svg) and a point witness per member in this directory");
@@ -556,6 +674,8 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
         o.parameters.push_back(*parameter);
       }
     if (!args->schemes.empty()) o.schemes = SplitList(args->schemes, "--methods");
+    if (o.joint && o.theorem != Theorem::k41)
+      throw InputError("--joint: only for --theorem 4.1 (its log-log rows)");
     if (o.theorem != Theorem::k53 && (!args->schemes.empty() || x_length->count() > 0))
       throw InputError(std::string(args->schemes.empty() ? "--x-length" : "--methods") +
                        ": only for --theorem 5.3 (Lemma 5.3's rows)");

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,9 +34,14 @@ struct TightnessOptions {
   /// family, 2 or 3 = the nested family with that many heads (docs/families.md), whose T*
   /// grows like (L/ε)^heads.
   int heads = 2;
-  bool validate = true;                  ///< run the frequency simulator on found x per point
-  std::uint64_t max_x_length = 200'000;  ///< cap on |x| of the simulator check
-  std::string out;                       ///< witness directory ("" writes none)
+  bool validate = true;  ///< run the frequency simulator on found x per point
+  /// Cap on |x| of the simulator check: |x| grows 4× a step from min(cap, max(10^4, 4·T_hard))
+  /// until the needed n stops growing, reaches the upper side or |x| reaches this cap.
+  std::uint64_t max_x_length = 200'000;
+  /// 4.1: also fit ln T* = a + Σ_j b_j·ln x_j jointly over the lower-side samples of every
+  /// requested row but margin (docs/tightness.md §3, `--joint`).
+  bool joint = false;
+  std::string out;  ///< witness directory ("" writes none)
   /// 5.3: the subsequence schemes, one row each (empty: markov, blocks, uniform, truncate).
   std::vector<std::string> schemes;
   /// 5.3: |x| of every input family (uniform, markov, periodic; docs/tightness.md §5).
@@ -52,18 +59,48 @@ struct TightnessSample {
   std::string witness;              ///< the point witness file ("" without --out)
   std::vector<Run> string;          ///< lower side: the string at T* (run-length)
   std::string input;                ///< 5.3: the input family attaining the worst error
+  /// 4.1: the pair's own values of the parameters the rows vary (the joint fit's regressors;
+  /// 0 when not recorded): ε, Δ, S and τ (L is `lipschitz`).
+  double eps = 0.0, period = 0.0, alphabet = 0.0, locality = 0.0;
 };
 
-/// The frequency simulator on the worst x found for a point (neither bound).
+/// One |x| of the adaptive simulator check: the needed n at that |x| (the larger over the
+/// x kinds) and the x attaining it.
+struct SimulatorStep {
+  std::uint64_t x_length = 0;           ///< the target |x| of the step
+  std::uint64_t needed = 0;             ///< smallest grid n meeting ε on the worse x (|x| if none)
+  bool reached = false;                 ///< some n < |x| met ε on that x
+  std::uint64_t attained_x_length = 0;  ///< |x| of the x attaining it (a scaled witness
+                                        ///< is only near the target)
+  std::string x_kind;
+};
+
+/// The frequency simulator on the worst x found for a point (neither bound), with |x| grown
+/// adaptively: the summary fields are those of the last step.
 struct SimulatorCheck {
   std::uint64_t needed = 0;  ///< smallest grid n meeting ε (|x| if none)
   std::uint64_t x_length = 0;
-  bool reached = false;            ///< some n < |x| met ε
-  double certified = 0.0;          ///< the upper side at this point
-  bool within_certificate = true;  ///< needed ≤ certified
-  std::string x_kind;              ///< which candidate attained it
-  bool hardmax_regime = true;      ///< |x| ≥ T_hard with margin (4×)
+  bool reached = false;              ///< some n < |x| met ε
+  double certified = 0.0;            ///< the upper side at this point
+  bool within_certificate = true;    ///< needed ≤ certified at every step
+  std::string x_kind;                ///< which candidate attained it
+  bool hardmax_regime = true;        ///< |x| ≥ T_hard with margin (4×)
+  std::vector<SimulatorStep> steps;  ///< every |x| tried, in order
+  /// Why the growth stopped: "stopped growing" (n within one grid step 2^(1/4) of the
+  /// previous |x|'s), "upper side" (n ≥ the certified length) or "cap" (|x| at
+  /// --max-x-length).
+  std::string stop;
+  /// The step with the largest n (the latest on ties): a larger |x| is another input, and its
+  /// n can be smaller than an earlier step's.
+  std::size_t worst_step = 0;
 };
+
+/// The adaptive |x| of the simulator check (docs/tightness.md §3): measures at |x| = start,
+/// then 4·|x| (at most cap), until the needed n stops growing (the step's n ≤ 2^(1/4)·the
+/// previous step's n, both reached), reaches `certified`, or |x| = cap. `measure(|x|)` gives
+/// one step; the summary fields of the result are the last step's. Pure in its arguments.
+SimulatorCheck GrowSimulatorLength(std::uint64_t start, std::uint64_t cap, double certified,
+                                   const std::function<SimulatorStep(std::uint64_t)>& measure);
 
 struct TightnessPoint {
   double value = 0.0;      ///< the parameter
@@ -109,9 +146,35 @@ struct TightnessRow {
   ExponentEstimate simulator;
 };
 
+/// 4.1 `--joint`: ln T* = a + Σ_j b_j·ln x_j over the uncensored lower-side samples of every
+/// requested row but margin, each sample with its own pair's values of every parameter the
+/// rows vary (docs/tightness.md §3).
+struct TightnessJoint {
+  std::vector<std::string> parameters;  ///< the regressors: "1/eps", "L", "Delta", "S", "tau"
+  std::vector<std::string> rows;        ///< the rows whose samples enter
+  std::vector<std::string> left_out;    ///< rows left out and why ("margin: ...")
+  /// The rows' families, in order: one intercept each (rows of different families share the
+  /// exponents, not the constant).
+  std::vector<std::string> families;
+  std::vector<double> family_intercepts;  ///< a of each family (empty without a fit)
+  /// One sample: its row, point, member, regressor values (in `parameters` order) and T*.
+  struct Observation {
+    std::string row;
+    int point = 0, member = 0;
+    std::vector<double> values;
+    Sample sample;
+  };
+  std::vector<Observation> observations;  ///< every sample of the rows (censored ones too)
+  int dropped = 0;           ///< samples with a regressor ≤ 0 (no logarithm; e.g. τ = 0)
+  std::string dropped_note;  ///< which values ("tau = 0 in 30 samples")
+  JointFit fit;              ///< b_j with t intervals (FitJoint; the family indicators dropped)
+  std::string reason;        ///< why there are no exponents or intervals ("" when there are)
+};
+
 struct TightnessResult {
   TightnessOptions options;
   std::vector<TightnessRow> rows;
+  std::optional<TightnessJoint> joint;  ///< with options.joint (4.1 only)
 };
 
 /// The parameters of a theorem, in order (4.1: eps, scale, period, alphabet, locality, margin;

@@ -195,6 +195,171 @@ TEST(Tightness, PointWitnessesReplay) {
   std::filesystem::remove_all(o.out);
 }
 
+// Adaptive |x| of the simulator check (docs/tightness.md §3), on a planted measurement: the
+// needed n at the first |x| is capped (n = |x|, nothing smaller met ε), so |x| must grow; it
+// grows 4× a step until n stops growing (within one grid step 2^(1/4)).
+TEST(TightnessSimulator, ACappedFirstLengthKeepsGrowing) {
+  std::vector<std::uint64_t> asked;
+  const SimulatorCheck s = GrowSimulatorLength(10000, 200000, 1e9, [&](std::uint64_t length) {
+    asked.push_back(length);
+    SimulatorStep step;
+    step.x_length = length;
+    step.needed = length == 10000 ? 10000 : length == 40000 ? 15000 : 16000;
+    step.reached = length != 10000;
+    step.x_kind = "planted";
+    return step;
+  });
+  EXPECT_EQ(asked, (std::vector<std::uint64_t>{10000, 40000, 160000}));
+  ASSERT_EQ(s.steps.size(), 3u);
+  EXPECT_FALSE(s.steps[0].reached);
+  EXPECT_EQ(s.stop, "stopped growing");  // 16000 ≤ 2^(1/4)·15000
+  EXPECT_EQ(s.needed, 16000u);
+  EXPECT_EQ(s.x_length, 160000u);
+  EXPECT_TRUE(s.reached);
+  EXPECT_EQ(s.worst_step, 2u);
+  EXPECT_TRUE(s.within_certificate);
+}
+
+TEST(TightnessSimulator, GrowthStopsWhenTheNeededLengthStopsGrowing) {
+  // 100 → 118 is within one grid step (≤ ⌈2^(1/4)·100⌉ = 119): stop after two |x|.
+  const auto planted = [](std::uint64_t grown) {
+    return [grown](std::uint64_t length) {
+      SimulatorStep step;
+      step.needed = length == 10000 ? 100 : grown;
+      step.reached = true;
+      return step;
+    };
+  };
+  const SimulatorCheck s = GrowSimulatorLength(10000, 200000, 1e9, planted(118));
+  ASSERT_EQ(s.steps.size(), 2u);
+  EXPECT_EQ(s.stop, "stopped growing");
+  EXPECT_EQ(s.steps[1].x_length, 40000u);
+  // 100 → 120 is more than one step: it grows on (to 160,000, where n = 120 again stops it).
+  const SimulatorCheck t = GrowSimulatorLength(10000, 200000, 1e9, planted(120));
+  ASSERT_EQ(t.steps.size(), 3u);
+  EXPECT_EQ(t.stop, "stopped growing");
+  // A smaller n at the larger |x| stops too; the worst step stays the first.
+  const SimulatorCheck u = GrowSimulatorLength(10000, 200000, 1e9, planted(40));
+  ASSERT_EQ(u.steps.size(), 2u);
+  EXPECT_EQ(u.worst_step, 0u);
+  EXPECT_EQ(u.needed, 40u);
+}
+
+TEST(TightnessSimulator, GrowthStopsAtTheUpperSideOrTheCap) {
+  const auto capped = [](std::uint64_t length) {
+    SimulatorStep step;
+    step.needed = length;  // never met below |x|
+    return step;
+  };
+  const SimulatorCheck cap = GrowSimulatorLength(10000, 200000, 1e9, capped);
+  ASSERT_EQ(cap.steps.size(), 4u);  // 10^4, 4·10^4, 1.6·10^5, then the cap 2·10^5
+  EXPECT_EQ(cap.steps.back().x_length, 200000u);
+  EXPECT_EQ(cap.stop, "cap");
+  EXPECT_FALSE(cap.reached);
+  const SimulatorCheck upper = GrowSimulatorLength(10000, 200000, 30000, capped);
+  ASSERT_EQ(upper.steps.size(), 2u);
+  EXPECT_EQ(upper.stop, "upper side");
+  EXPECT_FALSE(upper.within_certificate);
+  // A start at the cap measures once.
+  EXPECT_EQ(GrowSimulatorLength(500, 500, 1e9, capped).steps.size(), 1u);
+}
+
+// The real check: every point records its |x| sequence (4× a step from 10^4), a stop reason,
+// and the summary of its last step; identical for any thread count.
+TEST(TightnessSimulator, AdaptiveChecksAreRecordedAndThreadIndependent) {
+  TightnessOptions o = Small();
+  o.parameters = {StudyParameter::kEps, StudyParameter::kPeriod};
+  o.points = 3;
+  o.seeds = 1;
+  o.validate = true;
+  o.threads = 1;
+  const TightnessResult one = RunTightness(o);
+  o.threads = 2;
+  const TightnessResult two = RunTightness(o);
+  for (std::size_t r = 0; r < one.rows.size(); ++r)
+    for (std::size_t i = 0; i < one.rows[r].points.size(); ++i) {
+      const SimulatorCheck &a = one.rows[r].points[i].simulator,
+                           &b = two.rows[r].points[i].simulator;
+      ASSERT_EQ(a.steps.size(), b.steps.size());
+      EXPECT_GE(a.steps.size(), 2u);  // "stopped growing" needs two |x|
+      EXPECT_EQ(a.stop, b.stop);
+      EXPECT_FALSE(a.stop.empty());
+      for (std::size_t k = 0; k < a.steps.size(); ++k) {
+        EXPECT_EQ(a.steps[k].needed, b.steps[k].needed);
+        EXPECT_EQ(a.steps[k].x_kind, b.steps[k].x_kind);
+        EXPECT_EQ(a.steps[k].x_length, k == 0 ? 10000u : 4 * a.steps[k - 1].x_length);
+      }
+      EXPECT_EQ(a.needed, a.steps.back().needed);
+    }
+}
+
+// `--joint`: the eps and scale rows of the two-head nested family fitted together, each sample
+// with its own 1/ε and L. The 1/ε exponent agrees with the eps row's. The exponent in L is the
+// scale row's within their intervals: L carries an additive term (L/a falls from ~10 at the eps
+// row's a = 1.03 to ~5 at a = 48), so one line through both rows is steeper in L than the scale
+// row's local slope alone (docs/tightness.md §3).
+TEST(TightnessJoint, EpsAndScaleRowsAgreeWithTheirOwnExponents) {
+  TightnessOptions o = Small();
+  o.parameters = {StudyParameter::kEps, StudyParameter::kScale, StudyParameter::kMargin};
+  o.points = 5;
+  o.seed = 1;
+  o.heads = 2;
+  o.joint = true;
+  const TightnessResult r = RunTightness(o);
+  ASSERT_TRUE(r.joint.has_value());
+  const TightnessJoint& j = *r.joint;
+  EXPECT_EQ(j.parameters, (std::vector<std::string>{"1/eps", "L"}));
+  EXPECT_EQ(j.rows, (std::vector<std::string>{"eps", "scale"}));
+  ASSERT_EQ(j.left_out.size(), 1u);  // margin: log-linear in 1/γ
+  EXPECT_NE(j.left_out[0].find("margin"), std::string::npos);
+  EXPECT_EQ(j.families, (std::vector<std::string>{"nested"}));
+  EXPECT_EQ(j.fit.observations_used, 30);
+  EXPECT_TRUE(j.reason.empty()) << j.reason;
+  ASSERT_EQ(j.fit.ci.size(), 2u);
+  ASSERT_TRUE(j.fit.ci[0] && j.fit.ci[1]);
+  const ExponentEstimate &eps = r.rows[0].lower, &scale = r.rows[1].lower;
+  EXPECT_LE(j.fit.ci[0]->first, eps.exponent);
+  EXPECT_GE(j.fit.ci[0]->second, eps.exponent);
+  ASSERT_TRUE(scale.ci.has_value());
+  EXPECT_LE(j.fit.ci[1]->first, scale.ci->second);  // the intervals overlap
+  EXPECT_GE(j.fit.ci[1]->second, scale.ci->first);
+  EXPECT_NEAR(j.fit.coefficients[1], scale.exponent, 0.3);
+  // Each observation carries its own pair's values.
+  for (const TightnessJoint::Observation& ob : j.observations) {
+    const TightnessSample& s = r.rows[ob.row == "eps" ? 0 : 1].points[ob.point].lower[ob.member];
+    EXPECT_EQ(ob.values[0], 1 / s.eps);
+    EXPECT_EQ(ob.values[1], s.lipschitz);
+  }
+}
+
+// A parameter that does not vary across the samples has no exponent: the reason says which;
+// τ = 0 in the other rows' pairs leaves the locality row out.
+TEST(TightnessJoint, AConstantParameterIsNotFitted) {
+  TightnessOptions o = Small();
+  o.parameters = {StudyParameter::kEps, StudyParameter::kLocality};
+  o.points = 3;
+  o.seeds = 1;
+  o.joint = true;
+  const TightnessResult r = RunTightness(o);
+  ASSERT_TRUE(r.joint.has_value());
+  ASSERT_EQ(r.joint->left_out.size(), 1u);
+  EXPECT_NE(r.joint->left_out[0].find("tau = 0"), std::string::npos) << r.joint->left_out[0];
+  EXPECT_EQ(r.joint->parameters, (std::vector<std::string>{"1/eps"}));
+  // Two bump rows: S varies in one, Δ in the other; both enter.
+  o.parameters = {StudyParameter::kAlphabet, StudyParameter::kPeriod};
+  o.heads = 1;
+  const TightnessResult a = RunTightness(o);
+  EXPECT_EQ(a.joint->parameters, (std::vector<std::string>{"S", "Delta"}));
+  EXPECT_TRUE(a.joint->reason.empty()) << a.joint->reason;
+  o.parameters = {StudyParameter::kMargin};
+  const TightnessResult m = RunTightness(o);
+  EXPECT_TRUE(m.joint->parameters.empty());
+  EXPECT_NE(m.joint->reason.find("log-linear"), std::string::npos) << m.joint->reason;
+  o.theorem = Theorem::k53;
+  o.parameters = {};
+  EXPECT_THROW(RunTightness(o), InputError);
+}
+
 // The positional-margin pair (docs/tightness.md §5): the exact one-layer threshold (pruned
 // search of the statistics, softmax with log-scaled bias) equals the closed form
 // min{T : a·q(T) < (κ − 1)ε}, γ_pos is the family's parameter, and ln T* ≈ ln((1 − δ)/δ)/γ_pos.
