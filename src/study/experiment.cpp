@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <limits>
+#include <tuple>
 
 #include "ltsim/check/needed_length.h"
 #include "ltsim/check/sandwich.h"
@@ -17,7 +19,9 @@
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/eval/evaluate.h"
+#include "ltsim/strings/source.h"
 #include "ltsim/strings/sources.h"
+#include "ltsim/study/point_witness.h"
 
 namespace ltsim {
 namespace {
@@ -25,13 +29,63 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::unique_ptr<Source> Input(const ExperimentOptions& o, int alphabet, int index) {
+InputSpec InputOf(const ExperimentOptions& o, int alphabet, int index) {
   InputSpec spec;
   spec.kind = o.input;
   spec.length = o.x_length;
   spec.alphabet = alphabet;
   spec.seed = StreamSeed(o.seed, "experiment-x", static_cast<std::uint64_t>(index));
-  return MakeInput(spec);
+  return spec;
+}
+
+std::unique_ptr<Source> Input(const ExperimentOptions& o, int alphabet, int index) {
+  return MakeInput(InputOf(o, alphabet, index));
+}
+
+std::string SeriesDir(const ExperimentOptions& o, const std::string& task,
+                      const std::string& parameter) {
+  return (std::filesystem::path(o.out_dir) / (task + "-" + parameter)).string();
+}
+
+// A row's witness relative to out_dir (as experiment.json names it).
+std::string RelativeStem(const std::string& task, const std::string& parameter, int index) {
+  return task + "-" + parameter + "/p" + std::to_string(index);
+}
+
+// The row's needed length as a point witness (docs/witnesses.md §6): f with itself (the
+// one-layer tasks' NeededLength(f, f); the k-gram's seeded simulator reads f alone), the x of
+// the reported number as explicit runs, and the recheck.
+std::string WriteRowWitness(const ExperimentOptions& o, const ExperimentRow& row, int index,
+                            const Transformer& f, const InputSpec& input, int x_index) {
+  PointWitness w;
+  w.kind = "needed-length";
+  w.study = "experiment";
+  w.label =
+      "simulator on found x: the " + row.method + " simulator's needed length (neither bound)";
+  w.context = {{"task", row.task},
+               {"parameter", row.parameter},
+               {"value", row.value},
+               {"point", index},
+               {"x_index", x_index},
+               {"input", InputSpecToJson(input)},
+               {"censoring", CensoringName(row.task == "kgram" ? row.samples.front().censoring
+                                                               : row.samples[x_index].censoring)},
+               {"fixed_n", o.fixed_n},
+               {"seed", o.seed}};
+  w.f = w.g = f;
+  w.eps = row.eps;
+  w.x = ToRuns(ReadAll(*MakeInput(input), kMaxPointLength));
+  w.value = row.needed;
+  w.censored = !row.reached;
+  if (row.method != "frequency") {  // the k-gram's seeded simulator
+    w.method = row.method;
+    w.sim_seeds = o.kgram_seeds;
+    w.sim_seed = o.seed;
+  }
+  RecheckPoint(w);
+  const std::string stem = RelativeStem(row.task, row.parameter, index);
+  WritePointWitness(w, (std::filesystem::path(o.out_dir) / stem).string());
+  return stem + ".point.json";
 }
 
 // Above: no n < |x| met ε; below: the grid's first n already met it (docs/statistics.md §1).
@@ -56,8 +110,9 @@ void Summarise(ExperimentRow& row) {
 
 // A one-layer task: frequency simulator, NeededLength of the pair (f, f), max over the x seeds.
 ExperimentRow OneLayerRow(const ExperimentOptions& o, const Transformer& f, const char* task,
-                          const char* parameter, double value) {
+                          const char* parameter, double value, int index) {
   ExperimentRow row{task, parameter, value, "frequency", o.eps};
+  int worst = 0;
   for (int i = 0; i < o.seeds; ++i) {
     const auto x = Input(o, f.alphabet, i);
     bool reached = false;
@@ -66,16 +121,20 @@ ExperimentRow OneLayerRow(const ExperimentOptions& o, const Transformer& f, cons
     if (i == 0 || needed > row.needed) {
       row.needed = needed;
       row.reached = reached;
+      worst = i;
     }
     const double sim = SimAt(f, {}, *x, "frequency", std::min(o.fixed_n, o.x_length), 0);
     row.sim_at_fixed = i == 0 ? sim : std::max(row.sim_at_fixed, sim);
   }
+  const InputSpec input = InputOf(o, f.alphabet, worst);
+  row.x_seed = input.seed;
+  if (!o.out_dir.empty()) row.witness_file = WriteRowWitness(o, row, index, f, input, worst);
   return row;
 }
 
 // A k-gram point: one x (seed index 0), SeededNeededLength with the k-gram method.
 ExperimentRow KGramRow(const ExperimentOptions& o, int alphabet, int k, const char* parameter,
-                       double value) {
+                       double value, int index) {
   KGramOptions kgram;
   kgram.alphabet = alphabet;
   kgram.k = k;
@@ -90,6 +149,9 @@ ExperimentRow KGramRow(const ExperimentOptions& o, int alphabet, int k, const ch
                              StreamSeed(o.seed, "experiment-z", static_cast<std::uint64_t>(i)));
     row.sim_at_fixed = i == 0 ? sim : std::max(row.sim_at_fixed, sim);
   }
+  const InputSpec input = InputOf(o, alphabet, 0);
+  row.x_seed = input.seed;
+  if (!o.out_dir.empty()) row.witness_file = WriteRowWitness(o, row, index, f, input, 0);
   return row;
 }
 
@@ -170,16 +232,31 @@ ExperimentResult RunExperiment(const ExperimentOptions& options) {
   // Every row is a pure function of the options: computed in parallel, stored by index, so
   // the result does not depend on the thread count (docs/design.md §4).
   std::vector<std::function<ExperimentRow()>> jobs;
-  for (double w : o.omegas)
-    jobs.push_back([&o, w] {
-      return OneLayerRow(o, MakeSimpleTask(w, o.accuracy), "simple-task", "omega", w);
+  for (int i = 0; i < static_cast<int>(o.omegas.size()); ++i)
+    jobs.push_back([&o, i, w = o.omegas[i]] {
+      return OneLayerRow(o, MakeSimpleTask(w, o.accuracy), "simple-task", "omega", w, i);
     });
-  for (int p : o.primes)
-    jobs.push_back([&o, p] { return OneLayerRow(o, MakeModPTask(p, 1 % p), "modp-task", "p", p); });
-  for (int s : o.alphabets)
-    jobs.push_back([&o, s] { return KGramRow(o, s, o.kgram_fixed_k, "S", s); });
-  for (int k : o.ks)
-    jobs.push_back([&o, k] { return KGramRow(o, o.kgram_fixed_alphabet, k, "k", k); });
+  for (int i = 0; i < static_cast<int>(o.primes.size()); ++i)
+    jobs.push_back([&o, i, p = o.primes[i]] {
+      return OneLayerRow(o, MakeModPTask(p, 1 % p), "modp-task", "p", p, i);
+    });
+  for (int i = 0; i < static_cast<int>(o.alphabets.size()); ++i)
+    jobs.push_back(
+        [&o, i, s = o.alphabets[i]] { return KGramRow(o, s, o.kgram_fixed_k, "S", s, i); });
+  for (int i = 0; i < static_cast<int>(o.ks.size()); ++i)
+    jobs.push_back(
+        [&o, i, k = o.ks[i]] { return KGramRow(o, o.kgram_fixed_alphabet, k, "k", k, i); });
+  if (!o.out_dir.empty()) {
+    std::error_code error;
+    const std::tuple<const char*, const char*, bool> dirs[] = {
+        {"simple-task", "omega", !o.omegas.empty()},
+        {"modp-task", "p", !o.primes.empty()},
+        {"kgram", "S", !o.alphabets.empty()},
+        {"kgram", "k", !o.ks.empty()}};
+    for (const auto& [task, parameter, used] : dirs)
+      if (used && !error) std::filesystem::create_directories(SeriesDir(o, task, parameter), error);
+    if (error) throw OptionError("out_dir", error.message(), o.out_dir);
+  }
   r.rows.resize(jobs.size());
   const int threads = o.threads > 0 ? o.threads : oneapi::tbb::this_task_arena::max_concurrency();
   oneapi::tbb::task_arena arena(threads);

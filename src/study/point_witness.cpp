@@ -1,11 +1,14 @@
-// Point witnesses of studies: write, read, recheck in 50 digits, replay (docs/tightness.md §4).
+// Point witnesses of studies: write, read, recheck in 50 digits, replay (docs/tightness.md §4,
+// docs/witnesses.md §6).
 #include "ltsim/study/point_witness.h"
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "ltsim/check/needed_length.h"
+#include "ltsim/check/sandwich.h"
 #include "ltsim/check/threshold.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/precise.h"
@@ -19,16 +22,80 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 constexpr const char* kFormat = "ltsim-point";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;  // 2: needed-length with simulator and decisions; 1 still reads
 
 // A temporary file renamed over `path` (io/output_file.h): never a half-written witness.
 void WriteText(const std::string& path, const std::string& text) {
   io::WriteFileAtomically(path, text);
 }
 
+bool Seeded(const PointWitness& w) { return w.method != "frequency"; }
+
+// The frequency simulator's z for (f, g) at n and max(sim_f, sim_g) in 50 digits; "" when no z
+// can be built.
+PointWitness::Decision Decide(const PointWitness& w, const Source& x, std::uint64_t n) {
+  PointWitness::Decision d;
+  d.n = n;
+  SandwichOptions options;
+  options.method = "frequency";
+  options.length = n;
+  SandwichResult s;
+  try {
+    s = RunSandwich(w.f, w.g, x, options);
+  } catch (const InputError&) {
+    return d;  // no z: the n does not meet ε
+  }
+  const auto z = MakeRunSource(s.simulation.z, "z");
+  const PreciseReal sim_f = PreciseSupDistance(EvaluatePrecise(w.f, x), EvaluatePrecise(w.f, *z));
+  const PreciseReal sim_g = PreciseSupDistance(EvaluatePrecise(w.g, x), EvaluatePrecise(w.g, *z));
+  const PreciseReal worst = std::max(sim_f, sim_g);
+  d.max_sim = PreciseText(worst);
+  d.meets = worst <= PreciseReal(w.eps);
+  return d;
+}
+
+// needed-length: n is decided by max sim ≤ ε at n (unless n = |x|, NeededLength's fallback)
+// and > ε at the grid point below (docs/witnesses.md §6).
+void RecheckNeeded(PointWitness& w) {
+  w.decisions.clear();
+  if (Seeded(w)) {
+    w.recheck_status = "skipped";
+    w.recheck_note = "seeded " + w.method + " simulator: no 50-digit recheck (its z is random)";
+    return;
+  }
+  if (w.f.layers.size() != 1 || w.g.layers.size() != 1) {
+    w.recheck_status = "skipped";
+    w.recheck_note = "no 50-digit recheck for models that are not one-layer";
+    return;
+  }
+  const auto x = MakeRunSource(w.x, "point witness");
+  const auto tau = static_cast<std::uint64_t>(std::max(w.f.locality, w.g.locality));
+  const std::vector<std::uint64_t> grid = NeededLengthGrid(tau + 2, x->length());
+  const auto at = std::find(grid.begin(), grid.end(), w.value);
+  if (at == grid.end()) {
+    w.recheck_status = "differs";
+    w.recheck_note = "n = " + std::to_string(w.value) + " is not on the grid";
+    return;
+  }
+  bool agrees = true;
+  if (w.value < x->length()) {
+    w.decisions.push_back(Decide(w, *x, w.value));
+    agrees = agrees && w.decisions.back().meets;
+  }
+  if (at != grid.begin()) {
+    w.decisions.push_back(Decide(w, *x, *(at - 1)));
+    agrees = agrees && !w.decisions.back().meets;
+  }
+  w.recheck_status = agrees ? "agrees" : "differs";
+  w.recheck_note =
+      "max(sim_f, sim_g) <= eps at n (unless n = |x|) and > eps at the grid point below, in 50 "
+      "digits on the frequency simulator's z (built in double)";
+}
+
 }  // namespace
 
 void RecheckPoint(PointWitness& w) {
+  if (w.kind == "needed-length") return RecheckNeeded(w);
   w.gap_text.clear();
   w.recheck_exceeds = false;
   if (w.censored || w.x.empty() || w.f.layers.size() != 1 || w.g.layers.size() != 1) return;
@@ -42,9 +109,10 @@ void RecheckPoint(PointWitness& w) {
 }
 
 std::string WritePointWitness(const PointWitness& w, const std::string& stem) {
+  const bool needed = w.kind == "needed-length";
   Json j;
   j["format"] = kFormat;
-  j["version"] = kVersion;
+  j["version"] = needed ? kVersion : 1;  // first-disagreement files are what version 1 was
   j["kind"] = w.kind;
   j["study"] = w.study;
   j["label"] = w.label;
@@ -58,12 +126,26 @@ std::string WritePointWitness(const PointWitness& w, const std::string& stem) {
   j["x_runs"] = runs;
   j["value"] = w.value;
   j["censored"] = w.censored;
-  j["recheck"] = {{"digits", kPreciseDigits},
-                  {"f_x", w.f_x},
-                  {"g_x", w.g_x},
-                  {"gap", w.gap_text},
-                  {"exceeds_eps", w.recheck_exceeds}};
-  std::string replay = "ltsim tightness --replay " + stem + ".point.json";
+  if (needed) {
+    j["simulator"] = {{"method", w.method}, {"seeds", w.sim_seeds}, {"seed", w.sim_seed}};
+    Json decisions = Json::array();
+    for (const PointWitness::Decision& d : w.decisions)
+      decisions.push_back({{"n", d.n}, {"max_sim", d.max_sim}, {"meets_eps", d.meets}});
+    j["recheck"] = {{"digits", kPreciseDigits},
+                    {"status", w.recheck_status},
+                    {"note", w.recheck_note},
+                    {"decisions", decisions}};
+  } else {
+    j["recheck"] = {{"digits", kPreciseDigits},
+                    {"f_x", w.f_x},
+                    {"g_x", w.g_x},
+                    {"gap", w.gap_text},
+                    {"exceeds_eps", w.recheck_exceeds}};
+  }
+  // A needed-length file names no directory: a study's outputs are the same bytes wherever they
+  // are written (and under any number of ranks, docs/distributed.md).
+  std::string replay =
+      needed ? "ltsim replay THIS_FILE" : "ltsim tightness --replay " + stem + ".point.json";
   j["replay"] = replay;
   WriteText(stem + ".point.json", j.dump(1) + "\n");
   WriteModel(w.f, stem + ".f.json");
@@ -78,15 +160,19 @@ PointWitness ReadPointWitness(const std::string& path) {
   const Json j = io::ReadJsonFile(path, "point witness");
   const io::JsonReader r(j, path);
   r.Keys({"format", "version", "kind", "study", "label", "context", "f", "g", "eps", "max_length",
-          "x_runs", "value", "censored", "recheck", "replay"},
+          "x_runs", "value", "censored", "simulator", "recheck", "replay"},
          {"format", "version", "kind", "study", "label", "f", "g", "eps", "max_length", "x_runs",
           "value", "censored", "recheck"});
   if (r.At("format").String() != kFormat) r.At("format").Fail("must be \"ltsim-point\"");
-  r.At("version").Int(kVersion, kVersion);
+  const int version = static_cast<int>(r.At("version").Int(1, kVersion));
   PointWitness w;
   w.kind = r.At("kind").String();
   if (w.kind != "first-disagreement" && w.kind != "needed-length")
     r.At("kind").Fail("must be first-disagreement or needed-length");
+  // Version 2 adds `simulator` and the needed-length recheck; a version-1 file has neither.
+  const bool decisions = version >= 2 && w.kind == "needed-length";
+  if (r.Has("simulator") && !decisions)
+    r.At("simulator").Fail("is only read in a version-2 needed-length file");
   w.study = r.At("study").String();
   w.label = r.At("label").String();
   if (r.Has("context")) {
@@ -116,10 +202,38 @@ PointWitness ReadPointWitness(const std::string& path) {
   }
   w.value = r.At("value").UInt();
   w.censored = r.At("censored").Bool();
+  if (r.Has("simulator")) {
+    const io::JsonReader sim = r.At("simulator");
+    sim.Keys({"method", "seeds", "seed"}, {"method", "seeds", "seed"});
+    w.method = sim.At("method").String();
+    if (w.method != "frequency" && w.method != "markov" && w.method != "blocks")
+      sim.At("method").Fail("must be frequency, markov or blocks");
+    w.sim_seeds = static_cast<int>(sim.At("seeds").Int(0, 1000));
+    w.sim_seed = sim.At("seed").UInt();
+    if (Seeded(w)) {
+      if (w.sim_seeds < 1) sim.At("seeds").Fail("a seeded simulator needs at least 1 seed");
+      if (ModelToJsonValue(w.f) != ModelToJsonValue(w.g))
+        r.At("g").Fail("must equal f with a seeded simulator (its needed length is f's alone)");
+    }
+  }
   const io::JsonReader recheck = r.At("recheck");
-  recheck.Keys({"digits", "f_x", "g_x", "gap", "exceeds_eps"}, {"gap", "exceeds_eps"});
-  w.gap_text = recheck.At("gap").String();
-  w.recheck_exceeds = recheck.At("exceeds_eps").Bool();
+  if (decisions) {
+    recheck.Keys({"digits", "status", "note", "decisions"}, {"status", "decisions"});
+    w.recheck_status = recheck.At("status").String();
+    if (w.recheck_status != "agrees" && w.recheck_status != "differs" &&
+        w.recheck_status != "skipped")
+      recheck.At("status").Fail("must be agrees, differs or skipped");
+    if (recheck.Has("note")) w.recheck_note = recheck.At("note").String();
+    for (const io::JsonReader& d : recheck.At("decisions").Array(0, 2)) {
+      d.Keys({"n", "max_sim", "meets_eps"}, {"n", "max_sim", "meets_eps"});
+      w.decisions.push_back(
+          {d.At("n").UInt(1, kMaxPointLength), d.At("max_sim").String(), d.At("meets_eps").Bool()});
+    }
+  } else {
+    recheck.Keys({"digits", "f_x", "g_x", "gap", "exceeds_eps"}, {"gap", "exceeds_eps"});
+    w.gap_text = recheck.At("gap").String();
+    w.recheck_exceeds = recheck.At("exceeds_eps").Bool();
+  }
   return w;
 }
 
@@ -142,9 +256,23 @@ PointReplay ReplayPoint(const PointWitness& w) {
   } else {
     const auto x = MakeRunSource(w.x, "point witness");
     bool reached = false;
-    r.value = NeededLength(w.f, w.g, *x, w.eps, &reached);
+    r.value = Seeded(w)
+                  ? SeededNeededLength(w.f, *x, w.eps, w.method, w.sim_seeds, w.sim_seed, &reached)
+                  : NeededLength(w.f, w.g, *x, w.eps, &reached);
     r.censored = !reached;
     r.reproduced = r.value == w.value && r.censored == w.censored;
+    // A version-2 file's recheck must come out the same (a version-1 file recorded none).
+    if (!w.recheck_status.empty()) {
+      PointWitness again = w;
+      RecheckPoint(again);
+      r.reproduced = r.reproduced && again.recheck_status == w.recheck_status;
+      r.detail =
+          "50-digit recheck " + again.recheck_status + " (recorded " + w.recheck_status + ")";
+      for (const PointWitness::Decision& d : again.decisions)
+        r.detail += "; n = " + std::to_string(d.n) + ": max sim " +
+                    (d.max_sim.empty() ? std::string("(no z)") : d.max_sim) +
+                    (d.meets ? " <= eps" : " > eps");
+    }
   }
   return r;
 }

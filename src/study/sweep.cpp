@@ -10,6 +10,7 @@
 #include <atomic>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <string>
 #include <utility>
@@ -20,7 +21,10 @@
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/gen/margin_pair.h"
+#include "ltsim/model/model_bytes.h"
 #include "ltsim/search/search.h"
+#include "ltsim/strings/source.h"
+#include "ltsim/study/point_witness.h"
 
 namespace ltsim {
 namespace {
@@ -118,6 +122,12 @@ void Measure(const SweepOptions& o, const SearchCandidate& c, double eps, SweepP
   pair.constants["eps"] = eps;
   pair.constants["n"] = static_cast<double>(pair.needed);
   pair.constants["T"] = static_cast<double>(pair.x_length);
+  if (!o.out_dir.empty()) {  // the point witness's pair and x (written by the reducer)
+    pair.f = c.f;
+    pair.g = c.g;
+    pair.input = c.input;
+    pair.x_runs = c.x_runs;
+  }
 }
 
 // The random pair of (point, k); with search, the start of its climb, so a searched pair needs
@@ -216,8 +226,8 @@ SweepPoint Summarise(const SweepOptions& o, double value, std::vector<SweepPair>
   return p;
 }
 
-// A cell's pair as exact bytes for the dealer.
-std::string PairBytes(const SweepPair& p) {
+// A cell's pair as exact bytes for the dealer (with out_dir, its models and x too).
+std::string PairBytes(const SweepPair& p, bool with_witness) {
   ByteWriter w;
   w.Put(p.index);
   w.Put(p.seed);
@@ -232,10 +242,16 @@ std::string PairBytes(const SweepPair& p) {
     w.PutString(name);
     w.Put(value);
   }
+  if (with_witness) {
+    PutModel(w, p.f);
+    PutModel(w, p.g);
+    w.Put(p.input);
+    w.PutVector(p.x_runs);
+  }
   return w.Take();
 }
 
-SweepPair PairFromBytes(const std::string& bytes) {
+SweepPair PairFromBytes(const std::string& bytes, bool with_witness) {
   ByteReader in(bytes);
   SweepPair p;
   p.index = in.Get<int>();
@@ -251,8 +267,58 @@ SweepPair PairFromBytes(const std::string& bytes) {
     std::string name = in.GetString();
     p.constants[name] = in.Get<double>();
   }
+  if (with_witness) {
+    p.f = GetModel(in);
+    p.g = GetModel(in);
+    p.input = in.Get<InputSpec>();
+    p.x_runs = in.GetVector<Run>();
+  }
   LTSIM_CHECK(in.done());
   return p;
+}
+
+// The witness of (point, pair) relative to out_dir (as sweep.json names it).
+std::string RelativeStem(const SweepOptions& o, int point, int pair) {
+  return (std::filesystem::path(ParameterName(o.parameter)) / fmt::format("p{}_m{}", point, pair))
+      .string();
+}
+
+// Pair k of point i as a needed-length point witness (docs/witnesses.md §6): the pair, x as
+// explicit runs, the needed n, ε, the censoring and the 50-digit recheck of the decisions.
+std::string WritePairWitness(const SweepOptions& o, const SweepPoint& point, int i,
+                             const SweepPair& q) {
+  PointWitness w;
+  w.kind = "needed-length";
+  w.study = "sweep";
+  w.label = "simulator on found x: the frequency simulator's needed length (neither bound)";
+  w.context = {{"parameter", ParameterName(o.parameter)},
+               {"value", point.value},
+               {"point", i},
+               {"pair", q.index},
+               {"seed", q.seed},
+               {"strategy", o.search ? "search" : "random"},
+               {"x_explicit", q.x_explicit},
+               {"input", InputSpecToJson(q.input)},
+               {"censoring", CensoringName(q.censoring)},
+               {"hardmax_regime", q.hardmax_regime},
+               {"upper_side_certified", q.upper_side},
+               {"fixed_n", o.fixed_n},
+               {"sim_at_fixed", q.sim_at_fixed}};
+  w.f = q.f;
+  w.g = q.g;
+  w.eps = q.constants.at("eps");
+  if (!q.x_runs.empty()) {
+    w.x = q.x_runs;
+  } else {
+    const auto x = MakeInput(q.input);
+    w.x = ToRuns(ReadAll(*x, kMaxPointLength));
+  }
+  w.value = q.needed;
+  w.censored = !q.reached;
+  RecheckPoint(w);
+  const std::string stem = RelativeStem(o, i, q.index);
+  WritePointWitness(w, (std::filesystem::path(o.out_dir) / stem).string());
+  return stem + ".point.json";
 }
 
 }  // namespace
@@ -405,6 +471,7 @@ SweepResult RunSweep(const SweepOptions& options) {
   ItemDealer& dealer = options.dealer ? *options.dealer : LocalDealer();
   const std::uint64_t chunk = dealer.Processes() > 1 ? static_cast<std::uint64_t>(threads) : m * k;
   std::atomic<std::uint64_t> finished{0};
+  const bool with_witness = !options.out_dir.empty();
   dealer.Deal(
       0, m * k, std::max<std::uint64_t>(chunk, 1),
       [&](std::uint64_t begin, std::uint64_t end) {
@@ -414,14 +481,14 @@ SweepResult RunSweep(const SweepOptions& options) {
             const std::size_t point = i / k, pair = i % k;
             const std::size_t stream = SharesPairs(options.parameter) ? 0 : point;
             items[i - begin] =
-                PairBytes(RunPair(options, options.values[point], stream * k + pair));
+                PairBytes(RunPair(options, options.values[point], stream * k + pair), with_witness);
             if (options.progress) options.progress(++finished, m * k);
           });
         });
         return items;
       },
       [&](std::uint64_t i, std::string&& bytes) {
-        pairs[i] = PairFromBytes(bytes);
+        pairs[i] = PairFromBytes(bytes, with_witness);
         return true;
       });
   if (!dealer.Reduces()) return r;  // an MPI worker or a shard: the reducer has the cells
@@ -429,12 +496,34 @@ SweepResult RunSweep(const SweepOptions& options) {
     r.points.push_back(Summarise(options, options.values[i],
                                  {pairs.begin() + i * k, pairs.begin() + (i + 1) * k}));
   FitSweep(r);
+  // The empirical constant over the uncensored samples only (as tightness's row constant): a
+  // censored needed length is a bound, never a value (docs/statistics.md §5).
   r.empirical_constant = kNaN;
   for (std::size_t i = 0; i < r.points.size(); ++i) {
-    if (std::isnan(r.empirical_constant) || r.points[i].ratio > r.empirical_constant) {
-      r.empirical_constant = r.points[i].ratio;
-      r.constant_point = static_cast<int>(i);
+    const SweepPoint& p = r.points[i];
+    if (!(p.bound > 0)) continue;
+    for (const SweepPair& q : p.pairs) {
+      if (q.censoring != Censoring::kNone) continue;
+      const double ratio = static_cast<double>(q.needed) / p.bound;
+      if (std::isnan(r.empirical_constant) || ratio > r.empirical_constant) {
+        r.empirical_constant = ratio;
+        r.constant_point = static_cast<int>(i);
+        r.constant_pair = q.index;
+      }
     }
+  }
+  if (with_witness) {
+    std::error_code error;
+    std::filesystem::create_directories(
+        std::filesystem::path(options.out_dir) / ParameterName(options.parameter), error);
+    if (error) throw OptionError("out_dir", error.message(), options.out_dir);
+    arena.execute([&] {
+      oneapi::tbb::parallel_for(std::size_t{0}, m * k, [&](std::size_t c) {
+        SweepPoint& p = r.points[c / k];
+        SweepPair& q = p.pairs[c % k];
+        q.witness_file = WritePairWitness(options, p, static_cast<int>(c / k), q);
+      });
+    });
   }
   return r;
 }

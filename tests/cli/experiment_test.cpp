@@ -27,5 +27,36 @@ TEST_F(CliTest, TinyExperimentPaperPrintsJsonAndWritesCsv) {
   ExpectInputError({"experiment", "paper", "--ks", "1.5"}, "--ks");
 }
 
+// With --out-dir every row names a needed-length point witness (JSON and the CSV's last column);
+// a one-layer row (frequency simulator) and a k-gram row (seeded markov simulator) replay with
+// exit 0, a one-layer witness with a changed needed n with exit 1.
+TEST_F(CliTest, ExperimentRowsNameWitnessesThatReplay) {
+  const std::string out = Path("experiment").string();
+  const Result r = Run({"experiment", "paper", "--omegas", "2", "--primes", "3", "--alphabets", "2",
+                        "--ks", "1", "--x-length", "1500", "--seed", "4", "--out-dir", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(ReadFile(fs::path(out) / "experiment.json"));
+  ASSERT_EQ(doc["rows"].size(), 4u);
+  const std::string csv = ReadFile(fs::path(out) / "experiment.csv");
+  EXPECT_NE(csv.find(",censored,x_seed,witness_file\n"), std::string::npos) << csv;
+  std::string one_layer, kgram;
+  for (const Json& row : doc["rows"]) {
+    ASSERT_TRUE(row["witness_file"].is_string()) << row.dump();
+    const std::string file = row["witness_file"];
+    EXPECT_TRUE(fs::exists(fs::path(out) / file)) << file;
+    EXPECT_NE(csv.find("," + file + "\n"), std::string::npos) << csv;
+    (row["task"] == "kgram" ? kgram : one_layer) = (fs::path(out) / file).string();
+  }
+  EXPECT_EQ(Json::parse(ReadFile(kgram))["simulator"]["method"], "markov");
+  for (const std::string& file : {one_layer, kgram}) {
+    const Result replay = Run({"replay", file});
+    EXPECT_EQ(replay.exit_code, 0) << file << "\n" << replay.out << replay.err;
+  }
+  Json w = Json::parse(ReadFile(one_layer));
+  w["value"] = w["value"].get<std::uint64_t>() + 1;
+  const Result tampered = Run({"replay", Temp("tampered.point.json", w.dump(1))});
+  EXPECT_EQ(tampered.exit_code, 1) << tampered.out << tampered.err;
+}
+
 }  // namespace
 }  // namespace ltsim::cli_test

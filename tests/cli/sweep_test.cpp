@@ -108,5 +108,45 @@ TEST_F(CliTest, SweepWarnsWhenXIsOutsideTheHardmaxRegime) {
   EXPECT_EQ(doc["warnings"].size(), 1u);
 }
 
+// Issue 13's replayable points: with --out-dir every pair of every point writes a needed-length
+// point witness named in its row (JSON: every pair and the point's worst; CSV: the worst, in
+// the last column); `ltsim replay` re-runs one from the file alone (exit 0) and a witness whose
+// needed n was changed does not reproduce (exit 1).
+TEST_F(CliTest, SweepPointsNameWitnessesThatReplay) {
+  const std::string out = Path("sweep").string();
+  const Result r =
+      Run({"sweep", "--parameter", "locality", "--values", "1,2", "--pairs", "2", "--x-length",
+           "1200", "--iterations", "4", "--seed", "2", "--out-dir", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(ReadFile(fs::path(out) / "sweep.json"));
+  std::vector<std::string> files;
+  for (const Json& p : doc["points"]) {
+    for (const Json& q : p["pairs"]) {
+      ASSERT_TRUE(q["witness_file"].is_string()) << q.dump();
+      files.push_back(q["witness_file"]);
+      EXPECT_TRUE(fs::exists(fs::path(out) / files.back())) << files.back();
+    }
+    EXPECT_EQ(p["witness_file"], p["pairs"][p["witness"]["pair"].get<int>()]["witness_file"]);
+  }
+  ASSERT_EQ(files.size(), 4u);
+  EXPECT_EQ(files[3], "locality/p1_m1.point.json");
+  const std::string csv = ReadFile(fs::path(out) / "sweep.csv");
+  EXPECT_NE(csv.find(",paper,witness_file\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("," + doc["points"][0]["witness_file"].get<std::string>() + "\n"),
+            std::string::npos)
+      << csv;
+  const std::string file = (fs::path(out) / files[3]).string();
+  const Result replay = Run({"replay", file});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("reproduced"), std::string::npos) << replay.out;
+  Json w = Json::parse(ReadFile(file));
+  EXPECT_EQ(w["kind"], "needed-length");
+  EXPECT_EQ(w["recheck"]["status"], "agrees") << w["recheck"].dump();
+  w["value"] = w["value"].get<std::uint64_t>() + 1;
+  const Result tampered = Run({"replay", Temp("tampered.point.json", w.dump(1))});
+  EXPECT_EQ(tampered.exit_code, 1) << tampered.out << tampered.err;
+  EXPECT_NE(tampered.out.find("DIFFERS"), std::string::npos) << tampered.out;
+}
+
 }  // namespace
 }  // namespace ltsim::cli_test

@@ -83,21 +83,24 @@ Json ExperimentJson(const ExperimentResult& r) {
       "upwards, at which |f(x) - f(z)| <= kgram_eps for every simulator seed; |x| when none";
   doc["rows"] = Json::array();
   for (const ExperimentRow& row : r.rows)
-    doc["rows"].push_back({{"task", row.task},
-                           {"parameter", row.parameter},
-                           {"value", row.value},
-                           {"method", row.method},
-                           {"eps", row.eps},
-                           {"needed_length", row.needed},
-                           {"reached", row.reached},
-                           {"sim_at_fixed", Number(row.sim_at_fixed)},
-                           {"label", "simulator on found x (neither bound)"},
-                           {"samples", SamplesJson(row.samples)},
-                           {"min", Number(row.spread.min)},
-                           {"median", Number(row.spread.median)},
-                           {"max", Number(row.spread.max)},
-                           {"censored", row.censoring != Censoring::kNone},
-                           {"censoring", CensoringName(row.censoring)}});
+    doc["rows"].push_back(
+        {{"task", row.task},
+         {"parameter", row.parameter},
+         {"value", row.value},
+         {"method", row.method},
+         {"eps", row.eps},
+         {"needed_length", row.needed},
+         {"reached", row.reached},
+         {"sim_at_fixed", Number(row.sim_at_fixed)},
+         {"label", "simulator on found x (neither bound)"},
+         {"samples", SamplesJson(row.samples)},
+         {"min", Number(row.spread.min)},
+         {"median", Number(row.spread.median)},
+         {"max", Number(row.spread.max)},
+         {"censored", row.censoring != Censoring::kNone},
+         {"censoring", CensoringName(row.censoring)},
+         {"x_seed", row.x_seed},
+         {"witness_file", row.witness_file.empty() ? Json(nullptr) : Json(row.witness_file)}});
   doc["trends"] = Json::array();
   for (const ExperimentTrend& t : r.trends)
     doc["trends"].push_back({{"task", t.task},
@@ -122,12 +125,12 @@ Json ExperimentJson(const ExperimentResult& r) {
 std::string Csv(const ExperimentResult& r) {
   std::string csv =
       "task,parameter,value,method,eps,needed_length,reached,sim_at_fixed,min,median,max,"
-      "censored\n";
+      "censored,x_seed,witness_file\n";
   for (const ExperimentRow& row : r.rows)
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", row.task, row.parameter, row.value,
-                       row.method, row.eps, row.needed, row.reached ? 1 : 0, row.sim_at_fixed,
-                       row.spread.min, row.spread.median, row.spread.max,
-                       row.censoring != Censoring::kNone ? 1 : 0);
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row.task, row.parameter,
+                       row.value, row.method, row.eps, row.needed, row.reached ? 1 : 0,
+                       row.sim_at_fixed, row.spread.min, row.spread.median, row.spread.max,
+                       row.censoring != Censoring::kNone ? 1 : 0, row.x_seed, row.witness_file);
   return csv;
 }
 
@@ -158,6 +161,11 @@ void PrintTable(const ExperimentResult& r) {
         t.task, Symbol(t.parameter), Show(t.fit.slope), Show(t.fit.lower), Show(t.fit.upper),
         Symbol(t.parameter), Verdict(t), NeededList(t));
   }
+  if (!r.rows.empty() && !r.rows.front().witness_file.empty())
+    std::cout << fmt::format(
+        "witnesses: one per row, {}/<task>-<parameter>/p<i>.point.json "
+        "(ltsim replay FILE re-runs one)\n",
+        o.out_dir);
   std::cout << "(+ = no n < |x| met ε: at least |x|; - = the grid's first n already met ε: at "
                "most that; both are bounds and never fitted. 'rises' needs an interval above 0 "
                "and a series monotone within its spread; docs/theory.md §6 expects it to rise "
@@ -196,13 +204,15 @@ void AddExperimentCommand(CLI::App& app) {
   AddDeprecated(cmd, "--fixed-n", args->options.fixed_n, "--z-length");
   cmd->add_option("--input", args->input, "input family of x (default uniform)");
   AddOutDir(cmd, args->out,
-            "write experiment.json, experiment.csv and experiment.png in this directory");
+            "write experiment.json, experiment.csv and experiment.png in this directory, and a "
+            "point witness per row, <task>-<parameter>/p<i>.point.json (ltsim replay FILE)");
   cmd->add_flag("--json", args->json, "print the JSON document instead of the table");
   SetExamples(cmd, {"ltsim experiment paper",
                     "ltsim experiment paper --omegas 1,8 --primes 2,7 --alphabets 2 --ks 1 "
                     "--x-length 2000 --json"});
   cmd->callback([args] {
     ExperimentOptions options = BuildOptions(*args);
+    options.out_dir = args->out;  // a point witness per row (docs/witnesses.md §6)
     Progress progress("experiment", "rows");
     options.progress = progress.Callback();
     const ExperimentResult r = RunExperiment(options);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -23,6 +24,8 @@
 
 namespace ltsim::cli {
 namespace {
+
+namespace fs = std::filesystem;
 
 struct SweepArgs {
   std::string parameter, values, input = "stress", out, method = "search";
@@ -103,6 +106,16 @@ Json EstimateJson(const ExponentEstimate& e) {
           {"reason", e.reason}};
 }
 
+// The pair's point witness (`ltsim replay` re-runs it) relative to the output directory (so
+// the outputs are the same bytes wherever they are written), null without --out-dir.
+Json WitnessFile(const SweepPair& q) {
+  return q.witness_file.empty() ? Json(nullptr) : Json(q.witness_file);
+}
+
+std::string WitnessPath(const SweepOptions& o, const SweepPair& q) {
+  return (fs::path(o.out_dir) / q.witness_file).string();
+}
+
 Json PointJson(const SweepPoint& p) {
   Json pairs = Json::array();
   for (const SweepPair& q : p.pairs)
@@ -120,7 +133,8 @@ Json PointJson(const SweepPoint& p) {
          {"L", Number(q.constants.at("L"))},
          {"t_hard", std::isnan(q.log2_t_hard) ? Json(nullptr) : Number(std::exp2(q.log2_t_hard))},
          {"hardmax_regime", q.hardmax_regime},
-         {"upper_side", Number(q.upper_side)}});
+         {"upper_side", Number(q.upper_side)},
+         {"witness_file", WitnessFile(q)}});
   const SweepPair& w = p.pairs[p.witness];
   Json simulator = SpreadJson(p.spread);
   simulator["censoring"] = CensoringName(p.censoring);
@@ -145,7 +159,8 @@ Json PointJson(const SweepPoint& p) {
           {kSimulatorLabel, simulator},
           {kUpperLabel, upper},
           {kPaperLabel, {{"bound", Number(p.bound)}}},
-          {"pairs", pairs}};
+          {"pairs", pairs},
+          {"witness_file", WitnessFile(w)}};
 }
 
 std::string UpperSource(const SweepOptions& o) {
@@ -188,11 +203,14 @@ Json SweepJson(const SweepResult& r) {
   doc["hardmax_regime_margin"] = kHardmaxRegimeMargin;
   const std::string warning = HardmaxRegimeWarning(r);
   doc["warnings"] = warning.empty() ? Json::array() : Json::array({warning});
-  const SweepPoint& c = r.points[r.constant_point];
-  doc["empirical_constant"] = {{"value", Number(r.empirical_constant)},
-                               {"point", r.constant_point},
-                               {"pair", c.witness},
-                               {"seed", c.pairs[c.witness].seed}};
+  const SweepPair& c = r.points[r.constant_point].pairs[r.constant_pair];
+  doc["empirical_constant"] = {
+      {"value", Number(r.empirical_constant)},
+      {"point", r.constant_point},
+      {"pair", r.constant_pair},
+      {"seed", c.seed},
+      {"what", "max over uncensored samples of needed length / the point's bound"},
+      {"witness_file", WitnessFile(c)}};
   return doc;
 }
 
@@ -201,15 +219,17 @@ std::string Csv(const SweepResult& r) {
   std::string csv =
       "value,fit_x,needed_length,reached,witness_pair,witness_seed,sim_at_fixed,"
       "bound,frequency_bound,ratio,method,simulator_min,simulator_median,simulator_max,"
-      "simulator_censoring,simulator_in_fit,hardmax_regime,t_hard,upper_side_median,paper\n";
+      "simulator_censoring,simulator_in_fit,hardmax_regime,t_hard,upper_side_median,paper,"
+      "witness_file\n";
   const char* method = r.options.search ? "search" : "random";
   for (const SweepPoint& p : r.points) {
     const SweepPair& w = p.pairs[p.witness];
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.value,
-                       p.fit_x, p.needed, w.reached ? 1 : 0, w.index, w.seed, p.sim_at_fixed,
-                       p.bound, p.ours, p.ratio, method, p.spread.min, p.spread.median,
-                       p.spread.max, CensoringName(p.censoring), p.in_fit ? 1 : 0,
-                       p.hardmax_regime ? 1 : 0, p.t_hard, p.upper_spread.median, p.bound);
+    csv +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.value,
+                    p.fit_x, p.needed, w.reached ? 1 : 0, w.index, w.seed, p.sim_at_fixed, p.bound,
+                    p.ours, p.ratio, method, p.spread.min, p.spread.median, p.spread.max,
+                    CensoringName(p.censoring), p.in_fit ? 1 : 0, p.hardmax_regime ? 1 : 0,
+                    p.t_hard, p.upper_spread.median, p.bound, w.witness_file);
   }
   return csv;
 }
@@ -257,9 +277,18 @@ void PrintTable(const SweepResult& r) {
   std::cout << fmt::format("trend      {}: {} ({})\n", kSimulatorLabel, TrendName(r.trend.trend),
                            r.trend.reason);
   std::cout << fmt::format("exponent   {}: {}\n", kUpperLabel, ShowEstimate(r.upper_side));
-  std::cout << fmt::format("constant   max needed/bound = {} at {} = {}\n",
-                           Show(r.empirical_constant), ParameterName(o.parameter),
-                           Show(r.points[r.constant_point].value));
+  const SweepPair& c = r.points[r.constant_point].pairs[r.constant_pair];
+  std::cout << fmt::format(
+      "constant   max needed/bound over uncensored pairs = {} at {} = {}, "
+      "pair {}{}\n",
+      Show(r.empirical_constant), ParameterName(o.parameter),
+      Show(r.points[r.constant_point].value), r.constant_pair,
+      c.witness_file.empty() ? "" : " (" + WitnessPath(o, c) + ")");
+  if (!r.points.front().pairs.front().witness_file.empty())
+    std::cout << fmt::format(
+        "witnesses  one per pair: {}/{}/p<i>_m<k>.point.json (ltsim replay "
+        "FILE re-runs one)\n",
+        o.out_dir, ParameterName(o.parameter));
   std::cout << "(censored above, + = no n < |x| met ε: the needed length is at least |x|; below = "
                "the grid's first n met ε: at most that n. A censored point is a bound and never "
                "fitted)\n";
@@ -308,7 +337,8 @@ void AddSweepCommand(CLI::App& app) {
   cmd->add_option("--delta", args->options.delta, "g = f + δ·N(0, 1) (default 0.01)");
   cmd->add_option("--input", args->input, "input family of x (default stress)");
   AddOutDir(cmd, args->out,
-            "write sweep.json, sweep.csv, sweep.png and sweep.svg in this directory");
+            "write sweep.json, sweep.csv, sweep.png and sweep.svg in this directory, and a "
+            "point witness per pair, <parameter>/p<i>_m<k>.point.json (ltsim replay FILE)");
   cmd->add_flag("--json", args->json, "print the JSON document instead of the table");
   AddDistOptions(cmd, args->dist);
   SetExamples(cmd, {"ltsim sweep --parameter period --values 1,2,3 --pairs 2 --x-length 1500 "
@@ -319,6 +349,7 @@ void AddSweepCommand(CLI::App& app) {
     SetCommandFlags({{"precision_bits", "--precision"}});  // the library's keys (commands.h)
     CommandDealer dealer(args->dist);
     SweepOptions options = BuildOptions(*args);
+    options.out_dir = args->out;     // a point witness per pair (docs/witnesses.md §6)
     options.dealer = &dealer.get();  // the (point, pair) cells, over MPI ranks or shards
     // This process's share of the cells (rank 0 alone prints under MPI).
     Progress progress("sweep", "pairs");

@@ -35,6 +35,10 @@ struct ExperimentOptions {
   InputKind input = InputKind::kUniform;  ///< family of x (alphabet of the task)
   std::string kgram_method = "markov";    ///< markov or blocks (two-layer models)
   int threads = 0;  ///< oneTBB arena size over the rows; 0 = all. Never changes results.
+  /// Non-empty: every row writes a needed-length point witness
+  /// `out_dir`/<task>-<parameter>/p<i>.point.json (i: the value's index in its grid;
+  /// docs/witnesses.md §6) and ExperimentRow::witness_file names it. Empty: none.
+  std::string out_dir;
   /// Called with (rows finished, rows) as they end; never changes the result.
   ProgressCallback progress;
 };
@@ -54,6 +58,11 @@ struct ExperimentRow {
   std::vector<Sample> samples = {};
   Censoring censoring = Censoring::kNone;  ///< the point's (any censored sample censors it)
   Spread spread = {};                      ///< min / median / max of the samples
+  /// The x of the reported needed length: one-layer, the x seed attaining the max; k-gram,
+  /// the one x. StreamSeed(seed, "experiment-x", index) is the input spec's seed.
+  std::uint64_t x_seed = 0;
+  /// The row's point witness relative to out_dir: <task>-<parameter>/p<i>.point.json ("" without)
+  std::string witness_file = {};
 };
 
 /// One series: its fit and the trend check of docs/theory.md §6.

@@ -1,5 +1,5 @@
 // One point of a study (sweep, experiment, tightness) as a self-contained file that replays with
-// one command: `ltsim tightness --replay FILE` (docs/tightness.md §4).
+// one command: `ltsim replay FILE` (docs/tightness.md §4, docs/witnesses.md §6).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +16,9 @@ namespace ltsim {
 ///  first-disagreement: T* of (f, g) at ε, searched exactly up to max_length (censored: none
 ///    found, T* > max_length); x is the string at T*.
 ///  needed-length: the smallest grid n at which the frequency simulator meets ε on x for
-///    (f, g) (NeededLength; censored: none below |x|).
+///    (f, g) (NeededLength; censored: none below |x|); with a seeded simulator (`method`
+///    markov or blocks, version 2) the smallest grid n at which f's z meets ε for every one
+///    of `sim_seeds` seeds (SeededNeededLength of f alone; g is f).
 struct PointWitness {
   std::string kind;   ///< "first-disagreement" or "needed-length"
   std::string study;  ///< "tightness", "sweep", "experiment"
@@ -32,28 +34,51 @@ struct PointWitness {
   std::vector<double> f_x, g_x;
   std::string gap_text;  ///< the 50-digit gap (decimal text), "" when not rechecked
   bool recheck_exceeds = false;
+  /// needed-length only (version 2): the simulator, "frequency" (NeededLength of (f, g)) or a
+  /// seeded one, "markov" or "blocks" (SeededNeededLength of f with `sim_seeds` seeds derived
+  /// from `sim_seed`).
+  std::string method = "frequency";
+  int sim_seeds = 0;
+  std::uint64_t sim_seed = 0;
+  /// needed-length: the 50-digit decisions that fix n (the frequency simulator, one-layer f
+  /// and g): max(sim_f, sim_g) ≤ ε at n (when n < |x|) and > ε at the grid point below.
+  struct Decision {
+    std::uint64_t n = 0;
+    std::string max_sim;  ///< 50-digit max(sim_f, sim_g), 40 significant digits; "" if no z
+    bool meets = false;   ///< max_sim ≤ ε
+  };
+  std::vector<Decision> decisions;
+  std::string recheck_status;  ///< needed-length: agrees, differs or skipped ("" = none)
+  std::string recheck_note;
 };
 
-/// Fills f_x, g_x, gap_text and recheck_exceeds from x in 50 digits (one-layer pairs).
+/// Rechecks the point in 50 digits. first-disagreement: fills f_x, g_x, gap_text and
+/// recheck_exceeds from x (one-layer pairs). needed-length: fills decisions, recheck_status
+/// (agrees when every decision comes out as the recorded n needs) and recheck_note; skipped
+/// for a seeded simulator or a model that is not one-layer.
 void RecheckPoint(PointWitness& w);
 
-/// Writes `stem`.point.json (format ltsim-point, version 1) and beside it `stem`.f.json,
-/// `stem`.g.json (ordinary model files) and `stem`.x.txt (run-length text); returns the
-/// point file's path. InputError when a file cannot be written.
+/// Writes `stem`.point.json (format ltsim-point: version 1 for first-disagreement, version 2
+/// for needed-length) and beside it `stem`.f.json, `stem`.g.json (ordinary model files) and
+/// `stem`.x.txt (run-length text); returns the point file's path. InputError when a file
+/// cannot be written.
 std::string WritePointWitness(const PointWitness& w, const std::string& stem);
 
 /// Longest string and largest searched length a point file may hold (replay evaluates them).
 inline constexpr std::uint64_t kMaxPointLength = 100'000'000;
 
-/// Reads a point file strictly (InputError naming the file and key): unknown or missing keys,
-/// integers out of range, f and g on different alphabets, tokens outside the alphabet, a
-/// string or max_length over kMaxPointLength.
+/// Reads a point file (version 1 or 2) strictly (InputError naming the file and key): unknown or
+/// missing keys, version-2 keys in a version-1 file, integers out of range, f and g on
+/// different alphabets, tokens outside the alphabet, a string or max_length over
+/// kMaxPointLength, a seeded simulator with g different from f.
 PointWitness ReadPointWitness(const std::string& path);
 
 struct PointReplay {
   std::uint64_t value = 0;  ///< recomputed
   bool censored = false;
-  bool reproduced = false;  ///< value and censoring equal the recorded ones (and the recheck)
+  /// value and censoring equal the recorded ones, and the recheck (first-disagreement: the
+  /// 50-digit gap; needed-length: the recheck's status)
+  bool reproduced = false;
   std::string detail;
 };
 

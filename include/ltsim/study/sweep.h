@@ -11,10 +11,12 @@
 
 #include "ltsim/bounds/registry.h"
 #include "ltsim/core/progress.h"
+#include "ltsim/core/types.h"
 #include "ltsim/core/work.h"
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/gen/model_generator.h"
 #include "ltsim/io/json.h"
+#include "ltsim/model/transformer.h"
 #include "ltsim/study/fit.h"
 #include "ltsim/study/parameter.h"
 
@@ -51,6 +53,10 @@ struct SweepOptions {
   std::uint64_t fixed_n = 500;     ///< n at which sim is also recorded
   InputKind input = InputKind::kStress;
   double delta = 0.01;  ///< perturbation of g = f + δ·N(0, 1)
+  /// Non-empty: every (point, pair) writes a needed-length point witness
+  /// `out_dir`/<parameter>/p<i>_m<k>.point.json (point_witness.h, docs/witnesses.md §6), and
+  /// SweepPair::witness names it. Empty: none.
+  std::string out_dir;
   /// The base model: one layer, hardmax, grid weights; the swept field is overwritten.
   ModelSpec base = [] {
     ModelSpec spec;
@@ -92,6 +98,13 @@ struct SweepPair {
   /// Upper side: the construction's certified length for this pair, the registry's
   /// frequency-length; for `finite` attention at least thm4.1-hardmax 2^(p/γ).
   double upper_side = 0.0;
+  /// With SweepOptions::out_dir: the pair (f, g) and its x (explicit runs, or the spec's string
+  /// materialised) as measured, dealt with the cell; empty otherwise.
+  Transformer f, g;
+  InputSpec input;
+  std::vector<Run> x_runs;
+  /// The point witness, relative to out_dir: <parameter>/p<i>_m<k>.point.json ("" without)
+  std::string witness_file;
 };
 
 /// One grid point: every pair's sample and, for the legacy keys, the worst case over its K pairs.
@@ -147,8 +160,12 @@ struct SweepResult {
   /// Thm 4.1's exponent: its second term in this parameter, or for margin p·ln 2 (the slope of
   /// ln 2^(p/γ) in 1/γ).
   double paper_exponent = 0.0;
-  double empirical_constant = 0.0;  ///< max over points of needed / bound (NaN ratios skipped)
-  int constant_point = 0;           ///< the point attaining it
+  /// max over the uncensored samples (one pair's needed length, censored neither above nor
+  /// below) of needed / the point's bound, as tightness takes its constants (docs/statistics.md
+  /// §5): a censored length is a bound, not a value; NaN when no sample qualifies.
+  double empirical_constant = 0.0;
+  int constant_point = 0;  ///< the point attaining it
+  int constant_pair = 0;   ///< the pair attaining it
 };
 
 /// The parameters a sweep accepts, in order.

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "ltsim/core/error.h"
+#include "ltsim/study/point_witness.h"
 
 namespace ltsim {
 namespace {
@@ -61,6 +64,48 @@ TEST(Experiment, NeededLengthRisesWithOmegaAndPeriod) {
   EXPECT_GE(omega.needed[1], omega.needed[0]);
   EXPECT_EQ(period.parameter, "p");
   EXPECT_GE(period.needed[1], period.needed[0]);
+}
+
+// With out_dir every row writes a needed-length point witness: the one-layer rows with the
+// frequency simulator (and their 50-digit recheck), the k-gram rows with the seeded markov
+// simulator (version 2's `simulator`); each replays to the row's number from the file alone.
+TEST(Experiment, EveryRowWritesAPointWitnessThatReplays) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() /
+                       ("ltsim_experiment_witness_" +
+                        std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  fs::remove_all(dir);
+  ExperimentOptions o = Tiny();
+  o.omegas = {8};
+  o.primes = {7};
+  o.alphabets = {2};
+  o.ks = {1};
+  o.x_length = 2000;
+  o.out_dir = dir.string();
+  const ExperimentResult r = RunExperiment(o);
+  ASSERT_EQ(r.rows.size(), 4u);
+  ExperimentOptions plain = o;
+  plain.out_dir.clear();
+  const ExperimentResult without = RunExperiment(plain);
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const ExperimentRow& row = r.rows[i];
+    SCOPED_TRACE(row.witness_file);
+    EXPECT_EQ(row.witness_file, row.task + "-" + row.parameter + "/p0.point.json");
+    EXPECT_EQ(row.needed, without.rows[i].needed);
+    EXPECT_EQ(row.x_seed, without.rows[i].x_seed);
+    ASSERT_TRUE(fs::exists(dir / row.witness_file));
+    const PointWitness w = ReadPointWitness((dir / row.witness_file).string());
+    EXPECT_EQ(w.study, "experiment");
+    EXPECT_EQ(w.value, row.needed);
+    EXPECT_EQ(w.method, row.method);
+    EXPECT_EQ(w.recheck_status, row.task == "kgram" ? "skipped" : "agrees");
+    const PointReplay again = ReplayPoint(w);
+    EXPECT_TRUE(again.reproduced) << again.detail;
+    PointWitness tampered = w;
+    tampered.value = w.value + 1;
+    EXPECT_FALSE(ReplayPoint(tampered).reproduced);
+  }
+  fs::remove_all(dir);
 }
 
 TEST(Experiment, BadOptionsAreInputErrors) {

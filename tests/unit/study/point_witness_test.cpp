@@ -88,3 +88,64 @@ TEST(PointWitness, EachMalformedVariantNamesItsKey) {
 
 }  // namespace
 }  // namespace ltsim
+
+namespace ltsim {
+namespace {
+
+// Version 2 (docs/witnesses.md §6): a needed-length witness written from the shipped pair reads
+// back and replays; its new keys are checked strictly, and are refused in a version-1 file.
+TEST(PointWitness, NeededLengthVersionTwoWritesReadsReplaysAndIsStrict) {
+  PointWitness w = ReadPointWitness(kValid);
+  w.kind = "needed-length";
+  w.study = "sweep";
+  w.max_length = 0;
+  const PointReplay first = ReplayPoint(w);
+  w.value = first.value;
+  w.censored = first.censored;
+  RecheckPoint(w);
+  EXPECT_NE(w.recheck_status, "");
+  const std::string stem =
+      (std::filesystem::temp_directory_path() /
+       ("ltsim_point_needed_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed())))
+          .string();
+  const std::string path = WritePointWitness(w, stem);
+  Json doc;
+  {
+    std::ifstream in(path);
+    doc = Json::parse(in);
+  }
+  for (const char* ext : {".point.json", ".f.json", ".g.json", ".x.txt"})
+    std::filesystem::remove(stem + ext);
+  EXPECT_EQ(doc["version"], 2);
+  EXPECT_EQ(doc["simulator"]["method"], "frequency");
+  EXPECT_EQ(ErrorOf(doc), "");
+  const auto with = [&doc](const std::function<void(Json&)>& edit) {
+    Json d = doc;
+    edit(d);
+    return ErrorOf(d);
+  };
+  EXPECT_NE(with([](Json& d) { d["recheck"]["status"] = "maybe"; }).find("status"),
+            std::string::npos);
+  EXPECT_NE(with([](Json& d) { d["recheck"].erase("decisions"); }).find("decisions"),
+            std::string::npos);
+  EXPECT_NE(with([](Json& d) { d["simulator"]["method"] = "truncate"; }).find("method"),
+            std::string::npos);
+  // A seeded simulator reads f alone: g must be f.
+  EXPECT_NE(with([](Json& d) {
+              d["simulator"] = {{"method", "markov"}, {"seeds", 2}, {"seed", 1}};
+            }).find(": g"),
+            std::string::npos);
+  EXPECT_NE(with([](Json& d) { d["version"] = 3; }).find("version"), std::string::npos);
+  // Version 1 has no `simulator`.
+  Json v1 = Valid();
+  v1["simulator"] = doc["simulator"];
+  EXPECT_NE(ErrorOf(v1).find("simulator"), std::string::npos);
+  // Replay: the recorded n reproduces; a changed n does not.
+  PointWitness read = w;
+  EXPECT_TRUE(ReplayPoint(read).reproduced) << ReplayPoint(read).detail;
+  read.value += 1;
+  EXPECT_FALSE(ReplayPoint(read).reproduced);
+}
+
+}  // namespace
+}  // namespace ltsim

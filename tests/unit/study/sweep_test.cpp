@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <limits>
 
 #include "ltsim/check/needed_length.h"
 #include "ltsim/core/error.h"
@@ -13,6 +15,7 @@
 #include "ltsim/model/constants.h"
 #include "ltsim/strings/sources.h"
 #include "ltsim/study/experiment.h"
+#include "ltsim/study/point_witness.h"
 #include "ltsim/study/statistic_attack.h"
 #include "ltsim/study/tightness.h"
 
@@ -62,6 +65,26 @@ SweepOptions Tiny() {
   return o;
 }
 
+// The empirical constant is the max over uncensored samples of needed / the point's bound
+// (docs/statistics.md §5), attained by an uncensored pair; NaN when there is none. Returns it.
+double ExpectConstantOverUncensoredSamples(const SweepResult& r) {
+  double expected = std::numeric_limits<double>::quiet_NaN();
+  for (const SweepPoint& p : r.points)
+    for (const SweepPair& q : p.pairs)
+      if (q.censoring == Censoring::kNone && p.bound > 0 &&
+          (std::isnan(expected) || q.needed / p.bound > expected))
+        expected = q.needed / p.bound;
+  if (std::isnan(expected)) {
+    EXPECT_TRUE(std::isnan(r.empirical_constant)) << r.empirical_constant;
+  } else {
+    EXPECT_DOUBLE_EQ(r.empirical_constant, expected);
+    const SweepPoint& c = r.points[r.constant_point];
+    EXPECT_EQ(c.pairs[r.constant_pair].censoring, Censoring::kNone);
+    EXPECT_DOUBLE_EQ(c.pairs[r.constant_pair].needed / c.bound, expected);
+  }
+  return r.empirical_constant;
+}
+
 TEST(RunSweep, TinySweepIsConsistentAndReproducible) {
   const SweepResult r = RunSweep(Tiny());
   ASSERT_EQ(r.points.size(), 3u);
@@ -75,10 +98,16 @@ TEST(RunSweep, TinySweepIsConsistentAndReproducible) {
     EXPECT_LE(p.needed, 2000u);
     EXPECT_GT(p.bound, 0);  // Tiny()'s seed draws some pair with L > 0 at every point
     EXPECT_DOUBLE_EQ(p.ratio, p.needed / p.bound);
-    largest_ratio = std::max(largest_ratio, p.ratio);
+    // The empirical constant is taken over uncensored samples only (docs/statistics.md §5).
+    for (const SweepPair& q : p.pairs)
+      if (q.censoring == Censoring::kNone)
+        largest_ratio = std::max(largest_ratio, q.needed / p.bound);
   }
+  ASSERT_GT(largest_ratio, 0);  // Tiny()'s seed has uncensored pairs
   EXPECT_DOUBLE_EQ(r.empirical_constant, largest_ratio);
-  EXPECT_DOUBLE_EQ(r.points[r.constant_point].ratio, largest_ratio);
+  const SweepPoint& c = r.points[r.constant_point];
+  EXPECT_EQ(c.pairs[r.constant_pair].censoring, Censoring::kNone);
+  EXPECT_DOUBLE_EQ(c.pairs[r.constant_pair].needed / c.bound, largest_ratio);
   const SweepResult again = RunSweep(Tiny());
   for (std::size_t i = 0; i < r.points.size(); ++i) {
     EXPECT_EQ(again.points[i].needed, r.points[i].needed);
@@ -203,6 +232,8 @@ TEST(RunSweep, EveryPointOnTheFloorGivesNoExponentAndADegenerateTrend) {
   EXPECT_NE(r.simulator.reason.find("too few uncensored"), std::string::npos) << r.simulator.reason;
   EXPECT_EQ(r.trend.trend, Trend::kDegenerate) << r.trend.reason;
   EXPECT_TRUE(std::isnan(r.fit.slope) && std::isnan(r.fit.lower) && std::isnan(r.fit.upper));
+  // The empirical constant skips the floor samples (bounds, not values).
+  ExpectConstantOverUncensoredSamples(r);
 }
 
 // A cap: with |x| = 20, ε = 10^-6 and climbs that look for long needed lengths, pairs reach
@@ -225,6 +256,66 @@ TEST(RunSweep, PairsAtTheCapAreCensoredAbove) {
     }
   EXPECT_GT(above, 0);
   EXPECT_EQ(r.trend.trend == Trend::kRises, false);
+  // A capped pair's |x| is a lower bound on its needed length, never the empirical constant:
+  // here a capped sample has the largest needed/bound, which the old constant (max over every
+  // point's ratio) reported.
+  const double constant = ExpectConstantOverUncensoredSamples(r);
+  double largest_censored = 0;
+  for (const SweepPoint& p : r.points)
+    for (const SweepPair& q : p.pairs)
+      if (q.censoring != Censoring::kNone && p.bound > 0)
+        largest_censored = std::max(largest_censored, q.needed / p.bound);
+  EXPECT_TRUE(std::isnan(constant) || constant < largest_censored)
+      << constant << " " << largest_censored;
+}
+
+// With out_dir every (point, pair) writes a needed-length point witness that replays from the
+// file alone (docs/witnesses.md §6): the same n and censoring, the 50-digit recheck agreeing;
+// a witness whose n was changed does not reproduce.
+TEST(RunSweep, EveryPairWritesAPointWitnessThatReplays) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() /
+      ("ltsim_sweep_witness_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  fs::remove_all(dir);
+  SweepOptions o = Tiny();
+  o.values = {2, 3};
+  o.x_length = 1500;
+  o.out_dir = dir.string();
+  const SweepResult r = RunSweep(o);
+  SweepOptions without = o;
+  without.out_dir.clear();
+  const SweepResult plain = RunSweep(without);  // witnesses never change the numbers
+  for (std::size_t i = 0; i < r.points.size(); ++i) {
+    for (std::size_t k = 0; k < r.points[i].pairs.size(); ++k) {
+      const SweepPair& q = r.points[i].pairs[k];
+      SCOPED_TRACE(q.witness_file);
+      EXPECT_EQ(q.witness_file,
+                "alphabet/p" + std::to_string(i) + "_m" + std::to_string(k) + ".point.json");
+      EXPECT_EQ(q.needed, plain.points[i].pairs[k].needed);
+      const fs::path path = dir / q.witness_file;
+      ASSERT_TRUE(fs::exists(path));
+      const fs::path stem = dir / ("alphabet/p" + std::to_string(i) + "_m" + std::to_string(k));
+      for (const char* ext : {".f.json", ".g.json", ".x.txt"})
+        EXPECT_TRUE(fs::exists(stem.string() + ext)) << ext;
+      const PointWitness w = ReadPointWitness(path.string());
+      EXPECT_EQ(w.kind, "needed-length");
+      EXPECT_EQ(w.study, "sweep");
+      EXPECT_EQ(w.value, q.needed);
+      EXPECT_EQ(w.censored, !q.reached);
+      EXPECT_EQ(w.recheck_status, "agrees");
+      std::uint64_t length = 0;
+      for (const ltsim::Run& run : w.x) length += run.count;
+      EXPECT_EQ(length, q.x_length);
+      const PointReplay again = ReplayPoint(w);
+      EXPECT_TRUE(again.reproduced) << again.detail;
+      EXPECT_EQ(again.value, q.needed);
+      PointWitness tampered = w;
+      tampered.value = w.value + 1;
+      EXPECT_FALSE(ReplayPoint(tampered).reproduced);
+    }
+  }
+  fs::remove_all(dir);
 }
 
 // The defaults (p = 8, |x| = 20,000) leave γ = 0.5 outside the hardmax regime: T_hard = 2^16 =
