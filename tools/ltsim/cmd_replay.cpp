@@ -138,20 +138,22 @@ void AddReplayCommand(CLI::App& app, int& exit_code) {
   auto json = std::make_shared<bool>(false);
   CLI::App* replay = app.add_subcommand(
       "replay",
-      "Re-run a witness (a fuzz .witness.json, a search .search.json, a tightness .point.json "
+      "Re-run a witness (a fuzz .witness.json, a search .search.json, a tightness, sweep or "
+      "experiment .point.json "
       "or a refute DIR/refute.json): exit 0 when the recorded result reproduces, 1 when it does "
       "not, 2 on bad input.");
   replay
       ->add_option("FILE", *path,
-                   "a witness file written by `ltsim fuzz`, `search`, `tightness` or `refute`")
+                   "a witness file written by `ltsim fuzz`, `search`, `tightness`, `sweep`, "
+                   "`experiment paper` or `refute`")
       ->required();
   replay->add_flag("--json", *json, "print the replay as JSON");
   SetExamples(replay,
               {"ltsim replay corpus/witnesses/c33ba7f86c142710.witness.json",
                "ltsim replay corpus/witnesses/4d6facb0c7da087c.search.json"},
               "Exit codes: 0 = the recorded result reproduced (a fuzz refutation still refutes; "
-              "a search objective and its recheck came out as recorded; a point's T* is the "
-              "recorded one), 1 = it did not, 2 = "
+              "a search objective and its recheck came out as recorded; a point's T* or needed "
+              "n is the recorded one), 1 = it did not, 2 = "
               "bad input (missing file, malformed witness).");
   replay->callback([path, json, &exit_code] { exit_code = RunReplay(*path, *json); });
 }
