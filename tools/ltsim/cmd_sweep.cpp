@@ -203,14 +203,16 @@ Json SweepJson(const SweepResult& r) {
   doc["hardmax_regime_margin"] = kHardmaxRegimeMargin;
   const std::string warning = HardmaxRegimeWarning(r);
   doc["warnings"] = warning.empty() ? Json::array() : Json::array({warning});
+  // No uncensored sample: no constant, and no pair attains it.
+  const bool constant = !std::isnan(r.empirical_constant);
   const SweepPair& c = r.points[r.constant_point].pairs[r.constant_pair];
   doc["empirical_constant"] = {
       {"value", Number(r.empirical_constant)},
-      {"point", r.constant_point},
-      {"pair", r.constant_pair},
-      {"seed", c.seed},
+      {"point", constant ? Json(r.constant_point) : Json(nullptr)},
+      {"pair", constant ? Json(r.constant_pair) : Json(nullptr)},
+      {"seed", constant ? Json(c.seed) : Json(nullptr)},
       {"what", "max over uncensored samples of needed length / the point's bound"},
-      {"witness_file", WitnessFile(c)}};
+      {"witness_file", constant ? WitnessFile(c) : Json(nullptr)}};
   return doc;
 }
 
@@ -278,12 +280,15 @@ void PrintTable(const SweepResult& r) {
                            r.trend.reason);
   std::cout << fmt::format("exponent   {}: {}\n", kUpperLabel, ShowEstimate(r.upper_side));
   const SweepPair& c = r.points[r.constant_point].pairs[r.constant_pair];
-  std::cout << fmt::format(
-      "constant   max needed/bound over uncensored pairs = {} at {} = {}, "
-      "pair {}{}\n",
-      Show(r.empirical_constant), ParameterName(o.parameter),
-      Show(r.points[r.constant_point].value), r.constant_pair,
-      c.witness_file.empty() ? "" : " (" + WitnessPath(o, c) + ")");
+  if (std::isnan(r.empirical_constant))
+    std::cout << "constant   max needed/bound over uncensored pairs: none (every pair is "
+                 "censored)\n";
+  else
+    std::cout << fmt::format(
+        "constant   max needed/bound over uncensored pairs = {} at {} = {}, pair {}{}\n",
+        Show(r.empirical_constant), ParameterName(o.parameter),
+        Show(r.points[r.constant_point].value), r.constant_pair,
+        c.witness_file.empty() ? "" : " (" + WitnessPath(o, c) + ")");
   if (!r.points.front().pairs.front().witness_file.empty())
     std::cout << fmt::format(
         "witnesses  one per pair: {}/{}/p<i>_m<k>.point.json (ltsim replay "
