@@ -198,8 +198,12 @@ std::vector<std::uint64_t> GroupCounts(const TypeCounts& counts, const Structure
     } else {
       for (int h : st.free_in[k]) scale = std::min(scale, lambda[st.group_comp[h]]);
     }
+    // scale ≤ 1, so c' ≤ c; a count near 2^64 rounds to 2^64 in double, which no cast may take.
     const double scaled = std::round(scale * static_cast<double>(counts.far[k]));
-    out[k] = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(scaled));
+    out[k] = scaled >= 0x1p64
+                 ? counts.far[k]
+                 : std::clamp<std::uint64_t>(static_cast<std::uint64_t>(scaled), 1,
+                                             std::max<std::uint64_t>(counts.far[k], 1));
   }
   return out;
 }
@@ -207,8 +211,13 @@ std::vector<std::uint64_t> GroupCounts(const TypeCounts& counts, const Structure
 bool Fits(const TypeCounts& counts, const std::vector<std::uint64_t>& far,
           const std::vector<std::uint64_t>& residue_sizes) {
   for (int r = 0; r < counts.period; ++r) {
-    std::uint64_t used = 0;
-    for (int s = 0; s < counts.alphabet; ++s) used += far[counts.TypeIndex(s, r)];
+    std::uint64_t used = 0;  // saturating: counts near 2^64 must not wrap into "fits"
+    for (int s = 0; s < counts.alphabet; ++s) {
+      const std::uint64_t c = far[counts.TypeIndex(s, r)];
+      used = c > std::numeric_limits<std::uint64_t>::max() - used
+                 ? std::numeric_limits<std::uint64_t>::max()
+                 : used + c;
+    }
     if (used > residue_sizes[r]) return false;
   }
   return true;

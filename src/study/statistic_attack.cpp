@@ -288,7 +288,13 @@ InputSearchResult SearchAdversarialInput(const InputSpec& start, const AttackOpt
         spec.seed = StreamSeed(seed, "x-search-seed", static_cast<std::uint64_t>(k));
         break;
     }
-    AttackResult r = AttackStatistic(*MakeInput(spec), attack);
+    std::unique_ptr<Source> x;
+    try {
+      x = MakeInput(spec);  // a move can leave the generator's range (parents > its window)
+    } catch (const InputError&) {
+      continue;  // rejected, like a move that does not raise the error
+    }
+    AttackResult r = AttackStatistic(*x, attack);
     if (r.adversarial > best.result.adversarial) {
       best.spec = spec;
       best.result = std::move(r);

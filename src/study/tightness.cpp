@@ -369,7 +369,11 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
                 plan.parameter == StudyParameter::kScale ? ", MLP slope varied" : "");
   row.upper_source = margin ? "max(frequency-length, 2^(p/gamma)) [ours: the construction's "
                               "certificate holds from T_hard on]"
-                            : "frequency-length [ours]: the construction's certified |z|";
+                     : plan.parameter == StudyParameter::kPeriod
+                         ? "frequency-length [ours]: the construction's certified |z| (proven for "
+                           "Delta > 1 here: the bump head's support lies in one residue class, "
+                           "docs/theory.md §2.4)"
+                         : "frequency-length [ours]: the construction's certified |z|";
   row.paper = PaperExponent(plan.parameter, o.precision_bits);
   if (plan.parameter == StudyParameter::kEps) row.paper = -row.paper;  // in 1/ε
   row.paper_source = margin ? "thm4.1-hardmax 2^(p/gamma): b = p ln 2"
@@ -442,9 +446,13 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
   row.lower = FitSeries(lower, fit);
   row.upper = FitSeries(upper, fit);
   // Exponents closer than 1% of the paper's are not told apart (docs/statistics.md §4).
-  row.verdict = DecideVerdict(row.lower, row.upper, row.paper,
-                              kResolution * std::max(1.0, std::abs(row.paper)));
-  if (row.verdict.verdict == Verdict::kContradicts && row.upper.ci &&
+  const double tolerance = kResolution * std::max(1.0, std::abs(row.paper));
+  row.verdict = DecideVerdict(row.lower, row.upper, row.paper, tolerance);
+  // Only a contradiction of the upper side is checked for a crossing; one of the paper's
+  // exponent (DecideVerdict's first test) stands.
+  const bool above_paper =
+      std::isfinite(row.paper) && row.lower.ci && row.lower.ci->first > row.paper + tolerance;
+  if (row.verdict.verdict == Verdict::kContradicts && !above_paper && row.upper.ci &&
       row.lower.ci->first > row.upper.ci->second)
     row.verdict = CheckCrossing(row);
   if (row.verdict.verdict == Verdict::kContradicts)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ltsim/check/sandwich.h"
+#include "ltsim/sim/frequency_matching.h"
 #include "ltsim/strings/sources.h"
 
 namespace ltsim {
@@ -98,6 +99,26 @@ TEST(Pitfalls, SmallSupportSharingATypeWithALargeOne) {
     EXPECT_LT(r.simulation.eta, 0.026);           // ≤ 2·23/(2000 − 24) + rounding
     EXPECT_TRUE(r.rate_holds);
     EXPECT_TRUE(LessOrClose(r.f.sim, r.f.lipschitz * r.simulation.eta));
+  }
+}
+
+// Counts near 2^64 (a run-length x such as 0^18446744073709550000): a count rounds to 2^64 in
+// double, which no cast to uint64 may take, and a residue's sum must not wrap into "fits".
+TEST(Pitfalls, CountsNearTwoToTheSixtyFour) {
+  const Transformer f = ShareModel(1, 0, {1.0, 1.0, 0.0}, {0.0});
+  TypeCounts x;
+  x.alphabet = 3;
+  x.far = {18446744073709550000ull, 1000, 1};
+  x.suffix = {1};
+  x.length = x.far[0] + x.far[1] + x.far[2] + 1;
+  for (std::uint64_t far : {std::uint64_t{1999}, std::uint64_t{1} << 62}) {
+    const FrequencyPlan plan = PlanFrequencyMatching(x, {far}, far + 1, {&f});
+    for (std::size_t k = 0; k < 2; ++k) {  // the support {0, 1}; token 2 is the filler
+      EXPECT_LE(plan.far[k], x.far[k]) << far;
+      EXPECT_GE(plan.far[k], 1u) << far;  // every support type stays present
+    }
+    EXPECT_EQ(plan.far[0] + plan.far[1] + plan.far[2], far);
+    EXPECT_LT(plan.eta, 1e-2) << far;
   }
 }
 
