@@ -25,6 +25,7 @@
 #include "ltsim/search/search.h"
 #include "ltsim/strings/source.h"
 #include "ltsim/study/point_witness.h"
+#include "ltsim/study/tightness.h"
 
 namespace ltsim {
 namespace {
@@ -64,6 +65,12 @@ void ValidateOptions(const SweepOptions& o) {
     throw OptionError("precision_bits", "must be in [1, 64]");
   if (!(o.eps > 0 && o.eps < 1)) throw OptionError("eps", "must be in (0, 1)");
   if (o.x_length < 10) throw OptionError("x_length", "must be at least 10");
+  // x is held as runs in memory: the generators' intended range (input_generator.h).
+  constexpr std::uint64_t kMaxGrownLength = 10'000'000;
+  if (o.max_x_length != 0 && (o.max_x_length < o.x_length || o.max_x_length > kMaxGrownLength))
+    throw OptionError("max_x_length",
+                      fmt::format("must be 0 (|x| fixed) or in [x_length, {}]", kMaxGrownLength),
+                      std::to_string(o.max_x_length));
 }
 
 // The base spec and ε with the swept parameter set to `value`.
@@ -111,8 +118,48 @@ SearchOptions PointSearch(const SweepOptions& o, const ModelSpec& spec, double e
   return s;
 }
 
-// The witness's own numbers: needed length, sim at the fixed n and the pair's constants.
-void Measure(const SweepOptions& o, const SearchCandidate& c, double eps, SweepPair& pair) {
+// The construction's certified length for the pair (upper side): the registry's
+// frequency-length; for finite attention also T_hard, below which the certificate does not apply.
+double Certified(const ConstantMap& c) {
+  double n = FindBound("frequency-length").value(c);
+  if (c.at("p") > 0) n = std::max(n, FindBound("thm4.1-hardmax").value(c));
+  return n;
+}
+
+// The candidate's x at about `length` tokens: the generator's string of that length, or the
+// explicit runs scaled by the nearest whole factor (at least 1).
+SearchCandidate WithLength(SearchCandidate c, std::uint64_t length, std::uint64_t first) {
+  if (c.x_runs.empty()) {
+    c.input.length = length;
+    return c;
+  }
+  const std::uint64_t factor = std::max<std::uint64_t>(1, (length + first / 2) / first);
+  for (Run& r : c.x_runs) r.count *= factor;
+  return c;
+}
+
+// The witness's own numbers: needed length, sim at the fixed n and the pair's constants. With
+// max_x_length the x grows first (GrowSimulatorLength) and the worst step's x is kept.
+void Measure(const SweepOptions& o, SearchCandidate c, double eps, SweepPair& pair) {
+  if (o.max_x_length > 0) {
+    const std::uint64_t first = CandidateInput(c)->length();
+    ConstantMap k = PairConstants(c.f, c.g);
+    k["eps"] = eps;
+    std::vector<SearchCandidate> tried;
+    const SimulatorCheck grown = GrowSimulatorLength(
+        first, std::max(o.max_x_length, first), Certified(k), [&](std::uint64_t length) {
+          tried.push_back(WithLength(c, length, first));
+          const auto x = CandidateInput(tried.back());
+          SimulatorStep step;
+          step.needed = NeededLength(c.f, c.g, *x, eps, &step.reached);
+          step.attained_x_length = x->length();
+          return step;
+        });
+    for (const SimulatorStep& step : grown.steps)
+      pair.x_steps.push_back({step.attained_x_length, step.needed});
+    pair.x_stop = grown.stop;
+    c = tried[grown.worst_step];
+  }
   const auto x = CandidateInput(c);
   pair.x_length = x->length();
   pair.x_explicit = !c.x_runs.empty();
@@ -156,14 +203,6 @@ SweepPair RunPair(const SweepOptions& o, double value, std::uint64_t index) {
   }
   Measure(o, c, eps, pair);
   return pair;
-}
-
-// The construction's certified length for the pair (upper side): the registry's
-// frequency-length; for finite attention also T_hard, below which the certificate does not apply.
-double Certified(const ConstantMap& c) {
-  double n = FindBound("frequency-length").value(c);
-  if (c.at("p") > 0) n = std::max(n, FindBound("thm4.1-hardmax").value(c));
-  return n;
 }
 
 // A pair's censoring, T_hard and upper side, from the fields every process has.
@@ -237,6 +276,12 @@ std::string PairBytes(const SweepPair& p, bool with_witness) {
   w.Put(p.needed);
   w.Put(p.reached);
   w.Put(p.sim_at_fixed);
+  w.Put<std::uint64_t>(p.x_steps.size());
+  for (const auto& [length, needed] : p.x_steps) {
+    w.Put(length);
+    w.Put(needed);
+  }
+  w.PutString(p.x_stop);
   w.Put<std::uint64_t>(p.constants.size());
   for (const auto& [name, value] : p.constants) {
     w.PutString(name);
@@ -262,6 +307,12 @@ SweepPair PairFromBytes(const std::string& bytes, bool with_witness) {
   p.needed = in.Get<std::uint64_t>();
   p.reached = in.Get<bool>();
   p.sim_at_fixed = in.Get<double>();
+  const auto steps = in.Get<std::uint64_t>();
+  for (std::uint64_t k = 0; k < steps; ++k) {
+    const auto length = in.Get<std::uint64_t>();
+    p.x_steps.push_back({length, in.Get<std::uint64_t>()});
+  }
+  p.x_stop = in.GetString();
   const auto n = in.Get<std::uint64_t>();
   for (std::uint64_t c = 0; c < n; ++c) {
     std::string name = in.GetString();

@@ -108,6 +108,13 @@ Json EstimateJson(const ExponentEstimate& e) {
 
 // The pair's point witness (`ltsim replay` re-runs it) relative to the output directory (so
 // the outputs are the same bytes wherever they are written), null without --out-dir.
+// The adaptive |x| of a pair: [[|x|, needed n], …] (empty with |x| fixed).
+Json XSteps(const SweepPair& q) {
+  Json steps = Json::array();
+  for (const auto& [length, needed] : q.x_steps) steps.push_back(Json::array({length, needed}));
+  return steps;
+}
+
 Json WitnessFile(const SweepPair& q) {
   return q.witness_file.empty() ? Json(nullptr) : Json(q.witness_file);
 }
@@ -129,6 +136,8 @@ Json PointJson(const SweepPoint& p) {
          {"x_length", q.x_length},
          {"x_explicit", q.x_explicit},
          {"accepted", q.accepted},
+         {"x_steps", XSteps(q)},
+         {"x_stop", q.x_stop.empty() ? Json(nullptr) : Json(q.x_stop)},
          {"gamma", Number(q.constants.at("gamma"))},
          {"L", Number(q.constants.at("L"))},
          {"t_hard", std::isnan(q.log2_t_hard) ? Json(nullptr) : Number(std::exp2(q.log2_t_hard))},
@@ -337,6 +346,11 @@ void AddSweepCommand(CLI::App& app) {
   cmd->add_option("--x-length", args->options.x_length,
                   "|x| (default 20000; finite attention needs |x| >= 4·2^(p/γ), else the point is "
                   "marked outside the hardmax regime and not fitted)");
+  cmd->add_option(
+      "--max-x-length", args->options.max_x_length,
+      "grow each pair's x ×4 from --x-length until its needed n stops growing, reaches "
+      "the upper side or |x| reaches this cap; the pair keeps its worst |x| (default 0: "
+      "|x| fixed)");
   cmd->add_option("--z-length", args->options.fixed_n,
                   "the length n of z at which sim is also recorded (default 500)");
   AddDeprecated(cmd, "--fixed-n", args->options.fixed_n, "--z-length");

@@ -49,8 +49,12 @@ struct SweepOptions {
   ProgressCallback progress;
   int precision_bits = 8;  ///< p of the margin sweep's `finite` attention
   std::uint64_t seed = 0;
-  std::uint64_t x_length = 20000;  ///< |x|, fixed over the sweep
-  std::uint64_t fixed_n = 500;     ///< n at which sim is also recorded
+  std::uint64_t x_length = 20000;  ///< |x| (the first |x| when max_x_length grows it)
+  /// > x_length: every pair's x grows ×4 (GrowSimulatorLength, docs/statistics.md §5) until its
+  /// needed n stops growing, reaches the pair's upper side, or |x| reaches this cap; the pair
+  /// keeps its worst step. 0: |x| fixed.
+  std::uint64_t max_x_length = 0;
+  std::uint64_t fixed_n = 500;  ///< n at which sim is also recorded
   InputKind input = InputKind::kStress;
   double delta = 0.01;  ///< perturbation of g = f + δ·N(0, 1)
   /// Non-empty: every (point, pair) writes a needed-length point witness
@@ -88,6 +92,10 @@ struct SweepPair {
   bool reached = false;        ///< whether some n < |x| met ε
   double sim_at_fixed = 0.0;   ///< max(sim_f, sim_g) at n = fixed_n
   ConstantMap constants;       ///< the pair's constants (registry.h) with eps, n, T
+  /// With max_x_length: every |x| tried and its needed n, in order, and why the growth
+  /// stopped ("stopped growing", "upper side", "cap"); empty with |x| fixed.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> x_steps;
+  std::string x_stop;
   // Derived by RunSweep from the fields above (never dealt between processes):
   /// above: no n < |x| met ε (needed = |x|, a cap); below: the grid's first n,
   /// NeededLengthGrid(τ + 2, |x|).front(), already met ε (a floor); none otherwise.

@@ -269,6 +269,42 @@ TEST(RunSweep, PairsAtTheCapAreCensoredAbove) {
       << constant << " " << largest_censored;
 }
 
+// Adaptive |x| (max_x_length): a pair capped at the first |x| grows ×4 until its needed n stops
+// growing, reaches its upper side or the cap; it keeps its worst step, so its needed n is at
+// least the fixed-|x| sweep's, and the steps and stop are the same for 1 and 2 threads.
+TEST(RunSweep, AdaptiveXGrowsCappedPairsUntilNStopsGrowing) {
+  SweepOptions o = Tiny();
+  o.x_length = 40;
+  o.eps = 0.05;
+  o.iterations = 4;
+  const SweepResult fixed = RunSweep(o);
+  o.max_x_length = 40 * 4 * 4 * 4;
+  o.threads = 1;
+  const SweepResult grown = RunSweep(o);
+  o.threads = 2;
+  const SweepResult again = RunSweep(o);
+  int grew = 0;
+  for (std::size_t i = 0; i < grown.points.size(); ++i)
+    for (std::size_t k = 0; k < grown.points[i].pairs.size(); ++k) {
+      const SweepPair& q = grown.points[i].pairs[k];
+      const SweepPair& f = fixed.points[i].pairs[k];
+      ASSERT_FALSE(q.x_steps.empty());
+      EXPECT_EQ(q.x_steps.front().first, f.x_length);  // the first step is the fixed |x|
+      EXPECT_EQ(q.x_steps.front().second, f.needed);
+      EXPECT_GE(q.needed, f.needed);
+      EXPECT_TRUE(q.x_stop == "stopped growing" || q.x_stop == "upper side" || q.x_stop == "cap")
+          << q.x_stop;
+      // A step that did not meet ε (n = |x|) never ends the growth below the cap.
+      if (!f.reached) EXPECT_GE(q.x_steps.size(), 2u);
+      grew += q.x_steps.size() > 1;
+      EXPECT_EQ(q.x_steps, again.points[i].pairs[k].x_steps);
+      EXPECT_EQ(q.needed, again.points[i].pairs[k].needed);
+    }
+  EXPECT_GT(grew, 0);
+  o.max_x_length = 20;  // below x_length
+  EXPECT_THROW(RunSweep(o), OptionError);
+}
+
 // With out_dir every (point, pair) writes a needed-length point witness that replays from the
 // file alone (docs/witnesses.md §6): the same n and censoring, the 50-digit recheck agreeing;
 // a witness whose n was changed does not reproduce.
