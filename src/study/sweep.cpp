@@ -118,14 +118,6 @@ SearchOptions PointSearch(const SweepOptions& o, const ModelSpec& spec, double e
   return s;
 }
 
-// The construction's certified length for the pair (upper side): the registry's
-// frequency-length; for finite attention also T_hard, below which the certificate does not apply.
-double Certified(const ConstantMap& c) {
-  double n = FindBound("frequency-length").value(c);
-  if (c.at("p") > 0) n = std::max(n, FindBound("thm4.1-hardmax").value(c));
-  return n;
-}
-
 // The candidate's x at about `length` tokens: the generator's string of that length, or the
 // explicit runs scaled by the nearest whole factor (at least 1).
 SearchCandidate WithLength(SearchCandidate c, std::uint64_t length, std::uint64_t first) {
@@ -147,7 +139,7 @@ void Measure(const SweepOptions& o, SearchCandidate c, double eps, SweepPair& pa
     k["eps"] = eps;
     std::vector<SearchCandidate> tried;
     const SimulatorCheck grown = GrowSimulatorLength(
-        first, std::max(o.max_x_length, first), Certified(k), [&](std::uint64_t length) {
+        first, std::max(o.max_x_length, first), CertifiedLength(k), [&](std::uint64_t length) {
           tried.push_back(WithLength(c, length, first));
           const auto x = CandidateInput(tried.back());
           SimulatorStep step;
@@ -218,7 +210,7 @@ void Derive(SweepPair& q) {
   q.log2_t_hard = p > 0 ? p / q.constants.at("gamma") : kNaN;
   q.hardmax_regime = !(p > 0) || std::log2(static_cast<double>(q.x_length)) >=
                                      std::log2(kHardmaxRegimeMargin) + q.log2_t_hard;
-  q.upper_side = Certified(q.constants);
+  q.upper_side = CertifiedLength(q.constants);
 }
 
 // Every pair's sample, the worst case over a point's pairs (computed already), its bounds and
@@ -619,6 +611,12 @@ io::Json SweepOptionsToJson(const SweepOptions& o) {
       {"precision_bits", o.precision_bits},
       {"bound", o.parameter == StudyParameter::kMargin ? "max(thm4.1-hardmax, thm4.1-length)"
                                                        : "thm4.1-length"}};
+}
+
+double CertifiedLength(const ConstantMap& c) {
+  double n = FindBound("frequency-length").value(c);
+  if (c.at("p") > 0) n = std::max(n, FindBound("thm4.1-hardmax").value(c));
+  return n;
 }
 
 }  // namespace ltsim

@@ -148,14 +148,6 @@ double Regressor(StudyParameter parameter, double value, double lipschitz) {
   return value;
 }
 
-// The construction's certified length for the pair (docs/tightness.md §3): the registry's
-// frequency-length; for finite attention also T_hard, below which the certificate does not apply.
-double Certified(const ConstantMap& c) {
-  double n = FindBound("frequency-length").value(c);
-  if (c.at("p") > 0) n = std::max(n, FindBound("thm4.1-hardmax").value(c));
-  return n;
-}
-
 std::string Stem(const TightnessOptions& o, StudyParameter parameter, int i, int k) {
   return (std::filesystem::path(o.out) / ParameterName(parameter) / fmt::format("p{}_m{}", i, k))
       .string();
@@ -205,7 +197,7 @@ Cell RunCell(const TightnessOptions& o, const RowPlan& plan, int i, int k) {
   } else {
     cell.lower.sample = {static_cast<double>(r.checked_up_to), Censoring::kAbove};
   }
-  cell.upper.sample = {Certified(c), Censoring::kNone};
+  cell.upper.sample = {CertifiedLength(c), Censoring::kNone};
   if (!o.out.empty()) {
     PointWitness w;
     w.kind = "first-disagreement";

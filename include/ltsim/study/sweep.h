@@ -213,4 +213,9 @@ std::string HardmaxRegimeWarning(const SweepResult& result);
 /// The options as `sweep --json` and sweep.json record them (docs/formats.md §3.5).
 io::Json SweepOptionsToJson(const SweepOptions& options);
 
+/// The construction's certified length for a pair (the upper side of sweeps and tightness):
+/// the registry's frequency-length, and for `finite` attention at least thm4.1-hardmax
+/// 2^(p/γ), below which the certificate does not apply (docs/theory.md §2.4).
+double CertifiedLength(const ConstantMap& constants);
+
 }  // namespace ltsim
