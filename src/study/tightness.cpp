@@ -233,7 +233,8 @@ SimulatorCheck CheckSimulator(const TightnessOptions& o, const Cell& cell, const
   const ConstantMap c = PairConstants(p.f, p.g);
   const double t_hard = c.at("p") > 0 ? std::exp2(c.at("p") / c.at("gamma")) : 1;
   const std::uint64_t start = std::min<std::uint64_t>(
-      o.max_x_length, std::max<std::uint64_t>(10000, static_cast<std::uint64_t>(4 * t_hard)));
+      o.max_x_length,
+      std::max<std::uint64_t>(10000, static_cast<std::uint64_t>(kHardmaxRegimeMargin * t_hard)));
   std::uint64_t total = 0;
   for (const Run& r : cell.lower.string) total += r.count;
   const std::uint64_t iid_seed =
@@ -280,7 +281,7 @@ SimulatorCheck CheckSimulator(const TightnessOptions& o, const Cell& cell, const
     return s;
   };
   SimulatorCheck s = GrowSimulatorLength(start, o.max_x_length, cell.upper.sample.value, measure);
-  s.hardmax_regime = static_cast<double>(s.steps.back().x_length) >= 4 * t_hard;
+  s.hardmax_regime = static_cast<double>(s.steps.back().x_length) >= kHardmaxRegimeMargin * t_hard;
   return s;
 }
 
