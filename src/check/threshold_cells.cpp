@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "check/threshold_relaxation.h"
 #include "eval/layer_math.h"
 #include "ltsim/core/error.h"
 
@@ -78,6 +79,12 @@ ModelTable BuildModelTable(const Transformer& model, const JointView& view, cons
     for (int k = 0; k < K; ++k)
       for (int a = 0; a < M; ++a) t.WB[static_cast<std::size_t>(k) * M + a] = wb(k, a);
   }
+  t.pre_base.resize(M);
+  for (int a = 0; a < M; ++a)
+    t.pre_base[a] = layer.mlp->in_bias[a] + layer.mlp->in.row(a).dot(query);
+  t.out_base.resize(K);
+  for (int k = 0; k < K; ++k)
+    t.out_base[k] = model.readout_bias[k] + model.readout_weight.row(k).dot(query);
   return t;
 }
 
@@ -182,13 +189,14 @@ double OutputGap(const std::vector<double>& a, const std::vector<double>& b) {
 // terms are added before the range is taken, so what f and g share cancels.
 double CellBound(const CellBoundInput& in) {
   const PairTable& table = *in.table;
-  if (in.score != nullptr) in.score->assign(table.types, 0.0);
+  if (in.score != nullptr) in.score->assign(table.types + 1, 0.0);
   const int slots = table.slots;
   struct HeadInfo {
     int side, h;
     std::vector<int> support;
     double delta;
     int cls;
+    std::vector<double> a_lo, a_hi;  // [slot]: α's interval on the cell
   };
   std::vector<HeadInfo> heads;
   for (int s = 0; s < 2; ++s) {
@@ -206,7 +214,22 @@ double CellBound(const CellBoundInput& in) {
         zhi += mhi[j];
       }
       if (!(zlo > 0.0) || !std::isfinite(zhi)) return kInf;
-      HeadInfo info{s, h, {}, 0.0, -1};
+      if (in.score != nullptr) {
+        for (int j = 0; j < table.types; ++j) (*in.score)[j] += (mhi[j] - mlo[j]) / zlo;
+        if (in.cell != nullptr) {
+          const int S = in.alphabet;
+          double most = 0.0;
+          for (int r = 0; r < in.period; ++r) {
+            double w = 0.0;
+            for (int t = 0; t < S; ++t) w = std::max(w, wlo[r * S + t]);
+            most += w;
+          }
+          (*in.score)[table.types] +=
+              static_cast<double>(in.cell->k_hi - in.cell->k_lo) * most / zlo;
+        }
+      }
+      HeadInfo info{
+          s, h, {}, 0.0, -1, std::vector<double>(slots, 0.0), std::vector<double>(slots, 0.0)};
       for (int j = 0; j < slots; ++j) {
         if (!(mhi[j] > 0.0)) continue;
         info.support.push_back(j);
@@ -216,7 +239,9 @@ double CellBound(const CellBoundInput& in) {
         const double a_hi = std::min(1.0, mhi[j] / (mhi[j] + others_lo));
         const double a0 = at.alpha[h][j];
         info.delta += std::max({a_hi - a0, a0 - a_lo, 0.0});
-        if (in.score != nullptr && j < table.types) (*in.score)[j] += a_hi - a_lo;
+        // Widened by their rounding (a relative 1e-12) for the relaxed bound.
+        info.a_lo[j] = std::max(0.0, a_lo * (1.0 - 1e-12) - 1e-15);
+        info.a_hi[j] = std::min(1.0, a_hi * (1.0 + 1e-12) + 1e-15);
       }
       // Rounding of the intervals: a relative 1e-12 of each term, far below the 1e-9 verdict
       // tolerance the bound is compared against.
@@ -316,7 +341,44 @@ double CellBound(const CellBoundInput& in) {
   }
   double worst = 0.0;
   for (double b : bound) worst = std::max(worst, b);
-  return worst * (1.0 + 1e-12);
+  worst *= 1.0 + 1e-12;
+  if (in.parts != nullptr) in.parts[0] = worst;
+  if (worst <= in.limit || in.cell == nullptr) return worst;
+  // The relaxed bounds (threshold_relaxation.h, docs/theory.md §11.5) on the same classes; every
+  // bound is certified, so the smallest holds.
+  std::vector<AttentionClass> relaxed(classes);
+  for (AttentionClass& cls : relaxed) {
+    cls.lo.assign(slots, 0.0);
+    cls.hi.assign(slots, 1.0);
+    cls.constant_weights = true;
+  }
+  for (const HeadInfo& info : heads) {
+    AttentionClass& cls = relaxed[info.cls];
+    const std::vector<double>& wlo = (*in.weight_lo[info.side])[info.h];
+    const std::vector<double>& whi = (*in.weight_hi[info.side])[info.h];
+    if (cls.heads.empty()) cls.weight = wlo;
+    if (wlo != whi || wlo != cls.weight) cls.constant_weights = false;
+    cls.heads.emplace_back(info.side, info.h);
+    std::vector<char> present(slots, 0);
+    for (int j : info.support) present[j] = 1;
+    for (int j = 0; j < slots; ++j) {  // one α: the intersection of the members' boxes
+      cls.lo[j] = std::max(cls.lo[j], present[j] ? info.a_lo[j] : 0.0);
+      cls.hi[j] = std::min(cls.hi[j], present[j] ? info.a_hi[j] : 0.0);
+    }
+  }
+  for (AttentionClass& cls : relaxed)
+    for (int j = 0; j < slots; ++j)
+      if (cls.hi[j] > 0.0) cls.support.push_back(j);
+  const CountDomain counts(relaxed, slots, in.alphabet, in.period, *in.cell, *in.base);
+  if (counts.valid()) {
+    const double relaxed_counts = RelaxedCellBound(table, relaxed, counts);
+    if (in.parts != nullptr) in.parts[1] = relaxed_counts;
+    worst = std::min(worst, relaxed_counts);
+    if (worst <= in.limit) return worst;
+  }
+  const double relaxed_box = RelaxedCellBound(table, relaxed, BoxDomain(relaxed, slots));
+  if (in.parts != nullptr) in.parts[2] = relaxed_box;
+  return std::min(worst, relaxed_box);
 }
 
 bool Disagrees(double gap, double epsilon, const std::vector<double>& f,
@@ -601,18 +663,24 @@ class Engine {
     stack.push_back(std::move(low));
   }
 
-  // Halves the count whose attention weight varies most over the cell (score_, from the
-  // bound), else the widest range (lengths count as one more coordinate).
+  // Halves the coordinate whose range moves the attention most (score_, from CellBound: a
+  // count's range of mass over each head's smallest total, the lengths' range of every residue's
+  // heaviest key likewise), else the widest range (lengths count as one more coordinate).
   void SplitWidest(const Cell& c, std::vector<Cell>& stack) {
     int best = -1;
     double top = 0.0;
-    for (int kappa = 0; kappa < D_; ++kappa)
-      if (c.hi[kappa] > c.lo[kappa] && score_.size() == static_cast<std::size_t>(D_) &&
-          score_[kappa] > top) {
-        top = score_[kappa];
-        best = kappa;
-      }
-    if (best >= 0) return SplitType(c, best, c.lo[best] + (c.hi[best] - c.lo[best]) / 2, stack);
+    if (score_.size() == static_cast<std::size_t>(D_) + 1) {
+      if (c.k_hi > c.k_lo) top = score_[D_];
+      for (int kappa = 0; kappa < D_; ++kappa)
+        if (c.hi[kappa] > c.lo[kappa] && score_[kappa] > top) {
+          top = score_[kappa];
+          best = kappa;
+        }
+    }
+    if (top > 0.0) {
+      if (best < 0) return SplitLength(c, stack);
+      return SplitType(c, best, c.lo[best] + (c.hi[best] - c.lo[best]) / 2, stack);
+    }
     std::int64_t width = c.k_hi - c.k_lo;
     for (int kappa = 0; kappa < D_; ++kappa)
       if (c.hi[kappa] - c.lo[kappa] > width) {
@@ -624,21 +692,9 @@ class Engine {
     SplitType(c, best, c.lo[best] + (c.hi[best] - c.lo[best]) / 2, stack);
   }
 
-  void Process(Cell& c, std::vector<Cell>& stack) {
-    if (!Propagate(c)) return;
-    if (Abandoned(c.k_lo)) return;
-    ++out_.cells;
-    if (!o_.prune) return Enumerate(c, true);
-    int split_type = -1;
-    switch (CellWeights(c, split_type)) {
-      case Weights::kSplitPresence:
-        return SplitType(c, split_type, 0, stack);
-      case Weights::kSplitLength:
-        return SplitLength(c, stack);
-      case Weights::kReady:
-        break;
-    }
-    if (Volume(c) <= o_.leaf_points) return Enumerate(c, true);
+  // Evaluates the cell's representative and returns the first certified bound ≤ limit, else
+  // the smallest (every one of them with `parts`, docs/theory.md §11.3, §11.5).
+  double Bound(const Cell& c, double limit, double* parts) {
     const std::int64_t k = Representative(c);
     const double gap = Evaluate(k, false);
     for (int kappa = 0; kappa < D_; ++kappa) {
@@ -654,10 +710,52 @@ class Engine {
     }
     in.mult_lo = &mlo_;
     in.mult_hi = &mhi_;
+    in.cell = &c;
+    in.base = &base_;
+    in.alphabet = S_;
+    in.period = R_;
+    in.limit = limit;
     in.score = &score_;
-    const double bound =
-        std::isfinite(gap) ? CellBound(in) : std::numeric_limits<double>::infinity();
+    in.parts = parts;
+    return std::isfinite(gap) ? CellBound(in) : std::numeric_limits<double>::infinity();
+  }
+
+ public:
+  CellCheck Check(Cell c) {
+    CellCheck out;
+    if (!Propagate(c)) return out;
+    int split_type = -1;
+    out.bounded = CellWeights(c, split_type) == Weights::kReady;
+    if (out.bounded) Bound(c, -std::numeric_limits<double>::infinity(), out.bounds);
+    Enumerate(c, true);
+    for (std::size_t i = 0; i < out_.max_gap.size(); ++i) {
+      out.statistics += out_.evaluated[i];
+      if (!std::isnan(out_.max_gap[i])) out.max_gap = std::max(out.max_gap, out_.max_gap[i]);
+    }
+    const std::vector<double>* outputs[2] = {&value_[0].out, &value_[1].out};
+    for (const auto* o : outputs)
+      for (double v : *o) out.output_scale = std::max(out.output_scale, std::abs(v));
+    return out;
+  }
+
+ private:
+  void Process(Cell& c, std::vector<Cell>& stack) {
+    if (!Propagate(c)) return;
+    if (Abandoned(c.k_lo)) return;
+    ++out_.cells;
+    if (!o_.prune) return Enumerate(c, true);
+    int split_type = -1;
+    switch (CellWeights(c, split_type)) {
+      case Weights::kSplitPresence:
+        return SplitType(c, split_type, 0, stack);
+      case Weights::kSplitLength:
+        return SplitLength(c, stack);
+      case Weights::kReady:
+        break;
+    }
+    if (Volume(c) <= o_.leaf_points) return Enumerate(c, true);
     const double limit = o_.goal == Goal::kFirst ? o_.epsilon : out_.best_gap;
+    const double bound = Bound(c, limit, nullptr);
     if (bound <= limit) {
       ++out_.cells_pruned;
       out_.max_pruned_bound = std::max(out_.max_pruned_bound, bound);
@@ -685,6 +783,11 @@ class Engine {
 TaskOutcome RunTask(const Transformer& f, const Transformer& g, const JointView& view,
                     const TaskSpec& spec, const EngineOptions& options) {
   return Engine(f, g, view, spec, options).Run();
+}
+
+CellCheck CheckCell(const Transformer& f, const Transformer& g, const JointView& view,
+                    const TaskSpec& spec, const Cell& cell) {
+  return Engine(f, g, view, spec, EngineOptions{}).Check(cell);
 }
 
 }  // namespace ltsim::threshold

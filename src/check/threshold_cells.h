@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "ltsim/check/threshold.h"
@@ -37,6 +38,10 @@ struct ModelTable {
   // Per-slot projections for the bound: P[(k·H + h)·slots + j] = W_k·(O_h y⁰_j) and
   // Q[(i·H + h)·slots + j] = A_i·(O_h y⁰_j); WB[k·m + i] = (W·B)_{k,i}.
   std::vector<double> P, Q, WB;
+  /// What attention adds to: pre_base[i] = b_i + A_i·y⁰_T (MLP pre-activations) and
+  /// out_base[k] = c_k + W_k·y⁰_T, so z_i = pre_base_i + Σ_(h, j) α_hj·Q_ihj and
+  /// f_k = out_base_k + Σ_(h, j) α_hj·P_khj + Σ_i WB_ki·ReLU(z_i).
+  std::vector<double> pre_base, out_base;
 };
 
 /// Both models in one context.
@@ -82,8 +87,20 @@ struct CellBoundInput {
   const std::vector<std::vector<double>>* weight_hi[2] = {nullptr, nullptr};
   const std::vector<double>* mult_lo = nullptr;
   const std::vector<double>* mult_hi = nullptr;
-  /// If set: [κ] = Σ over heads of the width of κ's attention interval (where to split).
+  /// If set: [κ] = Σ over heads of the range of κ's mass over the head's smallest total mass,
+  /// and [D*] the same for a step of the lengths (every residue's heaviest key), times the
+  /// cell's range of k (where to split).
   std::vector<double>* score = nullptr;
+  /// If set, the relaxed bounds (docs/theory.md §11.5) are tried when the first bound is above
+  /// `limit`: the cell itself, its residue classes' sizes at k = 0 and the view's S and Δ.
+  const Cell* cell = nullptr;
+  const std::vector<std::int64_t>* base = nullptr;
+  int alphabet = 0, period = 0;
+  /// The first bound at or below it is returned (the caller prunes at `limit`).
+  double limit = 0.0;
+  /// If set: [0] the first bound (§11.3), [1] the counts' relaxed bound, [2] the box's
+  /// (§11.5), each +∞ where it was not computed.
+  double* parts = nullptr;
 };
 double CellBound(const CellBoundInput& input);
 
@@ -126,6 +143,20 @@ struct TaskOutcome {
 /// Branch and bound over one task's cells (docs/theory.md §11), deterministic.
 TaskOutcome RunTask(const Transformer& f, const Transformer& g, const JointView& view,
                     const TaskSpec& spec, const EngineOptions& options);
+
+/// Tests: every bound the search can take on one cell of a task, and the largest gap over the
+/// cell's statistics, each evaluated.
+struct CellCheck {
+  bool bounded = false;  ///< the cell is boundable as it is (a* fixed, finite rounding fixed)
+  double bounds[3] = {std::numeric_limits<double>::infinity(),
+                      std::numeric_limits<double>::infinity(),
+                      std::numeric_limits<double>::infinity()};  ///< CellBoundInput::parts
+  double max_gap = 0.0;          ///< over the statistics of the cell
+  std::uint64_t statistics = 0;  ///< in the cell (0: it holds none)
+  double output_scale = 0.0;     ///< the largest |output| seen, for tolerances
+};
+CellCheck CheckCell(const Transformer& f, const Transformer& g, const JointView& view,
+                    const TaskSpec& spec, const Cell& cell);
 
 /// The verdict rule of threshold.h: gap > ε + kThresholdGapTolerance·max(1, ‖f‖_∞, ‖g‖_∞).
 bool Disagrees(double gap, double epsilon, const std::vector<double>& f,

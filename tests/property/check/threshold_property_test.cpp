@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "check/threshold_cells.h"
+#include "check/threshold_relaxation.h"
 #include "ltsim/check/threshold.h"
 #include "ltsim/eval/one_layer.h"
 #include "ltsim/eval/type_counts.h"
@@ -160,6 +161,169 @@ RC_GTEST_PROP(ThresholdProperty, TableEvaluationEqualsTheOneLayerEvaluator, ()) 
     for (int k = 0; k < want.size(); ++k)
       RC_ASSERT(std::abs(value.out[k] - want[k]) <= 1e-9 * (1.0 + std::abs(want[k])));
   }
+}
+
+// Every certified bound of a cell (the first of docs/theory.md §11.3 and the two relaxed ones of
+// §11.5) is at least the largest gap over the cell's statistics, all of them evaluated: random
+// pairs (near copies half the time, so that the bounds have to cancel), random contexts,
+// lengths up to ~500 and random boxes of counts and lengths. The tolerance is the evaluators'
+// stated agreement, 1e-9·(1 + the outputs' size) (the bounds are of the exact function).
+RC_GTEST_PROP(ThresholdProperty, EveryCellBoundHoldsOnEveryStatisticOfItsCell, ()) {
+  const Pair p = GenPair();
+  const JointView v = JointViewOf({&p.f, &p.g});
+  const bool log_scaled = p.f.layers.front().bias_scaling == BiasScaling::kLog ||
+                          p.g.layers.front().bias_scaling == BiasScaling::kLog;
+  const int m = v.locality + 1, S = v.alphabet, R = v.period, D = S * R;
+  threshold::TaskSpec spec;
+  spec.key.residue = *rc::gen::inRange(0, R);
+  spec.key.suffix = *rc::gen::container<std::vector<int>>(m, rc::gen::inRange(0, S));
+  spec.T_base = static_cast<std::uint64_t>(m) + 1;
+  while (spec.T_base % R != static_cast<std::uint64_t>(spec.key.residue)) ++spec.T_base;
+  threshold::Cell cell;
+  cell.k_lo = *rc::gen::inRange<std::int64_t>(0, 500 / R);
+  cell.k_hi = cell.k_lo + (log_scaled ? 0 : *rc::gen::inRange<std::int64_t>(0, 4));
+  spec.k_lo = cell.k_lo;
+  spec.k_hi = cell.k_hi;
+  spec.key.length = spec.T_base + static_cast<std::uint64_t>(spec.k_lo) * R;
+  // Boxes around one statistic of the cell's first length (a random split of each residue's
+  // positions), each count widened by up to 6 either way: tens to thousands of statistics.
+  const std::int64_t far =
+      static_cast<std::int64_t>(spec.T_base) - m + static_cast<std::int64_t>(cell.k_lo) * R;
+  for (int r = 0; r < R; ++r) {
+    std::int64_t left = far / R + (r >= 1 && r <= far % R ? 1 : 0);
+    for (int s = 0; s < S; ++s) {
+      const std::int64_t n = s == S - 1 ? left : *rc::gen::inRange<std::int64_t>(0, left + 1);
+      left -= n;
+      cell.lo.push_back(std::max<std::int64_t>(0, n - *rc::gen::inRange<std::int64_t>(0, 7)));
+      cell.hi.push_back(n + *rc::gen::inRange<std::int64_t>(0, 7));
+    }
+  }
+  // At most ~4000 boxes of counts (the enumeration's cost): the widest ranges are narrowed.
+  const auto volume = [&] {
+    double v = static_cast<double>(cell.k_hi - cell.k_lo + 1);
+    for (int kappa = 0; kappa < D; ++kappa)
+      v *= static_cast<double>(cell.hi[kappa] - cell.lo[kappa] + 1);
+    return v;
+  };
+  while (volume() > 4000) {
+    int widest = 0;
+    for (int kappa = 1; kappa < D; ++kappa)
+      if (cell.hi[kappa] - cell.lo[kappa] > cell.hi[widest] - cell.lo[widest]) widest = kappa;
+    cell.hi[widest] = cell.lo[widest] + (cell.hi[widest] - cell.lo[widest]) / 2;
+  }
+  const threshold::CellCheck c = threshold::CheckCell(p.f, p.g, v, spec, cell);
+  RC_PRE(c.statistics > 0);
+  RC_TAG(c.bounded ? "bounded" : "not boundable as is",
+         std::isfinite(c.bounds[1]) ? "counts bound" : "no counts bound");
+  const double tolerance = 1e-9 * (1.0 + c.output_scale);
+  for (double bound : c.bounds) RC_ASSERT(c.max_gap <= bound + tolerance);
+}
+
+// A point of {Σ α = 1, lo ≤ α ≤ hi}: every slot at lo, the rest of the mass to the slots in a
+// random order (a vertex of the polytope).
+std::vector<double> RandomVertex(const threshold::AttentionClass& cls) {
+  std::vector<double> alpha = cls.lo;
+  double room = 1.0;
+  for (int j : cls.support) room -= cls.lo[j];
+  std::vector<int> order = cls.support;
+  for (std::size_t i = order.size(); i > 1; --i)
+    std::swap(order[i - 1], order[*rc::gen::inRange<std::size_t>(0, i)]);
+  for (int j : order) {
+    const double t = std::max(0.0, std::min(cls.hi[j] - cls.lo[j], room));
+    alpha[j] += t;
+    room -= t;
+  }
+  return alpha;
+}
+
+// ‖f − g‖_∞ as a function of the classes' α (the tables' affine forms through the MLPs).
+double GapAt(const threshold::PairTable& t, const std::vector<threshold::AttentionClass>& classes,
+             const std::vector<std::vector<double>>& alpha, double& scale) {
+  double worst = 0.0;
+  std::vector<double> out[2];
+  for (int s = 0; s < 2; ++s) {
+    const threshold::ModelTable& mt = t.side[s];
+    const int H = static_cast<int>(mt.heads.size()), M = mt.neurons;
+    std::vector<double> z = mt.pre_base;
+    out[s] = mt.out_base;
+    for (std::size_t c = 0; c < classes.size(); ++c)
+      for (const auto& [side, h] : classes[c].heads) {
+        if (side != s) continue;
+        for (int j : classes[c].support) {
+          for (int i = 0; i < M; ++i) z[i] += alpha[c][j] * mt.Q[(i * H + h) * t.slots + j];
+          for (int k = 0; k < mt.outputs; ++k)
+            out[s][k] += alpha[c][j] * mt.P[(k * H + h) * t.slots + j];
+        }
+      }
+    for (int k = 0; k < mt.outputs; ++k)
+      for (int i = 0; i < M; ++i) out[s][k] += mt.WB[k * M + i] * std::max(0.0, z[i]);
+  }
+  for (std::size_t k = 0; k < out[0].size(); ++k) {
+    worst = std::max(worst, std::abs(out[0][k] - out[1][k]));
+    scale = std::max({scale, std::abs(out[0][k]), std::abs(out[1][k])});
+  }
+  return worst;
+}
+
+// The relaxed bound over α boxes (docs/theory.md §11.5) is at least ‖f − g‖_∞ at every point of
+// its domain, not only at the α of statistics: random pairs and contexts, every head its own
+// class or f's and g's head h one class (shared α), random boxes around a random α, the gap at
+// 40 vertices and points between them and the box's centre. Tolerance 1e-9·(1 + outputs).
+RC_GTEST_PROP(ThresholdProperty, TheRelaxedBoundHoldsOnItsWholeDomain, ()) {
+  const Pair p = GenPair();
+  const JointView v = JointViewOf({&p.f, &p.g});
+  threshold::ContextKey key;
+  key.residue = *rc::gen::inRange(0, v.period);
+  key.suffix =
+      *rc::gen::container<std::vector<int>>(v.locality + 1, rc::gen::inRange(0, v.alphabet));
+  key.length = *rc::gen::inRange<std::uint64_t>(v.locality + 2, 1000);
+  const threshold::PairTable table = threshold::BuildPairTable(p.f, p.g, v, key);
+  const int H0 = static_cast<int>(table.side[0].heads.size());
+  const int H1 = static_cast<int>(table.side[1].heads.size());
+  const bool shared = H0 == H1 && *rc::gen::arbitrary<bool>();
+  std::vector<threshold::AttentionClass> classes;
+  for (int s = 0; s < 2; ++s)
+    for (int h = 0; h < (s == 0 ? H0 : H1); ++h) {
+      if (shared && s == 1) {
+        classes[h].heads.emplace_back(1, h);
+        continue;
+      }
+      threshold::AttentionClass cls;
+      cls.heads.emplace_back(s, h);
+      const std::vector<double> w = *rc::gen::container<std::vector<double>>(
+          table.slots, rc::gen::element(0.0, 0.5, 1.0, 3.0));
+      double total = 0.0;
+      for (double x : w) total += x;
+      RC_PRE(total > 0.0);
+      cls.lo.assign(table.slots, 0.0);
+      cls.hi.assign(table.slots, 0.0);
+      const double radius = *rc::gen::element(0.01, 0.1, 0.3, 1.0);
+      for (int j = 0; j < table.slots; ++j) {
+        if (w[j] == 0.0) continue;
+        cls.support.push_back(j);
+        cls.lo[j] = std::max(0.0, w[j] / total - radius * *rc::gen::element(0.0, 0.5, 1.0));
+        cls.hi[j] = std::min(1.0, w[j] / total + radius * *rc::gen::element(0.0, 0.5, 1.0));
+      }
+      classes.push_back(std::move(cls));
+    }
+  const double bound =
+      threshold::RelaxedCellBound(table, classes, threshold::BoxDomain(classes, table.slots));
+  RC_PRE(std::isfinite(bound));
+  double scale = 0.0, seen = 0.0;
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<std::vector<double>> a, b;
+    for (const threshold::AttentionClass& cls : classes) {
+      a.push_back(RandomVertex(cls));
+      b.push_back(RandomVertex(cls));
+    }
+    const double t = *rc::gen::element(0.0, 0.25, 0.5, 1.0);
+    std::vector<std::vector<double>> mid = a;
+    for (std::size_t c = 0; c < a.size(); ++c)
+      for (std::size_t j = 0; j < a[c].size(); ++j) mid[c][j] = (1 - t) * a[c][j] + t * b[c][j];
+    seen = std::max({seen, GapAt(table, classes, a, scale), GapAt(table, classes, mid, scale)});
+  }
+  RC_TAG(seen > 0.5 * bound ? "within 2x" : "looser");
+  RC_ASSERT(seen <= bound + 1e-9 * (1.0 + scale));
 }
 
 }  // namespace
