@@ -344,7 +344,7 @@ double CellBound(const CellBoundInput& in) {
   worst *= 1.0 + 1e-12;
   if (in.parts != nullptr) in.parts[0] = worst;
   if (worst <= in.limit || in.cell == nullptr) return worst;
-  // The relaxed bounds (threshold_relaxation.h, docs/theory.md §11.5) on the same classes; every
+  // The relaxed bounds (threshold_relaxation.h, docs/theory.md §11.6) on the same classes; every
   // bound is certified, so the smallest holds.
   std::vector<AttentionClass> relaxed(classes);
   for (AttentionClass& cls : relaxed) {
@@ -693,7 +693,7 @@ class Engine {
   }
 
   // Evaluates the cell's representative and returns the first certified bound ≤ limit, else
-  // the smallest (every one of them with `parts`, docs/theory.md §11.3, §11.5).
+  // the smallest (every one of them with `parts`, docs/theory.md §11.3, §11.6).
   double Bound(const Cell& c, double limit, double* parts) {
     const std::int64_t k = Representative(c);
     const double gap = Evaluate(k, false);

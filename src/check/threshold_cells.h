@@ -91,7 +91,7 @@ struct CellBoundInput {
   /// and [D*] the same for a step of the lengths (every residue's heaviest key), times the
   /// cell's range of k (where to split).
   std::vector<double>* score = nullptr;
-  /// If set, the relaxed bounds (docs/theory.md §11.5) are tried when the first bound is above
+  /// If set, the relaxed bounds (docs/theory.md §11.6) are tried when the first bound is above
   /// `limit`: the cell itself, its residue classes' sizes at k = 0 and the view's S and Δ.
   const Cell* cell = nullptr;
   const std::vector<std::int64_t>* base = nullptr;
@@ -99,7 +99,7 @@ struct CellBoundInput {
   /// The first bound at or below it is returned (the caller prunes at `limit`).
   double limit = 0.0;
   /// If set: [0] the first bound (§11.3), [1] the counts' relaxed bound, [2] the box's
-  /// (§11.5), each +∞ where it was not computed.
+  /// (§11.6), each +∞ where it was not computed.
   double* parts = nullptr;
 };
 double CellBound(const CellBoundInput& input);

@@ -1,5 +1,5 @@
 // The linear-relaxation bounds on a cell of the one-layer threshold search (docs/theory.md
-// §11.5): the gap as an affine function of the attention weights, each ReLU replaced by linear
+// §11.6): the gap as an affine function of the attention weights, each ReLU replaced by linear
 // upper and lower bounds, maximised over a set that holds the cell's attention weights.
 #pragma once
 

@@ -1,6 +1,7 @@
 // The one-layer threshold search: statistics certified per second and the largest N reached
 // in a time budget (default 60 s, LTSIM_BENCH_SECONDS), pruned cells against full enumeration
-// (every statistic evaluated, ThresholdOptions::prune = false), at D* = 2, 4, 6.
+// (every statistic evaluated, ThresholdOptions::prune = false), at D* = 2, 4, 6, on four kinds
+// of pair. A/B: run this binary and the previous one's alternately (docs/theory.md §11.7).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -8,57 +9,14 @@
 #include <string>
 
 #include "ltsim/check/threshold.h"
+#include "ltsim_test/residue_share_pairs.h"
 
 namespace {
 
-using ltsim::Matrix;
 using ltsim::Transformer;
-using ltsim::Vector;
-
-// S = 2, period P, one hardmax head per residue r that attends to the keys at residue r and
-// writes their share of 1s, averaged over the heads: f = mean_r share_r. Every residue matters
-// (D* = 2P). Two kinds of g, both never disagreeing at ε = 0.5 (the search has to certify
-// every length): kLinear reads the mean ×1.4 (gap 0.4·mean ≤ 0.4); kBump
-// adds a triangular MLP bump of height 0.3 and half-width 0.05 at c = φ − 1 on the mean.
-enum Kind { kSame, kLinear, kBump };
-Transformer Model(int period, Kind kind) {
-  const bool bump = kind == kBump;
-  const int S = 2, d = S + period + 1, out = d - 1;
-  Transformer m;
-  m.name = kind == kSame ? "bench-f" : "bench-g";
-  m.alphabet = S;
-  m.width = d;
-  m.period = period;
-  m.locality = 0;
-  m.embedding = Matrix::Zero(S, d);
-  for (int s = 0; s < S; ++s) m.embedding(s, s) = 1.0;
-  m.positional = Matrix::Zero(period, d);
-  for (int r = 0; r < period; ++r) m.positional(r, S + r) = 1.0;
-  ltsim::Layer layer;
-  layer.attention = ltsim::Attention::kHardmax;
-  for (int r = 0; r < period; ++r) {
-    ltsim::Head head{Matrix::Zero(d, d), Matrix::Zero(d, d), Vector::Zero(1)};
-    for (int s = 0; s < S; ++s) head.qk(S + r, s) = 1.0;  // logit 1 on residue-r keys
-    head.ov(out, 1) = 1.0 / period;
-    layer.heads.push_back(head);
-  }
-  if (bump) {
-    const double c = 0.6180339887498949, w = 0.05, h = 0.3;
-    ltsim::Mlp mlp{Matrix::Zero(3, d), Vector(3), Matrix::Zero(d, 3)};
-    for (int i = 0; i < 3; ++i) mlp.in(i, out) = 1.0;
-    mlp.in_bias << -(c - w), -c, -(c + w);
-    mlp.out(out, 0) = h / w;
-    mlp.out(out, 1) = -2 * h / w;
-    mlp.out(out, 2) = h / w;
-    layer.mlp = mlp;
-  }
-  m.layers.push_back(layer);
-  m.readout_weight = Matrix::Zero(1, d);
-  m.readout_weight(0, out) = kind == kLinear ? 1.4 : 1.0;
-  m.readout_bias = Vector::Zero(1);
-  ltsim::ValidateTransformer(m, m.name);
-  return m;
-}
+using ltsim::test::Kind;
+using ltsim::test::KindName;
+using ltsim::test::ResidueShareModel;
 
 double BudgetSeconds() {
   const char* env = std::getenv("LTSIM_BENCH_SECONDS");
@@ -68,12 +26,13 @@ double BudgetSeconds() {
 struct Stop {};
 
 // range(0) = P (D* = 2P), range(1) = 1 for the pruned search, 0 for full enumeration,
-// range(2) = the kind of g (1 linear, 2 bump).
+// range(2) = the kind of g (Kind).
 void BM_Threshold(benchmark::State& state) {
   const int period = static_cast<int>(state.range(0));
   const bool prune = state.range(1) != 0;
   const Kind kind = static_cast<Kind>(state.range(2));
-  const Transformer f = Model(period, kSame), g = Model(period, kind);
+  const Transformer f = ResidueShareModel(period, false, kind),
+                    g = ResidueShareModel(period, true, kind);
   const double budget = BudgetSeconds();
   std::uint64_t reached = 0, statistics = 0;
   double seconds = 0.0;
@@ -114,11 +73,12 @@ void BM_Threshold(benchmark::State& state) {
   state.counters["largest_N"] = static_cast<double>(reached);
   state.counters["statistics_per_s"] = static_cast<double>(statistics) / seconds;
   state.counters["seconds"] = seconds;
-  state.SetLabel(std::string(kind == kLinear ? "linear g, " : "bump g, ") +
-                 (prune ? "pruned cells" : "full enumeration"));
+  state.SetLabel(std::string(KindName(kind)) + (prune ? ", pruned cells" : ", full enumeration"));
 }
 BENCHMARK(BM_Threshold)
-    ->ArgsProduct({{1, 2, 3}, {0, 1}, {1, 2}})
+    ->ArgsProduct({{1, 2, 3},
+                   {0, 1},
+                   {Kind::kLinear, Kind::kBump, Kind::kGlobalBump, Kind::kSoftmaxTilt}})
     ->Iterations(1)
     ->Unit(benchmark::kSecond);
 

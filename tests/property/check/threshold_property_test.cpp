@@ -164,7 +164,7 @@ RC_GTEST_PROP(ThresholdProperty, TableEvaluationEqualsTheOneLayerEvaluator, ()) 
 }
 
 // Every certified bound of a cell (the first of docs/theory.md §11.3 and the two relaxed ones of
-// §11.5) is at least the largest gap over the cell's statistics, all of them evaluated: random
+// §11.6) is at least the largest gap over the cell's statistics, all of them evaluated: random
 // pairs (near copies half the time, so that the bounds have to cancel), random contexts,
 // lengths up to ~500 and random boxes of counts and lengths. The tolerance is the evaluators'
 // stated agreement, 1e-9·(1 + the outputs' size) (the bounds are of the exact function).
@@ -265,7 +265,7 @@ double GapAt(const threshold::PairTable& t, const std::vector<threshold::Attenti
   return worst;
 }
 
-// The relaxed bound over α boxes (docs/theory.md §11.5) is at least ‖f − g‖_∞ at every point of
+// The relaxed bound over α boxes (docs/theory.md §11.6) is at least ‖f − g‖_∞ at every point of
 // its domain, not only at the α of statistics: random pairs and contexts, every head its own
 // class or f's and g's head h one class (shared α), random boxes around a random α, the gap at
 // 40 vertices and points between them and the box's centre. Tolerance 1e-9·(1 + outputs).
