@@ -787,7 +787,9 @@ TaskOutcome RunTask(const Transformer& f, const Transformer& g, const JointView&
 
 CellCheck CheckCell(const Transformer& f, const Transformer& g, const JointView& view,
                     const TaskSpec& spec, const Cell& cell) {
-  return Engine(f, g, view, spec, EngineOptions{}).Check(cell);
+  EngineOptions options;  // nothing disagrees, so every length of the cell is enumerated
+  options.epsilon = std::numeric_limits<double>::infinity();
+  return Engine(f, g, view, spec, options).Check(cell);
 }
 
 }  // namespace ltsim::threshold
