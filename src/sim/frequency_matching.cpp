@@ -186,11 +186,11 @@ std::vector<double> Scales(const Structure& st, double theta) {
   return lambda;
 }
 
-// c'_κ for the support types at Θ (0 for types outside every group).
-std::vector<std::uint64_t> GroupCounts(const TypeCounts& counts, const Structure& st,
-                                       double theta) {
+// λ_κ at Θ for every support type: its component's scale, or for a free type the smallest scale
+// of its groups (0 for types outside every group).
+std::vector<double> SupportScales(const Structure& st, double theta, std::size_t types) {
   const std::vector<double> lambda = Scales(st, theta);
-  std::vector<std::uint64_t> out(counts.far.size(), 0);
+  std::vector<double> out(types, 0.0);
   for (int k : st.support) {
     double scale = 1.0;
     if (st.type_comp[k] >= 0) {
@@ -198,6 +198,18 @@ std::vector<std::uint64_t> GroupCounts(const TypeCounts& counts, const Structure
     } else {
       for (int h : st.free_in[k]) scale = std::min(scale, lambda[st.group_comp[h]]);
     }
+    out[k] = scale;
+  }
+  return out;
+}
+
+// c'_κ = max(1, round(max(λ_κ, ν)·c_κ)) for the support types (0 for types outside every
+// group). ν = 0 is the construction's step 3; ν > 0 raises every scale below ν to ν (step 5).
+std::vector<std::uint64_t> CountsAt(const TypeCounts& counts, const Structure& st,
+                                    const std::vector<double>& scales, double nu) {
+  std::vector<std::uint64_t> out(counts.far.size(), 0);
+  for (int k : st.support) {
+    const double scale = std::max(scales[k], nu);
     // scale ≤ 1, so c' ≤ c; a count near 2^64 rounds to 2^64 in double, which no cast may take.
     const double scaled = std::round(scale * static_cast<double>(counts.far[k]));
     out[k] = scaled >= 0x1p64
@@ -206,6 +218,12 @@ std::vector<std::uint64_t> GroupCounts(const TypeCounts& counts, const Structure
                                              std::max<std::uint64_t>(counts.far[k], 1));
   }
   return out;
+}
+
+// c'_κ for the support types at Θ (0 for types outside every group).
+std::vector<std::uint64_t> GroupCounts(const TypeCounts& counts, const Structure& st,
+                                       double theta) {
+  return CountsAt(counts, st, SupportScales(st, theta, counts.far.size()), 0.0);
 }
 
 bool Fits(const TypeCounts& counts, const std::vector<std::uint64_t>& far,
@@ -300,14 +318,47 @@ bool InHardmaxRegime(const Transformer& model, std::uint64_t x_length, std::uint
   return std::log2(shortest) >= Log2HardmaxLength(model);
 }
 
-// The plan at one δ: Θ, the counts, the fill and the certificate. False when the support does
-// not fit.
-bool PlanAt(const TypeCounts& counts, const std::vector<Group>& groups, const Structure& st,
+// Step 5 for a residue class r whose present types all lie in supports (no filler type): its
+// *elastic* types, the support types whose scale was raised to ν (λ_κ ≤ ν) with ν·c_κ ≥ S + 1,
+// share the positions the other types of r leave, R_r, by largest remainder of their x-counts,
+// so that each gets ν_r·c_κ within 1 with ν_r = R_r/X^E_r (X^E_r their x-total), and every one
+// stays present. Returns e_r = |ν_r − ν|/ν, or −1 when the class is left as it was (a filler, no
+// room, no elastic type, or a count that would vanish).
+double Balance(const TypeCounts& counts, const std::vector<bool>& supported,
+               const std::vector<double>& scales, double nu, int r, std::uint64_t size,
+               std::vector<std::uint64_t>& far) {
+  std::vector<int> elastic;
+  std::vector<double> quotas;
+  std::uint64_t used = 0, rigid = 0;
+  long double elastic_mass = 0.0L;
+  for (int s = 0; s < counts.alphabet; ++s) {
+    const int k = counts.TypeIndex(s, r);
+    if (counts.far[k] == 0) continue;
+    if (!supported[k]) return -1.0;  // a filler takes the room (Fill)
+    used += far[k];
+    const double c = static_cast<double>(counts.far[k]);
+    if (scales[k] <= nu && nu * c >= counts.alphabet + 1.0) {
+      elastic.push_back(k);
+      quotas.push_back(c);
+      elastic_mass += c;
+    } else {
+      rigid += far[k];
+    }
+  }
+  if (used >= size || elastic.empty()) return -1.0;
+  const std::uint64_t share = size - rigid;
+  const std::vector<std::uint64_t> fill = LargestRemainder(quotas, share);
+  if (std::any_of(fill.begin(), fill.end(), [](std::uint64_t c) { return c == 0; })) return -1.0;
+  for (std::size_t i = 0; i < elastic.size(); ++i) far[elastic[i]] = fill[i];
+  const long double nu_r = static_cast<long double>(share) / elastic_mass;
+  return static_cast<double>(std::fabs(nu_r - nu) / nu);
+}
+
+// Fills, certifies and describes a plan whose support counts plan.far are set (Θ, δ and the
+// balance e of step 5 too): the fill of step 5, η, the rate and the bookkeeping.
+void Finish(const TypeCounts& counts, const std::vector<Group>& groups, const Structure& st,
             const std::vector<std::uint64_t>& residue_sizes, FrequencyPlan& plan) {
-  plan.theta = LargestTheta(counts, st, residue_sizes);
-  if (plan.theta == 0.0) return false;
   plan.delta = st.delta;
-  plan.far = GroupCounts(counts, st, plan.theta);
   const std::vector<bool> padded = Fill(counts, st, residue_sizes, plan.far);
   const std::vector<double> lambda = Scales(st, plan.theta);
   plan.components = st.components();
@@ -325,9 +376,57 @@ bool PlanAt(const TypeCounts& counts, const std::vector<Group>& groups, const St
     for (int kappa : g.types) group_padded = group_padded || padded[kappa];
     plan.padded_groups += group_padded;
     if (!group_padded)
-      plan.eta_rate = std::max(plan.eta_rate, 2.0 * (g.types.size() + g.fixed) / plan.theta +
-                                                  4.0 * st.foreign[h] * st.delta);
+      plan.eta_rate =
+          std::max(plan.eta_rate, 2.0 * (g.types.size() + g.fixed) / plan.theta +
+                                      4.0 * st.foreign[h] * st.delta + 2.0 * plan.balance);
   }
+}
+
+// The plan at one δ: Θ, the counts, the fill and the certificate. False when the support does
+// not fit.
+bool PlanAt(const TypeCounts& counts, const std::vector<Group>& groups, const Structure& st,
+            const std::vector<std::uint64_t>& residue_sizes, FrequencyPlan& plan) {
+  plan.theta = LargestTheta(counts, st, residue_sizes);
+  if (plan.theta == 0.0) return false;
+  plan.far = GroupCounts(counts, st, plan.theta);
+  Finish(counts, groups, st, residue_sizes, plan);
+  return true;
+}
+
+// The balanced plan at one δ and a given Θ (docs/theory.md §2.4, step 5): every scale below ν is
+// raised to ν, the largest ν ≤ 1 whose counts fit (bisection; it starts at the smallest scale,
+// where the counts are step 3's), then each residue class without a filler type shares its room
+// among its elastic types (Balance). False when step 3's counts at Θ do not fit.
+bool BalancedPlanAt(const TypeCounts& counts, const std::vector<Group>& groups, const Structure& st,
+                    const std::vector<std::uint64_t>& residue_sizes, double theta,
+                    FrequencyPlan& plan) {
+  const std::vector<double> scales = SupportScales(st, theta, counts.far.size());
+  double lo = 1.0;
+  for (int k : st.support) lo = std::min(lo, scales[k]);
+  if (!Fits(counts, CountsAt(counts, st, scales, lo), residue_sizes)) return false;
+  double hi = 1.0;
+  if (Fits(counts, CountsAt(counts, st, scales, hi), residue_sizes)) lo = hi;
+  for (int iteration = 0; iteration < 64 && lo < hi; ++iteration) {
+    const double mid = 0.5 * (lo + hi);
+    if (mid <= lo || mid >= hi) break;
+    (Fits(counts, CountsAt(counts, st, scales, mid), residue_sizes) ? lo : hi) = mid;
+  }
+  plan.theta = theta;
+  plan.nu = lo;
+  plan.far = CountsAt(counts, st, scales, lo);
+  plan.balance = 0.0;
+  plan.balanced_residues = 0;
+  if (lo < 1.0) {
+    std::vector<bool> supported(counts.far.size(), false);
+    for (int k : st.support) supported[k] = true;
+    for (int r = 0; r < counts.period; ++r) {
+      const double e = Balance(counts, supported, scales, lo, r, residue_sizes[r], plan.far);
+      if (e < 0.0) continue;
+      plan.balance = std::max(plan.balance, e);
+      ++plan.balanced_residues;
+    }
+  }
+  Finish(counts, groups, st, residue_sizes, plan);
   return true;
 }
 
@@ -346,17 +445,29 @@ std::vector<double> Deltas(const std::vector<Group>& groups) {
 FrequencyPlan PlanFrequencyMatching(const TypeCounts& counts,
                                     const std::vector<std::uint64_t>& residue_sizes,
                                     std::uint64_t z_length,
-                                    const std::vector<const Transformer*>& models) {
+                                    const std::vector<const Transformer*>& models, bool balance) {
   const std::vector<Group> groups = DistinctGroups(counts, models);
   FrequencyPlan best;
   bool found = false;
+  auto consider = [&](FrequencyPlan& plan) {
+    if (!found || plan.eta < best.eta) best = std::move(plan);
+    found = true;
+  };
   for (double delta : Deltas(groups)) {
     const Structure st = Build(counts, groups, delta);
     if (delta > 0.0 && !st.has_light) continue;  // the structure of δ = 0 again
     FrequencyPlan plan;
     if (!PlanAt(counts, groups, st, residue_sizes, plan)) continue;
-    if (!found || plan.eta < best.eta) best = std::move(plan);
-    found = true;
+    const bool padded = plan.padded_groups > 0;
+    const double theta = plan.theta;
+    consider(plan);
+    // Δ* > 1 and a residue class needed padding: the balanced plans of step 5 at Θ, Θ/2, …
+    // down to 1 (the proof needs one within a factor 2 above its Θ, docs/theory.md §2.4).
+    if (!balance || counts.period == 1 || !padded) continue;
+    for (double t = theta; t >= 1.0 || t == theta; t /= 2) {
+      FrequencyPlan balanced;
+      if (BalancedPlanAt(counts, groups, st, residue_sizes, t, balanced)) consider(balanced);
+    }
   }
   if (!found) {
     std::uint64_t widest = 0;
@@ -395,8 +506,13 @@ class FrequencyMatching : public Simulator {
     out.theta = plan.theta;
     out.eta = plan.hardmax_regime ? plan.eta : std::numeric_limits<double>::quiet_NaN();
     out.detail = fmt::format(
-        "Θ = {:.6g}, δ = {:.3g}; {} coupled components ({} copied exactly); {} padded groups; {}",
-        plan.theta, plan.delta, plan.components, plan.exact_components, plan.padded_groups,
+        "Θ = {:.6g}, δ = {:.3g}; {} coupled components ({} copied exactly); {}{} padded groups; {}",
+        plan.theta, plan.delta, plan.components, plan.exact_components,
+        plan.balanced_residues > 0 ? fmt::format("ν = {:.6g}, {} balanced residue classes "
+                                                 "(e = {:.3g}); ",
+                                                 plan.nu, plan.balanced_residues, plan.balance)
+                                   : std::string(),
+        plan.padded_groups,
         plan.hardmax_regime ? fmt::format("η ≤ {:.3g} (hardmax regime)", plan.eta)
                             : std::string("outside the hardmax regime: no η bound claimed"));
     return out;

@@ -21,22 +21,30 @@ namespace ltsim {
 /// of the head's z-total stays below δ. A type heavy nowhere takes the smallest scale of its
 /// heads. c'_κ = max(1, round(λ c_κ)) keeps every support type present. Θ is the largest value
 /// for which every residue class of z's far region still has room; the rest of each class is
-/// filled with x's present types outside every support (by largest remainder), or, when a class
-/// has none, added to its largest support type. δ = 0 is one scale per coupled support; the plan
-/// kept is the one with the smallest certificate over δ ∈ {0, 2^−k}.
+/// filled with x's present types outside every support (its fillers, by largest remainder), or,
+/// when a class has none, added to its largest support type (padding). When Δ* > 1 and a class
+/// was padded, balanced plans are tried as well (step 5), at Θ, Θ/2, … ≥ 1: every scale below ν
+/// is raised to ν, the largest ν ≤ 1 that fits, and in each class without a filler the elastic
+/// types (λ_κ ≤ ν, ν·c_κ ≥ S + 1) share its room by largest remainder of their x-counts, ν_r·c_κ
+/// each, with the balance e = max_r |ν_r − ν|/ν. δ = 0 is one scale per coupled support; the plan
+/// kept is the one with the smallest certificate over δ ∈ {0, 2^−k} (and Θ, ν for step 5).
 ///
 /// Certificate: in the hardmax regime (every layer hardmax, or finite with T, |z| ≥ T_hard,
 /// with bias_scaling none) η = max_h ‖α_h(x) − α_h(z)‖₁ computed exactly from the counts, and
-///     η_h ≤ 2(|K_h| + m_h)/Θ + 4·F_h·δ      when no padding entered the group,
-/// F_h the types of h outside its component. The total length is bounded uniformly in |x|:
-/// Σ c' ≤ D·(Θ·3^(H/3)·δ^−(H−1) + 1) for H distinct heads (docs/theory.md §2.4), so
-/// |z| = O(Δ·D(D + τ)·(24·D)^(H−1)·(L/ε)^H) reaches η ≤ ε/L (registry entry frequency-length).
+///     η_h ≤ 2(|K_h| + m_h)/Θ + 4·F_h·δ + 2e      when no padding entered the group,
+/// F_h the types of h outside its component (e = 0 without step 5). The total length is
+/// bounded uniformly in |x|: Σ c' ≤ D·(Θ·3^(H/3)·δ^−(H−1) + 1) for H distinct heads, and at
+/// |z| = O(Δ·D(D + τ)·(24·D)^(H−1)·(L/ε)^H) (registry entry frequency-length) the plan kept
+/// reaches η ≤ ε/L for every Δ* (docs/theory.md §2.4: with Δ* > 1 through step 5's e ≤ ε/(6L)).
 struct FrequencyPlan {
   std::vector<std::uint64_t> far;  ///< c'[κ], indexed like TypeCounts::far
   double theta = 0.0;              ///< Θ
   double delta = 0.0;              ///< δ of the plan kept (0: one scale per coupled support)
   double eta = 0.0;                ///< max_h ‖α_h(x) − α_h(z)‖₁ (the certificate above)
-  double eta_rate = 0.0;           ///< max over unpadded groups of 2(|K_h| + m_h)/Θ + 4F_hδ
+  double eta_rate = 0.0;           ///< max over unpadded groups of 2(|K_h| + m_h)/Θ + 4F_hδ + 2e
+  double nu = 0.0;                 ///< ν of a balanced plan (step 5; 0: not balanced)
+  double balance = 0.0;            ///< e = max_r |ν_r − ν|/ν over the balanced residue classes
+  int balanced_residues = 0;       ///< residue classes whose room the elastic types shared
   bool hardmax_regime = false;     ///< whether the certificate applies to these models
   int groups = 0;                  ///< distinct heads (supports) of the models on x
   int components = 0;              ///< scale classes
@@ -46,11 +54,13 @@ struct FrequencyPlan {
 
 /// Plans z's far counts for x (counts in the joint view of `models`, all one-layer) and a
 /// far region of `far_length` positions split into `residue_sizes`. `z_length` = |z| is
-/// needed for the regime check. InputError when the far region cannot hold one token of
-/// every support type.
+/// needed for the regime check. `balance` false leaves out step 5 (the construction before it,
+/// kept so that tests can show what it fixes). InputError when the far region cannot hold one
+/// token of every support type.
 FrequencyPlan PlanFrequencyMatching(const TypeCounts& counts,
                                     const std::vector<std::uint64_t>& residue_sizes,
                                     std::uint64_t z_length,
-                                    const std::vector<const Transformer*>& models);
+                                    const std::vector<const Transformer*>& models,
+                                    bool balance = true);
 
 }  // namespace ltsim
