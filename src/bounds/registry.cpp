@@ -57,7 +57,8 @@ double Lemma53(const ConstantMap& c) {
 
 // The frequency construction's proven length (docs/theory.md §2.4): with Θ = 6(D + τ + 1)·L/ε
 // and the grid's δ ≥ ε/(24·D·L), every plan of H distinct heads fits in a far region of
-// B = D·(Θ·3^(H/3)·δ^−(H−1) + 1) positions per residue class and certifies η ≤ ε/L.
+// B = D·(Θ·3^(H/3)·δ^−(H−1) + 1) positions per residue class and certifies η ≤ ε/L (for
+// Δ > 1 through the balancing of step 5, whose balance is then at most ε/(6L)).
 double FrequencyLength(const ConstantMap& c) {
   const double d = Get(c, "S") * Get(c, "Delta");
   const double ratio = Get(c, "L") / Get(c, "eps");
@@ -89,8 +90,7 @@ std::vector<Bound> MakeRegistry() {
        "L/eps, D = S Delta",
        "[ours]",
        "the frequency construction's proven |z| for eta <= eps/L, H distinct heads of the pair "
-       "(docs/theory.md §2.4; proven for Delta = 1 and for x with a non-support type in every "
-       "residue class)",
+       "(docs/theory.md §2.4; proven for every Delta and every x)",
        FrequencyLength},
   };
 }

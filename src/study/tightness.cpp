@@ -362,11 +362,7 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
                 plan.parameter == StudyParameter::kScale ? ", MLP slope varied" : "");
   row.upper_source = margin ? "max(frequency-length, 2^(p/gamma)) [ours: the construction's "
                               "certificate holds from T_hard on]"
-                     : plan.parameter == StudyParameter::kPeriod
-                         ? "frequency-length [ours]: the construction's certified |z| (proven for "
-                           "Delta > 1 here: the bump head's support lies in one residue class, "
-                           "docs/theory.md §2.4)"
-                         : "frequency-length [ours]: the construction's certified |z|";
+                            : "frequency-length [ours]: the construction's certified |z|";
   row.paper = PaperExponent(plan.parameter, o.precision_bits);
   if (plan.parameter == StudyParameter::kEps) row.paper = -row.paper;  // in 1/ε
   row.paper_source = margin ? "thm4.1-hardmax 2^(p/gamma): b = p ln 2"

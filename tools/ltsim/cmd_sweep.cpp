@@ -176,10 +176,6 @@ std::string UpperSource(const SweepOptions& o) {
   return o.parameter == StudyParameter::kMargin
              ? "max(frequency-length, thm4.1-hardmax 2^(p/gamma)) [ours]: the construction's "
                "certified |z| (its certificate holds from T_hard on)"
-         : o.parameter == StudyParameter::kPeriod
-             ? "frequency-length [ours]: the construction's length, proven for Delta* = 1 and "
-               "for Delta* > 1 only under the residue conditions of docs/theory.md §2.4 (not "
-               "checked for these pairs)"
              : "frequency-length [ours]: the construction's certified |z|";
 }
 
