@@ -169,10 +169,10 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
        "--period 2 --locality 0 --width 6 --heads 2 --mlp-width 1 --max-length 300 --budget 40 "
        "--iterations 5 --out-dir refute-out; ltsim replay refute-out/refute.json"},
       "The first and third example refute their bound (exit 1), the second does not "
-      "(exit 0). The default --budget (2000 evaluations) takes about a minute on 2 "
-      "cores (25-180 s measured, depending on load); the examples use 40. `ltsim replay "
-      "DIR/refute.json` re-derives T*, the separation "
-      "and the verdict from the files.");
+      "(exit 0). The defaults (--budget 10000 evaluations, --max-length 20000) take about "
+      "half a minute on 2 free cores (32 s measured for the first example's class, 56 s of "
+      "CPU) and longer on a loaded machine; the examples use 40. `ltsim replay "
+      "DIR/refute.json` re-derives T*, the separation and the verdict from the files.");
   auto need = [&](CLI::Option* option) { args->required.push_back(option); };
   need(cmd->add_option("--bound", args->options.bound,
                        "conjectured N: a muParser expression over L, Delta, S, tau, gamma, p, C, "
@@ -191,9 +191,9 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--precision", s.cls.precision_bits, "p of finite attention")->default_val(8);
   cmd->add_option("--min-margin", s.cls.min_margin, "γ₀: γ(f), γ(g) ≥ γ₀ for finite attention")
       ->default_val(0.0);
-  cmd->add_option("--max-length", s.max_length, "N: T* is exact up to N")->default_val(5000);
+  cmd->add_option("--max-length", s.max_length, "N: T* is exact up to N")->default_val(20000);
   cmd->add_option("--budget", s.budget, "T* evaluations (default ≈ 1 minute on 2 cores)")
-      ->default_val(2000);
+      ->default_val(10000);
   cmd->add_option("--iterations", s.iterations, "proposals per hill climb")->default_val(49);
   cmd->add_option("--separation", s.separation,
                   "κ: a pair counts only when some string has a gap ≥ κ·ε")
