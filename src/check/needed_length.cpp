@@ -17,7 +17,8 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 }  // namespace
 
-double MaxFrequencySim(const Transformer& f, const Transformer& g, const Source& x, std::uint64_t n) {
+double MaxFrequencySim(const Transformer& f, const Transformer& g, const Source& x,
+                       std::uint64_t n) {
   SandwichOptions options;
   options.method = "frequency";
   options.length = n;
@@ -84,7 +85,7 @@ std::uint64_t SeededNeededLength(const Transformer& f, const Source& x, double e
     bool all = true;
     for (int i = 0; i < seeds && all; ++i)
       all = SimAt(f, on_x, x, method, n,
-                StreamSeed(seed, "experiment-z", static_cast<std::uint64_t>(i))) <= eps;
+                  StreamSeed(seed, "experiment-z", static_cast<std::uint64_t>(i))) <= eps;
     if (all) {
       if (reached) *reached = true;
       return n;

@@ -233,8 +233,11 @@ double CellBound(const CellBoundInput& in) {
       for (int j = 0; j < slots; ++j) {
         if (!(mhi[j] > 0.0)) continue;
         info.support.push_back(j);
-        const double others_hi = std::max(zhi - mhi[j], 0.0);
-        const double others_lo = std::max(zlo - mlo[j], 0.0);
+        // The others' mass by difference, widened by the rounding of the sums it came from
+        // (slots·ε of the total), which a dominant slot would otherwise exceed.
+        const double sum_error = 2.0 * slots * std::numeric_limits<double>::epsilon();
+        const double others_hi = std::max(zhi - mhi[j], 0.0) + sum_error * zhi;
+        const double others_lo = std::max(zlo - mlo[j] - sum_error * zhi, 0.0);
         const double a_lo = mlo[j] > 0.0 ? mlo[j] / (mlo[j] + others_hi) : 0.0;
         const double a_hi = std::min(1.0, mhi[j] / (mhi[j] + others_lo));
         const double a0 = at.alpha[h][j];
@@ -590,6 +593,8 @@ class Engine {
     EvaluateSide(table_.side[1], D_, n_, T, value_[1]);
     ++out_.evaluations;
     const double gap = OutputGap(value_[0].out, value_[1].out);
+    for (const SideValue& v : value_)
+      for (double y : v.out) output_scale_ = std::max(output_scale_, std::abs(y));
     const std::size_t index = static_cast<std::size_t>(k - spec_.k_lo);
     if (tally) ++out_.evaluated[index];
     double& best = out_.max_gap[index];
@@ -732,9 +737,7 @@ class Engine {
       out.statistics += out_.evaluated[i];
       if (!std::isnan(out_.max_gap[i])) out.max_gap = std::max(out.max_gap, out_.max_gap[i]);
     }
-    const std::vector<double>* outputs[2] = {&value_[0].out, &value_[1].out};
-    for (const auto* o : outputs)
-      for (double v : *o) out.output_scale = std::max(out.output_scale, std::abs(v));
+    out.output_scale = output_scale_;
     return out;
   }
 
@@ -776,6 +779,7 @@ class Engine {
   SideValue value_[2];
   std::vector<std::vector<double>> wlo_[2], whi_[2];
   std::vector<double> mlo_, mhi_, score_;
+  double output_scale_ = 0.0;  // the largest |output| evaluated (CellCheck)
 };
 
 }  // namespace

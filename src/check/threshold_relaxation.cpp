@@ -115,11 +115,16 @@ double CountDomain::CountMaximum(const std::vector<double>& g, double& scale) co
       b = mid;
     }
   }
-  // Rounding can blur the bisection where F is flat; the neighbours cover it.
+  // Rounding can blur the bisection where F is flat; the neighbours cover it locally. A sign
+  // misjudged at mid means |F(mid + 1) − F(mid)| ≤ 2·err (err: F's rounding, at most
+  // (D + 2R)·ε·scale), and by concavity every increment beyond it is smaller still, so each of the
+  // at most log₂(K) + 1 misjudgements loses at most 2·err·K: that much is added.
   double best = F(a);
   if (a > cell_.k_lo) best = std::max(best, F(a - 1));
   if (a < cell_.k_hi) best = std::max(best, F(a + 1));
-  return best;
+  const double K = static_cast<double>(cell_.k_hi - cell_.k_lo) + 1.0;
+  const double err = (S_ * R_ + 2.0 * R_) * std::numeric_limits<double>::epsilon() * scale;
+  return best + 2.0 * err * K * (std::log2(K) + 1.0);
 }
 
 double CountDomain::Maximise(const std::vector<double>& coef, double& scale) const {
@@ -161,6 +166,7 @@ double RelaxedCellBound(const PairTable& table, const std::vector<AttentionClass
   // q[s][i·width + c·slots + j]: the coefficient of α_(c, j) in the pre-activation z_i of side
   // s; [zlo, zhi]: z_i's range over the domain (widened by its rounding).
   std::vector<double> q[2], zlo[2], zhi[2], row(width);
+  std::vector<double> q_magnitude[2];  // [s][i]: Σ |Q| over the terms summed into q[s]
   for (int s = 0; s < 2; ++s) {
     const ModelTable& mt = table.side[s];
     const int M = mt.neurons, H = static_cast<int>(mt.heads.size());
@@ -176,8 +182,16 @@ double RelaxedCellBound(const PairTable& table, const std::vector<AttentionClass
       }
     zlo[s].resize(M);
     zhi[s].resize(M);
+    q_magnitude[s].assign(M, 0.0);
+    for (int c = 0; c < C; ++c)
+      for (const auto& [side, h] : classes[c].heads) {
+        if (side != s) continue;
+        for (int i = 0; i < M; ++i)
+          for (int j : classes[c].support)
+            q_magnitude[s][i] += std::abs(mt.Q[(static_cast<std::size_t>(i) * H + h) * slots + j]);
+      }
     for (int i = 0; i < M; ++i) {
-      double scale = std::abs(mt.pre_base[i]);
+      double scale = std::abs(mt.pre_base[i]) + q_magnitude[s][i];
       std::copy(q[s].begin() + i * width, q[s].begin() + (i + 1) * width, row.begin());
       const double hi = mt.pre_base[i] + domain.Maximise(row, scale);
       for (double& x : row) x = -x;
@@ -202,14 +216,24 @@ double RelaxedCellBound(const PairTable& table, const std::vector<AttentionClass
         for (int j : classes[c].support)
           base[static_cast<std::size_t>(c) * slots + j] += sign * p[j];
       }
+    double base_magnitude = 0.0;
+    for (int c = 0; c < C; ++c)
+      for (const auto& [side, h] : classes[c].heads) {
+        const ModelTable& mt = table.side[side];
+        const int H = static_cast<int>(mt.heads.size());
+        const double* p = &mt.P[(static_cast<std::size_t>(k) * H + h) * slots];
+        for (int j : classes[c].support) base_magnitude += std::abs(p[j]);
+      }
     const double base_const = table.side[0].out_base[k] - table.side[1].out_base[k];
     if (!std::isfinite(base_const)) return kInf;
     for (double dir : {1.0, -1.0}) {
       double best = kInf;
       for (Lower rule : {Lower::kZero, Lower::kIdentity, Lower::kChordSlope}) {
         bool lower_choice = false;  // some undetermined ReLU enters with a negative weight
+        // scale gathers the magnitudes of every term summed into coef (α ≤ 1 slot by slot), so
+        // the slack also covers the rounding of sums that cancel (f's and g's terms).
         for (std::size_t x = 0; x < width; ++x) coef[x] = dir * base[x];
-        double value = dir * base_const, scale = std::abs(base_const);
+        double value = dir * base_const, scale = std::abs(base_const) + base_magnitude;
         for (int s = 0; s < 2; ++s) {
           const ModelTable& mt = table.side[s];
           const int M = mt.neurons;
@@ -218,6 +242,7 @@ double RelaxedCellBound(const PairTable& table, const std::vector<AttentionClass
                 dir * (s == 0 ? 1.0 : -1.0) * mt.WB[static_cast<std::size_t>(k) * M + i];
             if (w == 0.0) continue;
             const double l = zlo[s][i], u = zhi[s][i];
+            if (!std::isfinite(u - l)) return kInf;
             double slope = 0.0, intercept = 0.0;  // ReLU(z) ≤ or ≥ slope·z + intercept
             if (l >= 0.0) {
               slope = 1.0;
@@ -235,6 +260,7 @@ double RelaxedCellBound(const PairTable& table, const std::vector<AttentionClass
             scale += std::abs(w) * (std::abs(intercept) + slope * std::abs(mt.pre_base[i]));
             const double* from = &q[s][i * width];
             for (std::size_t x = 0; x < width; ++x) coef[x] += w * slope * from[x];
+            scale += std::abs(w) * slope * q_magnitude[s][i];
           }
         }
         value += domain.Maximise(coef, scale);

@@ -77,8 +77,8 @@ class CountDomain : public AttentionDomain {
 /// A certified upper bound on max over the domain of ‖f − g‖_∞: each ReLU with pre-activation
 /// range [l, u] (from the domain) is replaced by its chord from above and by λ·z,
 /// λ ∈ {0, 1, u/(u − l)}, from below, and the resulting affine function of α is maximised over
-/// the domain. Shared heads cancel, and so do the ReLUs of a bump that f and g see through the
-/// same attention. +∞ when a number is not finite.
+/// the domain. Shared heads cancel, and the neurons of a bump, which all read one quantity, are
+/// bounded together rather than by the sum of their slopes. +∞ when a number is not finite.
 double RelaxedCellBound(const PairTable& table, const std::vector<AttentionClass>& classes,
                         const AttentionDomain& domain);
 

@@ -508,10 +508,10 @@ class FrequencyMatching : public Simulator {
     out.detail = fmt::format(
         "Θ = {:.6g}, δ = {:.3g}; {} coupled components ({} copied exactly); {}{} padded groups; {}",
         plan.theta, plan.delta, plan.components, plan.exact_components,
-        plan.balanced_residues > 0 ? fmt::format("ν = {:.6g}, {} balanced residue classes "
-                                                 "(e = {:.3g}); ",
-                                                 plan.nu, plan.balanced_residues, plan.balance)
-                                   : std::string(),
+        plan.nu > 0.0 ? fmt::format("ν = {:.6g}, {} balanced residue classes "
+                                    "(e = {:.3g}); ",
+                                    plan.nu, plan.balanced_residues, plan.balance)
+                      : std::string(),
         plan.padded_groups,
         plan.hardmax_regime ? fmt::format("η ≤ {:.3g} (hardmax regime)", plan.eta)
                             : std::string("outside the hardmax regime: no η bound claimed"));

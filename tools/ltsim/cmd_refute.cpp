@@ -192,7 +192,7 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--min-margin", s.cls.min_margin, "γ₀: γ(f), γ(g) ≥ γ₀ for finite attention")
       ->default_val(0.0);
   cmd->add_option("--max-length", s.max_length, "N: T* is exact up to N")->default_val(20000);
-  cmd->add_option("--budget", s.budget, "T* evaluations (default ≈ 1 minute on 2 cores)")
+  cmd->add_option("--budget", s.budget, "T* evaluations (default ≈ half a minute on 2 cores)")
       ->default_val(10000);
   cmd->add_option("--iterations", s.iterations, "proposals per hill climb")->default_val(49);
   cmd->add_option("--separation", s.separation,

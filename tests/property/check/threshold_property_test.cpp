@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
 
 #include "check/threshold_cells.h"
 #include "check/threshold_relaxation.h"
@@ -324,6 +326,91 @@ RC_GTEST_PROP(ThresholdProperty, TheRelaxedBoundHoldsOnItsWholeDomain, ()) {
   }
   RC_TAG(seen > 0.5 * bound ? "within 2x" : "looser");
   RC_ASSERT(seen <= bound + 1e-9 * (1.0 + scale));
+}
+
+// The count domain's maximum (docs/theory.md §11.6 (b)) is at least the largest value of
+// Σ_c Σ_j α_cj·C_cj over every integer statistic of a cell spanning up to 40 lengths with full
+// count ranges (so the bisection over k and the linearisation's error term both matter):
+// random constant weights per class, random coefficients, S = 2 (Δ = 1, 2) or S = 3 (Δ = 1),
+// 0–2 suffix keys, every statistic enumerated. Tolerance 1e-9·(1 + Σ|C|).
+RC_GTEST_PROP(ThresholdProperty, TheCountBoundHoldsOverWideRangesOfLengths, ()) {
+  const int S = *rc::gen::inRange(2, 4);
+  const int R = S == 3 ? 1 : *rc::gen::inRange(1, 3);
+  const int D = S * R, m = *rc::gen::inRange(0, 3), slots = D + m;
+  std::vector<std::int64_t> base(R);
+  for (std::int64_t& b : base) b = *rc::gen::inRange<std::int64_t>(0, 20);
+  threshold::Cell cell;
+  cell.k_lo = *rc::gen::inRange<std::int64_t>(0, 10);
+  cell.k_hi = cell.k_lo + *rc::gen::inRange<std::int64_t>(0, 40);
+  for (int kappa = 0; kappa < D; ++kappa) {
+    cell.lo.push_back(0);
+    cell.hi.push_back(base[kappa / S] + cell.k_hi);
+  }
+  const int C = *rc::gen::inRange(1, 4);
+  std::vector<threshold::AttentionClass> classes(C);
+  for (threshold::AttentionClass& cls : classes) {
+    cls.constant_weights = true;
+    cls.weight =
+        *rc::gen::container<std::vector<double>>(slots, rc::gen::element(0.0, 0.5, 1.0, 2.0, 7.0));
+    // Z > 0 on every statistic: a suffix key with weight, or every far type weighted at lengths
+    // whose residues are never empty.
+    bool suffix = false;
+    for (int j = D; j < slots; ++j) suffix = suffix || cls.weight[j] > 0.0;
+    if (!suffix)
+      for (int j = 0; j < D; ++j) cls.weight[j] = std::max(cls.weight[j], 0.5);
+    RC_PRE(suffix || *std::min_element(base.begin(), base.end()) + cell.k_lo >= 1);
+    cls.lo.assign(slots, 0.0);
+    cls.hi.assign(slots, 1.0);
+    for (int j = 0; j < slots; ++j)
+      if (cls.weight[j] > 0.0) cls.support.push_back(j);
+  }
+  const std::vector<double> coef = *rc::gen::container<std::vector<double>>(
+      static_cast<std::size_t>(C) * slots,
+      rc::gen::map(rc::gen::inRange(-100, 101), [](int v) { return v / 10.0; }));
+  const threshold::CountDomain domain(classes, slots, S, R, cell, base);
+  RC_ASSERT(domain.valid());
+  double scale = 0.0;
+  const double bound = domain.Maximise(coef, scale);
+  double seen = -std::numeric_limits<double>::infinity(), magnitude = 1.0;
+  for (double c : coef) magnitude += std::abs(c);
+  std::vector<std::int64_t> n(D, 0);
+  const auto value = [&] {
+    double total = 0.0;
+    for (int c = 0; c < C; ++c) {
+      const threshold::AttentionClass& cls = classes[c];
+      double z = 0.0, num = 0.0;
+      for (int j : cls.support) {
+        const double mass = cls.weight[j] * (j < D ? static_cast<double>(n[j]) : 1.0);
+        z += mass;
+        num += mass * coef[static_cast<std::size_t>(c) * slots + j];
+      }
+      total += num / z;
+    }
+    return total;
+  };
+  // Every split of each residue's N_r = base_r + k among its S tokens.
+  const std::function<void(int, std::int64_t)> splits = [&](int kappa, std::int64_t k) {
+    if (kappa == D) {
+      seen = std::max(seen, value());
+      return;
+    }
+    const int r = kappa / S, s = kappa % S;
+    std::int64_t used = 0;
+    for (int t = 0; t < s; ++t) used += n[r * S + t];
+    const std::int64_t left = base[r] + k - used;
+    if (s == S - 1) {
+      n[kappa] = left;
+      splits(kappa + 1, k);
+      return;
+    }
+    for (std::int64_t v = 0; v <= left; ++v) {
+      n[kappa] = v;
+      splits(kappa + 1, k);
+    }
+  };
+  for (std::int64_t k = cell.k_lo; k <= cell.k_hi; ++k) splits(0, k);
+  RC_ASSERT(seen <= bound + 1e-9 * magnitude);
+  RC_TAG(S, R, cell.k_hi - cell.k_lo > 10 ? "wide" : "narrow");
 }
 
 }  // namespace

@@ -334,6 +334,8 @@ RC_GTEST_PROP(FrequencyProperty, LengthBoundHoldsForCountsOfAnySize, ()) {
   RC_TAG(plan.exact_components == plan.components ? "copied exactly" : "scaled");
   RC_ASSERT(plan.groups <= constants.at("H"));
   RC_ASSERT(LessOrClose(plan.eta, constants.at("eps")));
+  // The rate (docs/theory.md §2.4, with step 5's + 2e) bounds every plan that pads nothing.
+  if (plan.padded_groups == 0) RC_ASSERT(LessOrClose(plan.eta, plan.eta_rate));
   // Requirements (c) and (e): only x's types, every support type kept, each class filled.
   for (int r = 0; r < x.period; ++r) {
     std::uint64_t used = 0;
