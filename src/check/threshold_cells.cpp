@@ -213,20 +213,20 @@ double CellBound(const CellBoundInput& in) {
         zlo += mlo[j];
         zhi += mhi[j];
       }
-      if (!(zlo > 0.0) || !std::isfinite(zhi)) return kInf;
+      if (!(zlo > 0.0) || !std::isfinite(zhi)) {
+        if (in.score != nullptr) in.score->clear();  // split by width, not a partial score
+        return kInf;
+      }
       if (in.score != nullptr) {
         for (int j = 0; j < table.types; ++j) (*in.score)[j] += (mhi[j] - mlo[j]) / zlo;
-        if (in.cell != nullptr) {
-          const int S = in.alphabet;
-          double most = 0.0;
-          for (int r = 0; r < in.period; ++r) {
-            double w = 0.0;
-            for (int t = 0; t < S; ++t) w = std::max(w, wlo[r * S + t]);
-            most += w;
-          }
-          (*in.score)[table.types] +=
-              static_cast<double>(in.cell->k_hi - in.cell->k_lo) * most / zlo;
+        const int S = in.alphabet;
+        double most = 0.0;
+        for (int r = 0; r < in.period; ++r) {
+          double w = 0.0;
+          for (int t = 0; t < S; ++t) w = std::max(w, wlo[r * S + t]);
+          most += w;
         }
+        (*in.score)[table.types] += static_cast<double>(in.cell->k_hi - in.cell->k_lo) * most / zlo;
       }
       HeadInfo info{
           s, h, {}, 0.0, -1, std::vector<double>(slots, 0.0), std::vector<double>(slots, 0.0)};
@@ -346,7 +346,7 @@ double CellBound(const CellBoundInput& in) {
   for (double b : bound) worst = std::max(worst, b);
   worst *= 1.0 + 1e-12;
   if (in.parts != nullptr) in.parts[0] = worst;
-  if (worst <= in.limit || in.cell == nullptr) return worst;
+  if (worst <= in.limit) return worst;
   // The relaxed bounds (threshold_relaxation.h, docs/theory.md §11.6) on the same classes; every
   // bound is certified, so the smallest holds.
   std::vector<AttentionClass> relaxed(classes);
@@ -722,6 +722,7 @@ class Engine {
     in.limit = limit;
     in.score = &score_;
     in.parts = parts;
+    score_.clear();  // a cell left unbounded splits by its widest range, not a stale score
     return std::isfinite(gap) ? CellBound(in) : std::numeric_limits<double>::infinity();
   }
 

@@ -91,8 +91,9 @@ struct CellBoundInput {
   /// and [D*] the same for a step of the lengths (every residue's heaviest key), times the
   /// cell's range of k (where to split).
   std::vector<double>* score = nullptr;
-  /// If set, the relaxed bounds (docs/theory.md §11.6) are tried when the first bound is above
-  /// `limit`: the cell itself, its residue classes' sizes at k = 0 and the view's S and Δ.
+  /// The cell itself, its residue classes' sizes at k = 0 and the view's S and Δ (the relaxed
+  /// bounds of docs/theory.md §11.6, tried when the first bound is above `limit`, and the
+  /// lengths' split score need them).
   const Cell* cell = nullptr;
   const std::vector<std::int64_t>* base = nullptr;
   int alphabet = 0, period = 0;

@@ -42,14 +42,14 @@ struct FrequencyPlan {
   double delta = 0.0;              ///< δ of the plan kept (0: one scale per coupled support)
   double eta = 0.0;                ///< max_h ‖α_h(x) − α_h(z)‖₁ (the certificate above)
   double eta_rate = 0.0;           ///< max over unpadded groups of 2(|K_h| + m_h)/Θ + 4F_hδ + 2e
-  double nu = 0.0;                 ///< ν of a step-5 plan (0: steps 2–4's plan; 1: no scale raised)
-  double balance = 0.0;            ///< e = max_r |ν_r − ν|/ν over the balanced residue classes
-  int balanced_residues = 0;       ///< residue classes whose room the elastic types shared
-  bool hardmax_regime = false;     ///< whether the certificate applies to these models
-  int groups = 0;                  ///< distinct heads (supports) of the models on x
-  int components = 0;              ///< scale classes
-  int exact_components = 0;        ///< components copied exactly (λ_C = 1)
-  int padded_groups = 0;           ///< groups that received padding
+  double nu = 0.0;              ///< ν of a step-5 plan (0: steps 2–4's plan; 1: no scale raised)
+  double balance = 0.0;         ///< e = max_r |ν_r − ν|/ν over the balanced residue classes
+  int balanced_residues = 0;    ///< residue classes whose room the elastic types shared
+  bool hardmax_regime = false;  ///< whether the certificate applies to these models
+  int groups = 0;               ///< distinct heads (supports) of the models on x
+  int components = 0;           ///< scale classes
+  int exact_components = 0;     ///< components copied exactly (λ_C = 1)
+  int padded_groups = 0;        ///< groups that received padding
 };
 
 /// Plans z's far counts for x (counts in the joint view of `models`, all one-layer) and a

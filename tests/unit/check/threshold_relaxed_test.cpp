@@ -54,7 +54,9 @@ TEST(ThresholdRelaxed, PrunedEqualsFullEnumerationAtDStarSix) {
 
 // Beyond full enumeration: every length up to 1000 certified (about 10^10 statistics at
 // D* = 6), almost all by the bounds, where the first bound alone needed cells narrower than
-// the bump at every length (docs/theory.md §11.6).
+// the bump at every length (docs/theory.md §11.6). This checks that the bounds prune (no pair
+// here disagrees, so it cannot see an unsound bound: the property tests of
+// tests/property/check/threshold_property_test.cpp check soundness).
 TEST(ThresholdRelaxed, CertifiesEveryLengthFarBeyondEnumeration) {
   for (const Kind kind : {Kind::kBump, Kind::kGlobalBump, Kind::kSoftmaxTilt}) {
     SCOPED_TRACE(test::KindName(kind));
