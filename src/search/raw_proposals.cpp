@@ -6,10 +6,10 @@
 #include <cmath>
 #include <limits>
 
-#include "ltsim/check/threshold.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/one_layer.h"
 #include "ltsim/model/constants.h"
+#include "ltsim/threshold/threshold.h"
 #include "raw_internal.h"
 
 namespace ltsim::raw {

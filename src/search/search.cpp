@@ -13,7 +13,6 @@
 #include "ltsim/bounds/registry.h"
 #include "ltsim/check/needed_length.h"
 #include "ltsim/check/sandwich.h"
-#include "ltsim/check/threshold.h"
 #include "ltsim/core/bytes.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
@@ -23,6 +22,7 @@
 #include "ltsim/model/model_file.h"
 #include "ltsim/search/proposals.h"
 #include "ltsim/strings/sources.h"
+#include "ltsim/threshold/threshold.h"
 
 namespace ltsim {
 namespace {

@@ -9,13 +9,13 @@
 
 #include "ltsim/check/needed_length.h"
 #include "ltsim/check/sandwich.h"
-#include "ltsim/check/threshold.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/precise.h"
 #include "ltsim/io/json.h"
 #include "ltsim/io/output_file.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/strings/sources.h"
+#include "ltsim/threshold/threshold.h"
 
 namespace ltsim {
 namespace {

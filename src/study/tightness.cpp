@@ -19,7 +19,6 @@
 
 #include "ltsim/bounds/registry.h"
 #include "ltsim/check/needed_length.h"
-#include "ltsim/check/threshold.h"
 #include "ltsim/construct/families.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
@@ -27,6 +26,7 @@
 #include "ltsim/study/point_witness.h"
 #include "ltsim/study/sweep.h"
 #include "ltsim/study/tightness_families.h"
+#include "ltsim/threshold/threshold.h"
 #include "tightness_52.h"
 #include "tightness_lemma53.h"
 

@@ -16,7 +16,6 @@
 #include <functional>
 #include <limits>
 
-#include "ltsim/check/threshold.h"
 #include "ltsim/construct/kgram.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
@@ -25,6 +24,7 @@
 #include "ltsim/study/experiment.h"
 #include "ltsim/study/point_witness.h"
 #include "ltsim/study/tightness_families.h"
+#include "ltsim/threshold/threshold.h"
 
 namespace ltsim {
 namespace {
@@ -357,7 +357,7 @@ std::vector<double> Theorem52InverseMarginGrid(int points) {
 }
 
 std::uint64_t TwoLayerExhaustiveLength(int alphabet) {
-  // The rule of FindThreshold (check/threshold.h): the largest T ≤ 64 with Σ_{t≤T} S^t ≤ 2^16.
+  // The rule of FindThreshold (threshold/threshold.h): the largest T ≤ 64 with Σ_{t≤T} S^t ≤ 2^16.
   std::uint64_t total = 0, power = 1, t = 0;
   while (t < kThresholdExhaustiveMaxLength) {
     power *= static_cast<std::uint64_t>(alphabet);

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "ltsim/check/threshold.h"
 #include "ltsim/core/error.h"
+#include "ltsim/threshold/threshold.h"
 
 namespace ltsim {
 namespace {

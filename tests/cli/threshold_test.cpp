@@ -5,7 +5,7 @@ namespace ltsim::cli_test {
 namespace {
 
 // f = share of 1s at odd positions, g = at positions ≡ 1 (mod 3) (Δ* = 6). Their largest gap
-// is 0, 0, 1/2, 1/2, 2/3 at T = 1…5 (unit/check/threshold_test.cpp derives it): with ε = 0.6
+// is 0, 0, 1/2, 1/2, 2/3 at T = 1…5 (unit/threshold/threshold_test.cpp derives it): with ε = 0.6
 // the first disagreement is T = 5.
 class ThresholdCliTest : public CliTest {
  protected:

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "ltsim/check/threshold.h"
+#include "ltsim/threshold/threshold.h"
 #include "ltsim_test/residue_share_pairs.h"
 
 namespace {

@@ -9,9 +9,9 @@
 #include "common_options.h"
 #include "dist_options.h"
 #include "help.h"
-#include "ltsim/check/threshold.h"
 #include "ltsim/eval/precise.h"
 #include "ltsim/model/model_file.h"
+#include "ltsim/threshold/threshold.h"
 #include "output.h"
 #include "progress.h"
 

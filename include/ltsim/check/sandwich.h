@@ -11,14 +11,6 @@
 
 namespace ltsim {
 
-/// How to build z.
-struct SandwichOptions {
-  std::string method = "frequency";
-  std::uint64_t length = 0;  ///< target |z| = n
-  std::uint64_t seed = 0;
-  std::uint64_t block_length = 0;  ///< ℓ of `markov` and `blocks`; 0 = ⌈n^(1/3)⌉
-};
-
 /// One model's side of the sandwich and the constants used for it.
 struct ModelSide {
   Vector on_x;                ///< f(x)

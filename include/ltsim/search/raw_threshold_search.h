@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "ltsim/check/threshold.h"
 #include "ltsim/eval/type_counts.h"
 #include "ltsim/io/json.h"
 #include "ltsim/model/transformer.h"
+#include "ltsim/threshold/threshold.h"
 
 namespace ltsim {
 

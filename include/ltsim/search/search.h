@@ -59,7 +59,7 @@ inline constexpr io::NameTable<ProposalSet, 3> kProposalSetNames{
 ///                  searched with `proposals = "logits"` so L stays the generated pair's.
 ///   disagreement-length
 ///                  T*/N: T* the first length ≤ n at which some string has ‖f(x) − g(x)‖_∞ > ε
-///                  (FindThreshold, check/threshold.h: every sufficient statistic, exact for
+///                  (FindThreshold, threshold/threshold.h: every sufficient statistic, exact for
 ///                  one-layer pairs; x plays no part), N = max(2^(p/γ) when a layer is finite,
 ///                  L²Δ⁷S⁶τ²/ε², 1), Thm 4.1's length with O-constants 1 (docs/theory.md
 ///                  §2.1). Above 1:

@@ -8,20 +8,20 @@
 #include <vector>
 
 #include "ltsim/eval/type_counts.h"
+#include "ltsim/model/joint_view.h"
 #include "ltsim/model/transformer.h"
 #include "ltsim/strings/source.h"
 
 namespace ltsim {
 
-/// The joint view of several models: one type space fine enough for all of them.
-struct JointView {
-  int alphabet = 0;
-  int period = 1;    ///< Δ* = lcm of the periods
-  int locality = 0;  ///< τ* = max of the localities
+/// How to build z: a simulator by name and what it is given (the `simulate`, `sandwich` and
+/// `statistic` commands; RunSimulation and RunSandwich in check/sandwich.h).
+struct SandwichOptions {
+  std::string method = "frequency";
+  std::uint64_t length = 0;  ///< target |z| = n
+  std::uint64_t seed = 0;
+  std::uint64_t block_length = 0;  ///< ℓ of `markov` and `blocks`; 0 = ⌈n^(1/3)⌉
 };
-
-/// Δ* and τ* of `models` (at least one); InputError if their alphabets differ.
-JointView JointViewOf(const std::vector<const Transformer*>& models);
 
 /// What a simulator may use: x itself (re-readable), x's counts in the joint view of the
 /// models, the models (model-aware methods read their weights, the others only Δ and τ),

@@ -8,10 +8,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "ltsim/check/threshold.h"
 #include "ltsim/core/error.h"
 #include "ltsim/model/constants.h"
 #include "ltsim/model/model_file.h"
+#include "ltsim/threshold/threshold.h"
 
 namespace ltsim {
 namespace {

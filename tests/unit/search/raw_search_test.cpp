@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <fstream>
 
-#include "ltsim/check/threshold.h"
 #include "ltsim/construct/families.h"
 #include "ltsim/eval/one_layer.h"
 #include "ltsim/model/constants.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/search/raw_threshold_search.h"
 #include "ltsim/search/refute.h"
+#include "ltsim/threshold/threshold.h"
 #include "search/raw_internal.h"
 
 namespace ltsim {

@@ -6,10 +6,10 @@
 #include <algorithm>
 
 #include "ltsim/bounds/registry.h"
-#include "ltsim/check/threshold.h"
 #include "ltsim/core/error.h"
 #include "ltsim/model/constants.h"
 #include "ltsim/search/proposals.h"
+#include "ltsim/threshold/threshold.h"
 
 namespace ltsim {
 namespace {

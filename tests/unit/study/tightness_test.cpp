@@ -9,7 +9,6 @@
 #include <filesystem>
 
 #include "ltsim/bounds/registry.h"
-#include "ltsim/check/threshold.h"
 #include "ltsim/construct/kgram.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/evaluate.h"
@@ -17,6 +16,7 @@
 #include "ltsim/strings/sources.h"
 #include "ltsim/study/point_witness.h"
 #include "ltsim/study/tightness_families.h"
+#include "ltsim/threshold/threshold.h"
 #include "study/tightness_52.h"
 
 namespace ltsim {

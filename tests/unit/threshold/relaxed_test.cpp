@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ltsim/check/threshold.h"
+#include "ltsim/threshold/threshold.h"
 #include "ltsim_test/residue_share_pairs.h"
 
 namespace ltsim {
@@ -56,7 +56,7 @@ TEST(ThresholdRelaxed, PrunedEqualsFullEnumerationAtDStarSix) {
 // D* = 6), almost all by the bounds, where the first bound alone needed cells narrower than
 // the bump at every length (docs/theory.md §11.6). This checks that the bounds prune (no pair
 // here disagrees, so it cannot see an unsound bound: the property tests of
-// tests/property/check/threshold_property_test.cpp check soundness).
+// tests/property/threshold/threshold_property_test.cpp check soundness).
 TEST(ThresholdRelaxed, CertifiesEveryLengthFarBeyondEnumeration) {
   for (const Kind kind : {Kind::kBump, Kind::kGlobalBump, Kind::kSoftmaxTilt}) {
     SCOPED_TRACE(test::KindName(kind));

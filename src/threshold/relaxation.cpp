@@ -1,5 +1,5 @@
 // The linear-relaxation bounds on a cell of the threshold search (docs/theory.md §11.6).
-#include "check/threshold_relaxation.h"
+#include "threshold/relaxation.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // The first length where two models disagree by more than ε, exactly for one-layer pairs.
-#include "ltsim/check/threshold.h"
+#include "ltsim/threshold/threshold.h"
 
 #include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -16,7 +16,6 @@
 #include <optional>
 #include <utility>
 
-#include "check/threshold_cells.h"
 #include "eval/layer_math.h"
 #include "ltsim/core/bytes.h"
 #include "ltsim/core/error.h"
@@ -28,6 +27,7 @@
 #include "ltsim/eval/two_layer.h"
 #include "ltsim/eval/type_counts.h"
 #include "ltsim/strings/sources.h"
+#include "threshold/cells.h"
 
 namespace ltsim {
 namespace {

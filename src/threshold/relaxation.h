@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "check/threshold_cells.h"
+#include "threshold/cells.h"
 
 namespace ltsim::threshold {
 

@@ -1,13 +1,13 @@
 // The one-layer threshold's tables, fast evaluation and certified cell bound (docs/theory.md §11).
-#include "check/threshold_cells.h"
+#include "threshold/cells.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "check/threshold_relaxation.h"
 #include "eval/layer_math.h"
 #include "ltsim/core/error.h"
+#include "threshold/relaxation.h"
 
 namespace ltsim::threshold {
 namespace {
@@ -347,7 +347,7 @@ double CellBound(const CellBoundInput& in) {
   worst *= 1.0 + 1e-12;
   if (in.parts != nullptr) in.parts[0] = worst;
   if (worst <= in.limit) return worst;
-  // The relaxed bounds (threshold_relaxation.h, docs/theory.md §11.6) on the same classes; every
+  // The relaxed bounds (relaxation.h, docs/theory.md §11.6) on the same classes; every
   // bound is certified, so the smallest holds.
   std::vector<AttentionClass> relaxed(classes);
   for (AttentionClass& cls : relaxed) {

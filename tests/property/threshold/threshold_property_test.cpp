@@ -8,12 +8,12 @@
 #include <functional>
 #include <limits>
 
-#include "check/threshold_cells.h"
-#include "check/threshold_relaxation.h"
-#include "ltsim/check/threshold.h"
 #include "ltsim/eval/one_layer.h"
 #include "ltsim/eval/type_counts.h"
+#include "ltsim/threshold/threshold.h"
 #include "ltsim_test/random_models.h"
+#include "threshold/cells.h"
+#include "threshold/relaxation.h"
 
 namespace ltsim {
 namespace {

@@ -6,9 +6,9 @@
 #include <limits>
 #include <vector>
 
-#include "ltsim/check/threshold.h"
+#include "ltsim/model/joint_view.h"
 #include "ltsim/model/transformer.h"
-#include "ltsim/sim/simulator.h"
+#include "ltsim/threshold/threshold.h"
 
 namespace ltsim::threshold {
 

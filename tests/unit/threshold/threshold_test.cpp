@@ -1,5 +1,5 @@
 // Known first disagreements derived by hand in every attention mode, and a brute-force check.
-#include "ltsim/check/threshold.h"
+#include "ltsim/threshold/threshold.h"
 
 #include <gtest/gtest.h>
 

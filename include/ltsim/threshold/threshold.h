@@ -11,8 +11,8 @@
 
 #include "ltsim/core/types.h"
 #include "ltsim/core/work.h"
+#include "ltsim/model/joint_view.h"
 #include "ltsim/model/transformer.h"
-#include "ltsim/sim/simulator.h"
 
 namespace ltsim {
 
