@@ -1,0 +1,397 @@
+// The pruned search of one-layer pairs: windows of lengths, each split into tasks (one context,
+// a range of lengths) whose cells of the count lattice are evaluated or pruned by a certified
+// bound (docs/theory.md §11), reduced in a fixed order so the result is the same for any
+// number of threads or ranks.
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "eval/layer_math.h"
+#include "ltsim/core/bytes.h"
+#include "ltsim/core/error.h"
+#include "ltsim/core/work.h"
+#include "ltsim/model/joint_view.h"
+#include "threshold/cells.h"
+#include "threshold/item_codec.h"
+#include "threshold/searches.h"
+#include "threshold/statistics.h"
+#include "threshold/witness_recheck.h"
+
+namespace ltsim::threshold {
+namespace {
+
+bool LogScaled(const Transformer& m) { return m.layers.front().bias_scaling == BiasScaling::kLog; }
+
+struct Context {
+  int residue;
+  std::vector<int> suffix;
+  std::uint64_t T_base;
+};
+
+std::vector<Context> AllContexts(const JointView& view) {
+  const int m = view.locality + 1;
+  std::uint64_t suffixes = 1;
+  for (int t = 0; t < m; ++t) suffixes *= view.alphabet;
+  std::vector<Context> contexts;
+  for (int rho = 0; rho < view.period; ++rho) {
+    std::uint64_t base = static_cast<std::uint64_t>(m) + 1;
+    while (base % view.period != static_cast<std::uint64_t>(rho)) ++base;
+    for (std::uint64_t code = 0; code < suffixes; ++code) {
+      std::vector<int> suffix(m);
+      std::uint64_t c = code;
+      for (int t = m - 1; t >= 0; --t) {
+        suffix[t] = static_cast<int>(c % view.alphabet);
+        c /= view.alphabet;
+      }
+      contexts.push_back({rho, std::move(suffix), base});
+    }
+  }
+  return contexts;
+}
+
+// The tasks of lengths [a, b]: each context's lengths in the window, one task a length for
+// log-scaled models (their suffix logits depend on T), otherwise split into chunks so that
+// there are at least 16 tasks. Only the window and the view decide the tasks, never the threads.
+std::vector<TaskSpec> WindowTasks(const std::vector<Context>& contexts, const JointView& view,
+                                  std::uint64_t a, std::uint64_t b, bool per_length) {
+  std::vector<TaskSpec> tasks;
+  const std::uint64_t period = static_cast<std::uint64_t>(view.period);
+  const std::uint64_t chunks_wanted = std::max<std::uint64_t>(1, 16 / contexts.size());
+  for (const Context& c : contexts) {
+    if (b < c.T_base) continue;
+    const std::uint64_t k_lo = a <= c.T_base ? 0 : (a - c.T_base + period - 1) / period;
+    const std::uint64_t k_hi = (b - c.T_base) / period;
+    if (k_lo > k_hi) continue;
+    const std::uint64_t count = k_hi - k_lo + 1;
+    const std::uint64_t chunks = per_length ? count : std::min(count, chunks_wanted);
+    for (std::uint64_t q = 0; q < chunks; ++q) {
+      TaskSpec t;
+      t.key.residue = c.residue;
+      t.key.suffix = c.suffix;
+      t.T_base = c.T_base;
+      t.k_lo = static_cast<std::int64_t>(k_lo + count * q / chunks);
+      t.k_hi = static_cast<std::int64_t>(k_lo + count * (q + 1) / chunks) - 1;
+      t.key.length = c.T_base + static_cast<std::uint64_t>(t.k_lo) * period;
+      tasks.push_back(std::move(t));
+    }
+  }
+  return tasks;
+}
+
+// The outcomes of `tasks`, each a pure function of its spec. With `dealer` (MPI ranks that
+// share decisions, docs/distributed.md §2) the tasks are dealt in chunks of `chunk` and only
+// the reducing rank receives the outcomes (the other ranks' stay empty); without, this
+// process runs them all on its arena's threads.
+std::vector<TaskOutcome> RunTasks(const Transformer& f, const Transformer& g, const JointView& view,
+                                  const std::vector<TaskSpec>& tasks, const EngineOptions& o,
+                                  oneapi::tbb::task_arena& arena, ItemDealer* dealer,
+                                  std::uint64_t chunk, bool* all_arrived = nullptr) {
+  std::vector<TaskOutcome> out(tasks.size());
+  if (all_arrived) *all_arrived = true;
+  const auto run = [&](std::size_t begin, std::size_t end, TaskOutcome* into) {
+    arena.execute([&] {
+      oneapi::tbb::parallel_for(
+          begin, end, [&](std::size_t i) { into[i - begin] = RunTask(f, g, view, tasks[i], o); });
+    });
+  };
+  if (dealer == nullptr) {
+    run(0, tasks.size(), out.data());
+    return out;
+  }
+  // A dealer that stopped early (a rank died) leaves outcomes missing on the reducer: the
+  // caller must not read them as "no disagreement".
+  const std::uint64_t wanted = std::min<std::uint64_t>(
+      std::max<std::uint64_t>(
+          1, (tasks.size() + 2 * dealer->Processes() - 1) / (2 * dealer->Processes())),
+      chunk);
+  const DealReport report = dealer->Deal(
+      0, tasks.size(), wanted,
+      [&](std::uint64_t begin, std::uint64_t end) {
+        std::vector<TaskOutcome> part(end - begin);
+        run(begin, end, part.data());
+        std::vector<std::string> bytes;
+        bytes.reserve(part.size());
+        for (const TaskOutcome& p : part) bytes.push_back(TaskBytes(p));
+        return bytes;
+      },
+      [&](std::uint64_t i, std::string&& bytes) {
+        out[i] = TaskFromBytes(bytes);
+        return true;
+      });
+  if (all_arrived) *all_arrived = !dealer->Reduces() || report.consumed == tasks.size();
+  return out;
+}
+
+TypeCounts JointCounts(const JointView& view, const TaskSpec& task,
+                       const std::vector<std::uint64_t>& far, std::uint64_t length) {
+  TypeCounts c;
+  c.alphabet = view.alphabet;
+  c.period = view.period;
+  c.locality = view.locality;
+  c.length = length;
+  c.far = far;
+  c.suffix.assign(task.key.suffix.begin(), task.key.suffix.end());
+  return c;
+}
+
+// The smallest divisor Δ' of Δ* such that both models' inputs y⁰(s, r) depend on r only
+// through r mod Δ' (bitwise equal vectors): the models cannot tell apart residues ≡ mod Δ',
+// so the statistics of period Δ' are sufficient too and the search runs on them.
+int SearchPeriod(const Transformer& f, const Transformer& g, int period) {
+  for (int candidate = 1; candidate < period; ++candidate) {
+    if (period % candidate != 0) continue;
+    bool same = true;
+    for (const Transformer* m : {&f, &g})
+      for (int s = 0; s < m->alphabet && same; ++s)
+        for (int r = 0; r < period && same; ++r)
+          same =
+              InputVector(*m, s, r % m->period) == InputVector(*m, s, (r % candidate) % m->period);
+    if (same) return candidate;
+  }
+  return period;
+}
+
+// What the reducing process decides after each window, broadcast to the other ranks.
+enum Decision : std::uint8_t { kGoOn, kDisagrees, kBudgetSpent, kLost };
+
+// One run of the pruned search. Under MPI every rank runs it and computes a share of each
+// window's tasks; the reducing rank alone sees the outcomes, decides whether the search goes
+// on, and broadcasts its decision, so every rank makes the same Deals and the result is the
+// single process's (other ranks return an empty result).
+class CellSearch {
+ public:
+  CellSearch(const Transformer& f, const Transformer& g, const ThresholdOptions& options)
+      : f_(f),
+        g_(g),
+        options_(options),
+        start_(std::chrono::steady_clock::now()),
+        threads_(options.threads > 0 ? options.threads
+                                     : oneapi::tbb::this_task_arena::max_concurrency()),
+        arena_(threads_) {
+    result_.method = ThresholdMethod::kStatistics;
+    result_.view = JointViewOf({&f, &g});
+    result_.pruned = true;
+    view_ = result_.view;
+    view_.period = SearchPeriod(f, g, view_.period);
+    result_.search_period = view_.period;
+    N_ = options.max_length;
+    m_ = static_cast<std::uint64_t>(view_.locality) + 1;
+    result_.threads = threads_;
+    dealer_ =
+        options.dealer != nullptr && options.dealer->Processes() > 1 && options.dealer->Shares()
+            ? options.dealer
+            : nullptr;
+    reduces_ = dealer_ == nullptr || dealer_->Reduces();
+    chunk_ = static_cast<std::uint64_t>(threads_);
+    result_.max_gap_per_length.assign(N_, std::numeric_limits<double>::quiet_NaN());
+  }
+
+  ThresholdResult Run() {
+    std::uint64_t short_first = SearchShortLengths();
+    Decision short_decision = short_first != 0 ? kDisagrees : kGoOn;
+    Agree(short_decision, short_first);
+    if (short_decision == kDisagrees) return reduces_ ? Finish(short_first) : ThresholdResult{};
+    contexts_ = AllContexts(view_);
+    per_length_ = LogScaled(f_) || LogScaled(g_);
+    engine_.epsilon = options_.epsilon;
+    engine_.leaf_points = options_.leaf_statistics;
+    engine_.count_pruned = options_.count_pruned;
+    std::uint64_t a = m_ + 1;
+    while (a <= N_) {
+      std::uint64_t b = 0;
+      bool full = false;
+      std::uint64_t first = 0;
+      const Decision decision = SearchWindow(a, b, full, first);
+      if (decision == kLost) {
+        // Exact up to the previous window only.
+        if (!reduces_) return ThresholdResult{};
+        result_.complete = false;
+        return Finish(a - 1);
+      }
+      if (decision == kDisagrees) return LargestGapAt(first, full);
+      if (!reduces_) {
+        if (decision == kBudgetSpent) return ThresholdResult{};
+        a = b + 1;
+        continue;
+      }
+      if (options_.progress) options_.progress(b, N_, result_.evaluations, Seconds());
+      if (decision == kBudgetSpent) {
+        result_.complete = false;
+        return Finish(b);
+      }
+      a = b + 1;
+    }
+    if (!reduces_) return ThresholdResult{};
+    return Finish(N_);
+  }
+
+ private:
+  double Seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+  // Every rank takes the reducing rank's decision (no-op without a sharing dealer).
+  void Agree(Decision& decision, std::uint64_t& first) const {
+    if (dealer_ == nullptr) return;
+    ByteWriter w;
+    w.Put(decision);
+    w.Put(first);
+    std::string bytes = w.Take();
+    dealer_->Broadcast(bytes);
+    ByteReader r(bytes);
+    decision = r.Get<Decision>();
+    first = r.Get<std::uint64_t>();
+  }
+
+  // The result, exact up to `checked`, with its statistic counts.
+  ThresholdResult Finish(std::uint64_t checked) {
+    result_.checked_up_to = checked;
+    result_.max_gap_per_length.resize(checked);
+    result_.exhaustive_up_to = checked;
+    result_.exhaustive = true;
+    for (std::uint64_t t = 1; t <= checked; ++t)
+      result_.statistics_total =
+          SaturatingAdd(result_.statistics_total,
+                        CountStatistics(view_.alphabet, view_.period, view_.locality, t));
+    result_.statistics_pruned =
+        result_.statistics_total - std::min(result_.statistics_total, result_.statistics_evaluated);
+    return result_;
+  }
+
+  // Lengths T ≤ τ* + 1 have no far positions: every statistic, on the reducing process, which
+  // tells the others whether the search ends there. Returns the first disagreement, or 0.
+  std::uint64_t SearchShortLengths() {
+    for (std::uint64_t t = 1; t <= std::min(N_, m_) && reduces_; ++t) {
+      const std::uint64_t before = result_.evaluations;
+      const LengthOutcome outcome =
+          SearchStatistics(f_, g_, result_.view, t, options_.epsilon, result_.evaluations);
+      result_.statistics_evaluated += result_.evaluations - before;
+      result_.max_gap_per_length[t - 1] = outcome.max_gap;
+      if (outcome.disagrees) {
+        SetWitness(f_, g_, t,
+                   ToRuns(outcome.argmax_counts ? Realise(*outcome.argmax_counts) : outcome.argmax),
+                   outcome.witness_gap, options_.epsilon, result_);
+        return t;
+      }
+    }
+    return 0;
+  }
+
+  // The window from a: a single length enumerated in full while that is cheap (`full`), then
+  // growing windows. Sets b and the window's first disagreement; returns the agreed decision.
+  Decision SearchWindow(std::uint64_t a, std::uint64_t& b, bool& full, std::uint64_t& first) {
+    const std::uint64_t here = CountStatistics(view_.alphabet, view_.period, view_.locality, a);
+    full = SaturatingAdd(cumulative_, here) <= options_.full_statistics;
+    b = full ? a : std::min(N_, a + std::max<std::uint64_t>(8 * view_.period, a / 8) - 1);
+    engine_.goal = Goal::kFirst;
+    engine_.prune = !full;
+    const std::vector<TaskSpec> tasks = WindowTasks(contexts_, view_, a, b, per_length_);
+    bool arrived = true;
+    const std::vector<TaskOutcome> outcomes =
+        RunTasks(f_, g_, view_, tasks, engine_, arena_, dealer_, chunk_, &arrived);
+    first = 0;
+    for (const TaskOutcome& o : outcomes)
+      if (o.first_T != 0 && (first == 0 || o.first_T < first)) first = o.first_T;
+    if (reduces_) AddWindow(tasks, outcomes, first);
+    for (std::uint64_t t = a; t <= b; ++t)
+      cumulative_ = SaturatingAdd(cumulative_,
+                                  CountStatistics(view_.alphabet, view_.period, view_.locality, t));
+    Decision decision = !arrived                                                   ? kLost
+                        : first != 0                                               ? kDisagrees
+                        : result_.evaluations > options_.max_evaluations && b < N_ ? kBudgetSpent
+                                                                                   : kGoOn;
+    Agree(decision, first);
+    return decision;
+  }
+
+  // The window's counts and per-length maxima, below its first disagreement.
+  void AddWindow(const std::vector<TaskSpec>& tasks, const std::vector<TaskOutcome>& outcomes,
+                 std::uint64_t first) {
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      const TaskOutcome& o = outcomes[i];
+      result_.evaluations += o.evaluations;
+      result_.cells += o.cells;
+      result_.cells_pruned += o.cells_pruned;
+      result_.max_pruned_bound = std::max(result_.max_pruned_bound, o.max_pruned_bound);
+      for (std::size_t q = 0; q < o.evaluated.size(); ++q) {
+        const std::uint64_t T =
+            tasks[i].T_base + (static_cast<std::uint64_t>(tasks[i].k_lo) + q) * view_.period;
+        if (first != 0 && T >= first) break;
+        result_.statistics_evaluated += o.evaluated[q];
+        if (o.pruned.size() > q) result_.statistics_pruned_counted += o.pruned[q];
+        double& best = result_.max_gap_per_length[T - 1];
+        if (!std::isnan(o.max_gap[q]) && (std::isnan(best) || o.max_gap[q] > best))
+          best = o.max_gap[q];
+      }
+    }
+  }
+
+  // The largest gap at T* = first and its statistic: every statistic of T* evaluated or
+  // bounded by a certified bound ≤ the largest gap found.
+  ThresholdResult LargestGapAt(std::uint64_t first, bool full) {
+    engine_.goal = Goal::kMax;
+    engine_.prune = !full;
+    const std::vector<TaskSpec> at = WindowTasks(contexts_, view_, first, first, true);
+    bool best_arrived = true;
+    const std::vector<TaskOutcome> best =
+        RunTasks(f_, g_, view_, at, engine_, arena_, dealer_, chunk_, &best_arrived);
+    if (!reduces_) return ThresholdResult{};
+    if (!best_arrived) {
+      // T* is known to disagree, but not its largest gap and witness: exact below it only.
+      result_.complete = false;
+      return Finish(first - 1);
+    }
+    std::size_t arg = best.size();
+    for (std::size_t i = 0; i < best.size(); ++i) {
+      const TaskOutcome& o = best[i];
+      result_.evaluations += o.evaluations;
+      result_.cells += o.cells;
+      result_.cells_pruned += o.cells_pruned;
+      result_.statistics_evaluated += o.evaluated[0];
+      if (!o.pruned.empty()) result_.statistics_pruned_counted += o.pruned[0];
+      if (!o.best_counts.empty() && (arg == best.size() || o.best_gap > best[arg].best_gap))
+        arg = i;
+    }
+    LTSIM_CHECK(arg < best.size());  // the kFirst search found a disagreeing statistic here
+    result_.max_gap_per_length[first - 1] = best[arg].best_gap;
+    const TypeCounts joint = JointCounts(view_, at[arg], best[arg].best_counts, first);
+    SetWitness(f_, g_, first, ToRuns(Realise(joint)), best[arg].best_gap, options_.epsilon,
+               result_);
+    if (options_.progress) options_.progress(first, N_, result_.evaluations, Seconds());
+    return Finish(first);
+  }
+
+  const Transformer& f_;
+  const Transformer& g_;
+  const ThresholdOptions& options_;
+  const std::chrono::steady_clock::time_point start_;
+  ThresholdResult result_;
+  JointView view_;  // the joint view with the search period Δ'
+  std::uint64_t N_ = 0, m_ = 0;
+  const int threads_;
+  oneapi::tbb::task_arena arena_;
+  ItemDealer* dealer_ = nullptr;  // a dealer whose ranks share decisions, or null
+  bool reduces_ = true;
+  std::uint64_t chunk_ = 1;
+  EngineOptions engine_;
+  std::vector<Context> contexts_;
+  bool per_length_ = false;
+  std::uint64_t cumulative_ = 0;  // statistics of every length before the current window
+};
+
+}  // namespace
+
+ThresholdResult FindByCells(const Transformer& f, const Transformer& g,
+                            const ThresholdOptions& options) {
+  return CellSearch(f, g, options).Run();
+}
+
+}  // namespace ltsim::threshold
