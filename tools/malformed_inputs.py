@@ -3,7 +3,16 @@
 counts how each ends (issue 12's attack, repeatable): clean (exit 2, one line on stderr
 naming the file, key or flag), crash (a signal, a sanitizer report, an internal check),
 hang (over --timeout seconds), accepted (exit 0 or 1 although the input is malformed),
-unclear (exit 2 but not one clean line) and memory (peak RSS over 1 GiB).
+unclear (exit 2 but not one clean line), lost (a file outside the run changed, an output
+directory holding a mix of two runs, a campaign that can no longer be resumed) and memory
+(peak RSS over 1 GiB).
+
+The classes of files that steer or are shared: `steer` (shards whose stored command is not
+a sharded run), `shards` (single-byte corruptions of real shards, and records re-encoded
+with valid digests), `strings-change` (a string file rewritten in place or swapped by rename
+while ltsim reads it: a run must end with a correct answer or a clean error, never a mix),
+`sets` (output directories whose writer is killed at a random moment: the directory must
+hold the old set or the new one), `concurrent` (two runs into one directory at once).
 
 Every input is malformed by construction: values of the wrong type or out of range where
 the format constrains them, missing or unknown or duplicate keys, truncated or too deeply
@@ -29,9 +38,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GIB = 1 << 30
 
 
-def run_one(cmd, timeout, env, cwd):
-    """(exit code or -signal, stderr text, peak RSS in bytes, hung) of one invocation."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+def run_one(cmd, timeout, env, cwd, stdout=None):
+    """(exit code or -signal, stderr text, peak RSS in bytes, hung) of one invocation;
+    `stdout`, a path, receives the standard output."""
+    out = open(stdout, "wb") if stdout else subprocess.DEVNULL
+    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, env=env,
                             cwd=cwd, start_new_session=True)
     chunks = []
     reader = threading.Thread(target=lambda: chunks.append(proc.stderr.read()))
@@ -49,6 +60,8 @@ def run_one(cmd, timeout, env, cwd):
             break
         time.sleep(0.01)
     reader.join()
+    if stdout:
+        out.close()
     proc.returncode = 0  # reaped by wait4: keep Popen from waiting again
     code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
     err = b"".join(c for c in chunks if c).decode("utf-8", "replace")
@@ -405,13 +418,331 @@ def invocations_flags(args, rng, work):
     return out[:max(args.per_class, len(out))]
 
 
+
+# ---------------------------------------------------------------- shards (docs/distributed.md §4.1)
+MASK = (1 << 64) - 1
+
+
+def mix64(x):
+    x = (x + 0x9e3779b97f4a7c15) & MASK
+    x = ((x ^ (x >> 30)) * 0xbf58476d1ce4e5b9) & MASK
+    x = ((x ^ (x >> 27)) * 0x94d049bb133111eb) & MASK
+    return x ^ (x >> 31)
+
+
+def digest64(data, seed=0):
+    """include/ltsim/core/digest.h: 8-byte little-endian words through Mix64, the length last."""
+    h = mix64(seed ^ 0x6c7473696d646967)
+    full = len(data) // 8 * 8
+    for i in range(0, full, 8):
+        h = mix64(h ^ int.from_bytes(data[i:i + 8], "little"))
+    if len(data) > full:
+        h = mix64(h ^ int.from_bytes(data[full:], "little"))
+    return mix64(h ^ mix64(len(data)))
+
+
+MAGIC = b"ltsim-shard\n"
+
+
+def parse_shard(data):
+    body = data[len(MAGIC):]
+    at = 0
+
+    def take(n):
+        nonlocal at
+        out = body[at:at + n]
+        at += n
+        return out
+    u64 = lambda: int.from_bytes(take(8), "little")
+    header = json.loads(take(u64()))
+    records = []
+    for _ in range(u64()):
+        deal = int.from_bytes(take(4), "little")
+        index = u64()
+        item = take(u64())
+        u64()
+        records.append([deal, index, item])
+    return header, records
+
+
+def write_shard(header, records):
+    """A shard with every digest recomputed (what anyone can do: the digests hold no secret)."""
+    text = json.dumps(header, separators=(",", ":")).encode()
+    bound = digest64(text)
+    out = bytearray(len(text).to_bytes(8, "little") + text + len(records).to_bytes(8, "little"))
+    for deal, index, item in records:
+        key = deal.to_bytes(4, "little") + index.to_bytes(8, "little")
+        out += key + len(item).to_bytes(8, "little") + item
+        out += digest64(key + item, bound).to_bytes(8, "little")
+    out += digest64(bytes(out)).to_bytes(8, "little")
+    return MAGIC + bytes(out)
+
+
+def make_shards(ltsim, env, work):
+    f = os.path.join(ROOT, "corpus/models/pair/f.json")
+    g = os.path.join(ROOT, "corpus/models/pair/g.json")
+    fuzz = os.path.join(work, "fuzz.ltsim-shard")
+    subprocess.run([ltsim, "fuzz", "--seed", "5", "--cases", "6", "--min-x-length", "100",
+                    "--max-x-length", "200", "--min-z-length", "20", "--max-z-length", "40",
+                    "--out-dir", os.path.join(work, "merged"), "--shard", "0/1", "--shard-out", fuzz],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=work)
+    threshold = os.path.join(work, "threshold.ltsim-shard")
+    subprocess.run([ltsim, "threshold", f, g, "--eps", "0.1", "--max-length", "6", "--no-prune",
+                    "--shard", "0/1", "--shard-out", threshold],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=work)
+    return fuzz, threshold
+
+
+def invocations_steer(args, rng, work, ltsim, env):
+    """Shards whose stored command is not a sharded run: merge must refuse them all."""
+    _, threshold = make_shards(ltsim, env, work)
+    header, records = parse_shard(open(threshold, "rb").read())
+    victim = os.path.join(work, "victim.txt")
+    f = os.path.join(ROOT, "corpus/models/pair/f.json")
+    commands = [["generate", "text:0 1 0", "--out", victim], ["merge", "SELF"], ["merge"],
+                ["fuzz", "--resume", work], ["fuzz", "--cases", "3", "--out-dir", work, "--time-budget", "1"],
+                ["fuzz", "--case", "1"], ["search", "--replay", victim], ["sweep", "--shard", "0/1"],
+                ["threshold", f, f, "--shard-out", victim], ["import", f, "--out", victim],
+                ["construct", "kgram", "--alphabet", "2", "--k", "1", "--out", victim],
+                ["simulate", "--method", "frequency", "--model", f, "text:0 1", "--out", victim],
+                ["info", f], ["eval", f, "text:0 1"], ["--version"], ["help"], [], [""],
+                ["threshold", "--help"], ["fuzz", "--time-budget=2", "--out-dir", work],
+                ["generate\n\x1b[2J", "x"], ["x" * 100000]]
+    out = []
+    k = 0
+    while len(out) < args.per_class:
+        command = list(commands[k % len(commands)])
+        path = os.path.join(work, f"steer{k}.ltsim-shard")
+        command = [path if w == "SELF" else w for w in command]
+        h = dict(header, command=command)
+        open(path, "wb").write(write_shard(h, records))
+        out.append((["merge", path], [path], lambda: open(victim).read() != "keep" if os.path.exists(victim) else True))
+        k += 1
+    open(victim, "w").write("keep")
+    return out
+
+
+def invocations_shards(args, rng, work, ltsim, env):
+    """Corrupted shards (one byte changed, cut, inserted) and re-encoded records with valid
+    digests (junk items, a bool that is 2, a witness name leaving the directory, a forged
+    refutation): every one must be a clean error, nothing written outside, no NUL bytes in
+    cases.jsonl."""
+    fuzz, threshold = make_shards(ltsim, env, work)
+    sources = [open(fuzz, "rb").read(), open(threshold, "rb").read()]
+    out = []
+    k = 0
+    merged = os.path.join(work, "merged")
+    shutil.rmtree(merged, ignore_errors=True)
+
+    def no_nul():
+        lines = os.path.join(merged, "cases.jsonl")
+        bad = os.path.exists(lines) and b"\0" in open(lines, "rb").read()
+        return bad or os.path.exists(os.path.join(work, "escaped.witness.json"))
+    while len(out) < args.per_class:
+        data = sources[k % 2]
+        path = os.path.join(work, f"shard{k}.ltsim-shard")
+        kind = rng.randrange(6)
+        if kind <= 2:  # one byte changed, cut or inserted anywhere
+            at = rng.randrange(len(data))
+            if kind == 0:
+                mutant = data[:at] + bytes([data[at] ^ (1 << rng.randrange(8))]) + data[at + 1:]
+            elif kind == 1:
+                mutant = data[:at]
+            else:
+                mutant = data[:at] + bytes([rng.randrange(256)]) + data[at:]
+        else:  # re-encoded with valid digests
+            header, records = parse_shard(data)
+            i = rng.randrange(len(records))
+            item = records[i][2]
+            if kind == 3:
+                records[i][2] = bytes(rng.randrange(256) for _ in range(rng.randrange(0, 40)))
+            elif kind == 4:
+                records[i][2] = item[:rng.randrange(len(item))] if item else b"x"
+            else:
+                if k % 2 == 0:  # fuzz: a witness escaping, or a case claiming a refutation
+                    if rng.random() < 0.5:
+                        name = b"../../escaped.witness.json"
+                        records[i][2] = ((1).to_bytes(8, "little") + len(name).to_bytes(8, "little") + name +
+                                         (3).to_bytes(8, "little") + b"{}\n" + (3).to_bytes(8, "little") + b"{}\n")
+                    else:
+                        n = int.from_bytes(item[:8], "little")
+                        pos = 8
+                        for _ in range(2 * n):
+                            size = int.from_bytes(item[pos:pos + 8], "little")
+                            pos += 8 + size
+                        size = int.from_bytes(item[pos:pos + 8], "little")
+                        line = json.loads(item[pos + 8:pos + 8 + size])
+                        for prop in line["properties"].values():
+                            prop["holds"] = not prop["holds"]
+                        text = (json.dumps(line) + "\n").encode()
+                        records[i][2] = item[:pos] + len(text).to_bytes(8, "little") + text
+                else:  # threshold: flip a flag byte to 2, or change the recorded gap
+                    b = bytearray(item)
+                    b[min(8, len(b) - 1)] = 2
+                    records[i][2] = bytes(b)
+            mutant = write_shard(header, records)
+        if mutant == data:
+            k += 1
+            continue
+        open(path, "wb").write(mutant)
+        out.append((["merge", path], [path], no_nul))
+        k += 1
+    return out
+
+
+# ---------------------------------------------------------------- strings that change
+def run_strings_change(args, rng, work, ltsim, env):
+    """A string file rewritten in place, or replaced by rename, while `eval` reads it: the run
+    must print the answer for the old or the new file, or fail cleanly; a crash, a hang or an
+    answer for neither (a mix) counts against it."""
+    model = os.path.join(ROOT, "corpus/models/pair/f.json")
+    counts = {k: 0 for k in ["clean", "crash", "hang", "accepted", "unclear", "lost", "memory"]}
+    examples = {}
+    texts = []
+    for v in range(4):
+        r = random.Random(v)
+        texts.append(" ".join(str(r.randrange(3)) for _ in range(300000)) + "\n")
+    texts.append("0^99999999 1 2 1\n")
+    texts.append(("1 " * 200000) + "7\n")  # a token outside the model's alphabet
+    answers = {}
+    for t, text in enumerate(texts):
+        path = os.path.join(work, f"ref{t}.txt")
+        open(path, "w").write(text)
+        result = subprocess.run([ltsim, "eval", model, path, "--json"], capture_output=True, env=env)
+        answers[t] = json.loads(result.stdout)["outputs"] if result.returncode == 0 else None
+    for k in range(args.per_class):
+        a, b = rng.sample(range(len(texts)), 2)
+        path = os.path.join(work, f"x{k}.txt")
+        open(path, "w").write(texts[a])
+        swap = rng.random() < 0.5
+        delay = rng.random() * 0.05
+        spare = os.path.join(work, f"y{k}.txt")
+        open(spare, "w").write(texts[b])
+
+        def change():
+            time.sleep(delay)
+            if swap:
+                os.rename(spare, path)
+            else:
+                with open(path, "r+") as f:  # in place
+                    f.write(texts[b][:len(texts[a])])
+                    f.truncate()
+        thread = threading.Thread(target=change)
+        thread.start()
+        stdout = os.path.join(work, "out.json")
+        code, err, rss, hung = run_one([ltsim, "eval", model, path, "--json"], args.timeout, env, work,
+                                       stdout=stdout)
+        thread.join()
+        outcome = classify(code, err, hung, [path])
+        if code == 0:
+            try:
+                got = json.loads(open(stdout).read())["outputs"]
+            except (ValueError, KeyError):
+                got = "unreadable"
+            outcome = "clean" if got in (answers[a], answers[b]) else "accepted"
+        if code == 2 and answers[a] is None:
+            outcome = "clean" if outcome == "clean" else outcome
+        counts[outcome] += 1
+        if outcome != "clean":
+            examples.setdefault(outcome, []).append((["eval", model, path], code, err.strip()[:300]))
+    return counts, examples
+
+
+# ---------------------------------------------------------------- output sets and locks
+def member_of(directory):
+    """(f's meta, g's meta) of a family directory, or None when a file is missing."""
+    try:
+        f = json.load(open(os.path.join(directory, "f.json")))["meta"]
+        g = json.load(open(os.path.join(directory, "g.json")))["meta"]
+        return f, g
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def run_sets(args, rng, work, ltsim, env):
+    """`construct family --out-dir D` killed (SIGKILL) at a random moment while it replaces an
+    earlier member: D must then hold one member whole (f and g of the same parameters), the old
+    or the new one, and the next run must succeed."""
+    counts = {k: 0 for k in ["clean", "crash", "hang", "accepted", "unclear", "lost", "memory"]}
+    examples = {}
+    slopes = ["8", "4", "2", "1"]
+    for k in range(args.per_class):
+        d = os.path.join(work, f"fam{k % 8}")
+        slope = slopes[k % len(slopes)]
+        cmd = [ltsim, "construct", "family", "bump", "--slope", slope, "--eps", "0.05", "--period", "2",
+               "--out-dir", d]
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=work)
+        time.sleep(rng.random() * 0.03)
+        proc.kill()
+        proc.wait()
+        pair = member_of(d) if os.path.exists(os.path.join(d, "f.json")) or os.path.exists(os.path.join(d, "g.json")) else "absent"
+        consistent = pair == "absent" or (pair is not None and pair[0] == pair[1])
+        again = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=work)
+        if not consistent or again.returncode != 0:
+            counts["lost"] += 1
+            examples.setdefault("lost", []).append((cmd[1:], again.returncode,
+                                                    "mixed set" if not consistent else again.stderr.decode()[:300]))
+        else:
+            counts["clean"] += 1
+    return counts, examples
+
+
+def run_concurrent(args, rng, work, ltsim, env):
+    """Two runs into one directory at once (two fresh fuzz campaigns, two resumes, two family
+    writers): one may be refused, cleanly; the directory must stay whole and resumable."""
+    counts = {k: 0 for k in ["clean", "crash", "hang", "accepted", "unclear", "lost", "memory"]}
+    examples = {}
+    fuzz = ["fuzz", "--seed", "3", "--cases", "40", "--threads", "1", "--min-x-length", "100",
+            "--max-x-length", "300", "--min-z-length", "20", "--max-z-length", "40", "--out-dir"]
+    for k in range(args.per_class):
+        d = os.path.join(work, f"c{k}")
+        kind = k % 3
+        if kind == 0:
+            cmds = [fuzz + [d], fuzz + [d]]
+        elif kind == 1:
+            subprocess.run([ltsim] + fuzz[:4] + ["5"] + fuzz[5:] + [d], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, env=env)
+            open(os.path.join(d, "campaign.json"), "r")  # exists
+            options = json.load(open(os.path.join(d, "campaign.json")))
+            options["cases"] = 40
+            open(os.path.join(d, "campaign.json"), "w").write(json.dumps(options, indent=2) + "\n")
+            cmds = [["fuzz", "--resume", d], ["fuzz", "--resume", d]]
+        else:
+            cmds = [["construct", "family", "bump", "--slope", s, "--eps", "0.05", "--out-dir", d] for s in ["8", "2"]]
+        procs = [subprocess.Popen([ltsim] + c, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=work)
+                 for c in cmds]
+        results = [(p.wait(timeout=args.timeout * 5), p.stderr.read().decode()) for p in procs]
+        bad = False
+        for code, err in results:
+            if code not in (0, 1, 2) or "internal check" in err or (code == 2 and "another ltsim run" not in err
+                                                                  and "already holds" not in err):
+                bad = True
+        if kind < 2:
+            check = subprocess.run([ltsim, "fuzz", "--resume", d], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, env=env)
+            whole = check.returncode in (0, 1)
+        else:
+            pair = member_of(d)
+            whole = pair is not None and pair[0] == pair[1]
+        if bad:
+            counts["unclear"] += 1
+            examples.setdefault("unclear", []).append((cmds[0], [r[0] for r in results], results[0][1][:200]))
+        elif not whole:
+            counts["lost"] += 1
+            examples.setdefault("lost", []).append((cmds[0], [r[0] for r in results], "not whole afterwards"))
+        else:
+            counts["clean"] += 1
+    return counts, examples
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ltsim", default=os.path.join(ROOT, "build/tools/ltsim/ltsim"))
     parser.add_argument("--per-class", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=20.0)
-    parser.add_argument("--classes", default="models,strings,witnesses,search-witnesses,campaigns,flags")
+    parser.add_argument("--classes", default="models,strings,witnesses,search-witnesses,campaigns,flags,"
+                                             "steer,shards,strings-change,sets,concurrent")
     parser.add_argument("--show", type=int, default=3, help="examples printed per non-clean outcome")
     parser.add_argument("--keep", action="store_true",
                         help="keep the generated inputs (their directory is printed) to inspect")
@@ -424,48 +755,61 @@ def main():
     work = tempfile.mkdtemp(prefix="ltsim_malformed_")
     open(os.path.join(work, "keep.txt"), "w").write("0 1 0^5\n")
     print(f"ltsim {ltsim}, seed {args.seed}, {args.per_class} per class, timeout {args.timeout} s")
-    print(f"{'class':<18}{'tried':>7}{'clean':>7}{'crash':>7}{'hang':>6}{'accepted':>10}{'unclear':>9}{'>1GiB':>7}")
+    print(f"{'class':<18}{'tried':>7}{'clean':>7}{'crash':>7}{'hang':>6}{'accepted':>10}{'unclear':>9}"
+          f"{'lost':>6}{'>1GiB':>7}")
     totals = {}
+    runners = {"strings-change": run_strings_change, "sets": run_sets, "concurrent": run_concurrent}
     for cls in args.classes.split(","):
         d = os.path.join(work, cls)
         os.makedirs(d)
-        if cls == "models":
-            cases = invocations_models(args, rng, d)
-        elif cls == "strings":
-            cases = invocations_strings(args, rng, d)
-        elif cls == "witnesses":
-            cases = invocations_witnesses(args, rng, d, search=False)
-        elif cls == "search-witnesses":
-            cases = invocations_witnesses(args, rng, d, search=True)
-        elif cls == "campaigns":
-            cases = invocations_campaigns(args, rng, d, ltsim, env)
+        if cls in runners:
+            counts, examples = runners[cls](args, rng, d, ltsim, env)
+            tried = sum(v for k, v in counts.items() if k != "memory")
         else:
-            cases = invocations_flags(args, rng, d)
-        counts = {k: 0 for k in ["clean", "crash", "hang", "accepted", "unclear", "memory"]}
-        examples = {}
-        for cmd, names in cases:
-            code, err, rss, hung = run_one([ltsim] + cmd, args.timeout, env, d)
-            if rss > GIB:
-                counts["memory"] += 1
-                examples.setdefault("memory", []).append((cmd, code, f"peak RSS {rss >> 20} MiB"))
-            proc_code = code
-            outcome = classify(proc_code, err, hung, names)
-            counts[outcome] += 1
-            if outcome != "clean":
-                examples.setdefault(outcome, []).append((cmd, proc_code, err.strip()[:300]))
-        if cls == "flags":
-            keep = os.path.join(work, "flags", "..", "keep.txt")
-        print(f"{cls:<18}{len(cases):>7}{counts['clean']:>7}{counts['crash']:>7}{counts['hang']:>6}"
-              f"{counts['accepted']:>10}{counts['unclear']:>9}{counts['memory']:>7}", flush=True)
+            if cls == "models":
+                cases = invocations_models(args, rng, d)
+            elif cls == "strings":
+                cases = invocations_strings(args, rng, d)
+            elif cls == "witnesses":
+                cases = invocations_witnesses(args, rng, d, search=False)
+            elif cls == "search-witnesses":
+                cases = invocations_witnesses(args, rng, d, search=True)
+            elif cls == "campaigns":
+                cases = invocations_campaigns(args, rng, d, ltsim, env)
+            elif cls == "steer":
+                cases = invocations_steer(args, rng, d, ltsim, env)
+            elif cls == "shards":
+                cases = invocations_shards(args, rng, d, ltsim, env)
+            else:
+                cases = invocations_flags(args, rng, d)
+            counts = {k: 0 for k in ["clean", "crash", "hang", "accepted", "unclear", "lost", "memory"]}
+            examples = {}
+            for case in cases:
+                cmd, names = case[0], case[1]
+                lost = case[2] if len(case) > 2 else None
+                code, err, rss, hung = run_one([ltsim] + cmd, args.timeout, env, d)
+                if rss > GIB:
+                    counts["memory"] += 1
+                    examples.setdefault("memory", []).append((cmd, code, f"peak RSS {rss >> 20} MiB"))
+                outcome = classify(code, err, hung, names)
+                if lost and lost():
+                    outcome = "lost"
+                counts[outcome] += 1
+                if outcome != "clean":
+                    examples.setdefault(outcome, []).append((cmd, code, err.strip()[:300]))
+            tried = len(cases)
+        print(f"{cls:<18}{tried:>7}{counts['clean']:>7}{counts['crash']:>7}{counts['hang']:>6}"
+              f"{counts['accepted']:>10}{counts['unclear']:>9}{counts['lost']:>6}{counts['memory']:>7}",
+              flush=True)
         for outcome, ex in examples.items():
             for cmd, code, err in ex[:args.show]:
                 short = " ".join(c if len(c) < 60 else c[:57] + "..." for c in cmd)
                 print(f"    {outcome}: exit {code}: ltsim {short}\n        {err.splitlines()[0] if err else ''}")
         for k, v in counts.items():
             totals[k] = totals.get(k, 0) + v
-        totals["tried"] = totals.get("tried", 0) + len(cases)
+        totals["tried"] = totals.get("tried", 0) + tried
     print(f"{'total':<18}{totals['tried']:>7}{totals['clean']:>7}{totals['crash']:>7}{totals['hang']:>6}"
-          f"{totals['accepted']:>10}{totals['unclear']:>9}{totals['memory']:>7}")
+          f"{totals['accepted']:>10}{totals['unclear']:>9}{totals['lost']:>6}{totals['memory']:>7}")
     kept = open(os.path.join(work, "keep.txt")).read()
     print("generate X --out X kept X:", "yes" if kept == "0 1 0^5\n" else "NO (lost)")
     if args.keep:

@@ -7,15 +7,32 @@
 #include <set>
 
 #include "ltsim/core/bytes.h"
+#include "ltsim/core/digest.h"
 #include "ltsim/core/error.h"
 #include "ltsim/dist/dist.h"
+#include "ltsim/io/json.h"
+#include "ltsim/io/output_file.h"
 
 namespace ltsim::dist {
 namespace {
 
 namespace fs = std::filesystem;
 constexpr const char* kMagic = "ltsim-shard\n";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;  // 2: a digest per item and one of the whole file
+constexpr const char* kDigestName = "ltsim-digest64";
+// Far more items than any shard holds: a count read from a file is checked before use.
+constexpr std::uint64_t kMaxShardRecords = std::uint64_t{1} << 40;
+
+// The digest of one item, bound to its shard's header (the command line, shard index and
+// deal ranges) through `bound`, the header's digest (docs/distributed.md §4.1).
+std::uint64_t ItemDigest(std::uint64_t bound, std::uint32_t deal, std::uint64_t index,
+                         const std::string& bytes) {
+  Digest64 d(bound);
+  d.Update(&deal, sizeof deal);
+  d.Update(&index, sizeof index);
+  d.Update(bytes);
+  return d.value();
+}
 
 bool ParseCount(const std::string& text, std::uint64_t& value) {
   if (text.empty() || text.size() > 18) return false;
@@ -26,6 +43,8 @@ bool ParseCount(const std::string& text, std::uint64_t& value) {
 }
 
 std::string ReadFile(const std::string& path) {
+  std::error_code error;
+  if (fs::is_directory(path, error)) throw InputError(path + ": is a directory, not a shard file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open");
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -78,46 +97,63 @@ void ShardWriter::Write(const std::string& path) const {
   header["command"] = command_;
   header["deals"] = nlohmann::json::array();
   for (const DealRange& d : deals_) header["deals"].push_back({{"begin", d.begin}, {"end", d.end}});
+  header["digest"] = kDigestName;
+  const std::string header_text = header.dump();
   ByteWriter w;
-  w.PutString(header.dump());
+  w.PutString(header_text);
   w.Put<std::uint64_t>(records_.size());
+  const std::uint64_t bound = DigestOf(header_text);
   for (const Record& r : records_) {
     w.Put(r.deal);
     w.Put(r.index);
     w.PutString(r.bytes);
+    w.Put(ItemDigest(bound, r.deal, r.index, r.bytes));
   }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << kMagic << w.bytes();
-    if (!out) throw InputError(path + ": cannot write the shard file");
-  }
-  std::error_code error;
-  fs::rename(tmp, path, error);
-  if (error) throw InputError(path + ": cannot write the shard file (" + error.message() + ")");
+  w.Put(DigestOf(w.bytes()));
+  // Complete or absent, never through a symbolic link (io/output_file.h).
+  io::AtomicFile out(path);
+  out.stream() << kMagic << w.bytes();
+  out.Commit();
 }
 
-ShardReplay::ShardReplay(const std::vector<std::string>& paths) {
+ShardReplay::ShardReplay(const std::vector<std::string>& paths) : paths_(paths) {
   if (paths.empty()) throw InputError("merge: no shard files given");
   std::set<std::uint64_t> seen;
   std::uint64_t shards = 0;
   nlohmann::json first_deals;
-  for (const std::string& path : paths) {
+  for (std::size_t file = 0; file < paths.size(); ++file) {
+    const std::string& path = paths[file];
     const std::string text = ReadFile(path);
     const std::string magic = kMagic;
     if (text.compare(0, magic.size(), magic) != 0)
       throw InputError(path + ": not an ltsim shard file (as a sharded run writes them)");
     const std::string body = text.substr(magic.size());
+    // The whole file's digest first: a byte changed anywhere is named before anything is
+    // decoded (the per-item digests then say which item).
+    if (body.size() < sizeof(std::uint64_t)) throw InputError(path + ": truncated");
+    const std::string payload = body.substr(0, body.size() - sizeof(std::uint64_t));
     ByteReader r(body, path);
     nlohmann::json header;
+    const std::string header_text = r.GetString();
     try {
-      header = nlohmann::json::parse(r.GetString());
+      // The strict JSON layer's limits (depth, size) for a header read from a file.
+      const io::Json parsed = io::ParseJson(header_text, path + ": header");
+      header = nlohmann::json::parse(parsed.dump());
       if (!header.is_object()) throw InputError(path + ": header: not an object");
     } catch (const nlohmann::json::exception&) {
       throw InputError(path + ": header: invalid JSON");
     }
-    if (header.value("format", "") != "ltsim-shard" || header.value("version", 0) != kVersion)
-      throw InputError(path + ": format: expected ltsim-shard version 1");
+    if (header.value("format", "") != "ltsim-shard")
+      throw InputError(path + ": format: expected ltsim-shard");
+    if (header.value("version", 0) != kVersion)
+      throw InputError(path + ": version: expected ltsim-shard version " +
+                       std::to_string(kVersion) + " (run the shards again with this ltsim)");
+    std::uint64_t stored = 0;
+    std::memcpy(&stored, body.data() + payload.size(), sizeof stored);
+    if (header.value("digest", "") != kDigestName || stored != DigestOf(payload))
+      throw InputError(path +
+                       ": digest: the file's bytes differ from what the shard wrote (a "
+                       "corrupted or edited shard file; run the shard again)");
     std::uint64_t index = 0, count = 0;
     std::vector<std::string> command;
     try {
@@ -127,8 +163,8 @@ ShardReplay::ShardReplay(const std::vector<std::string>& paths) {
       for (const auto& d : header.at("deals"))
         if (d.at("end").get<std::uint64_t>() < d.at("begin").get<std::uint64_t>())
           throw InputError(path + ": deals: bad range");
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(path + ": header: " + e.what());
+    } catch (const nlohmann::json::exception&) {
+      throw InputError(path + ": header: malformed (shard, shards, command or deals)");
     }
     if (count < 1 || index >= count) throw InputError(path + ": shard: must be < shards");
     if (seen.empty()) {
@@ -149,16 +185,24 @@ ShardReplay::ShardReplay(const std::vector<std::string>& paths) {
     }
     if (!seen.insert(index).second)
       throw InputError(path + ": shard " + std::to_string(index) + " given twice");
+    const std::uint64_t bound = DigestOf(header_text);
     const auto records = r.Get<std::uint64_t>();
+    if (records > kMaxShardRecords) throw InputError(path + ": record count out of range");
     for (std::uint64_t k = 0; k < records; ++k) {
       const auto deal = r.Get<std::uint32_t>();
       const auto i = r.Get<std::uint64_t>();
+      const std::string where = path + ": item " + std::to_string(i);
       if (deal >= deals_.size() || i < deals_[deal].begin || i >= deals_[deal].end)
-        throw InputError(path + ": item " + std::to_string(i) + " outside its deal");
+        throw InputError(where + " outside its deal");
+      std::string bytes = r.GetString();
+      if (r.Get<std::uint64_t>() != ItemDigest(bound, deal, i, bytes))
+        throw InputError(where + ": digest differs (a corrupted or edited item)");
       DealItems& d = deals_[deal];
-      if (!d.items.emplace(i, r.GetString()).second)
-        throw InputError(path + ": item " + std::to_string(i) + " recorded twice");
+      if (!d.items.emplace(i, Item{std::move(bytes), file}).second)
+        throw InputError(where + " recorded twice");
     }
+    r.Get<std::uint64_t>();  // the file's digest, checked above
+    if (!r.done()) throw InputError(path + ": trailing bytes after the last item");
   }
   if (seen.size() != shards)
     throw InputError("merge: " + std::to_string(seen.size()) + " of " + std::to_string(shards) +
@@ -166,7 +210,8 @@ ShardReplay::ShardReplay(const std::vector<std::string>& paths) {
 }
 
 DealReport ShardReplay::Deal(std::uint64_t begin, std::uint64_t end, std::uint64_t,
-                             const ChunkCompute&, const ItemConsume& consume, const StopFn&) {
+                             const ChunkCompute& compute, const ItemConsume& consume,
+                             const StopFn&) {
   if (next_deal_ >= deals_.size() || deals_[next_deal_].begin != begin ||
       deals_[next_deal_].end != end)
     throw InputError(
@@ -179,9 +224,26 @@ DealReport ShardReplay::Deal(std::uint64_t begin, std::uint64_t end, std::uint64
     if (it == d.items.end())
       throw InputError("merge: item " + std::to_string(i) + " is missing from the shards");
     ++report.consumed;
-    const bool more = consume(i, std::move(it->second));
+    const std::string where = paths_[it->second.file] + ": item " + std::to_string(i);
+    // A decision the merge reports rests on this item when the command stops here (a first
+    // disagreement): it is recomputed and must be the recorded bytes, so a forged item cannot
+    // decide the result (docs/distributed.md §4.1).
+    const std::string recorded = it->second.bytes;
+    bool more = false;
+    {
+      // Malformed bytes are this file's fault: InputErrors naming it (core/bytes.h).
+      ScopedByteOrigin origin(where);
+      more = consume(i, std::move(it->second.bytes));
+    }
     d.items.erase(it);
-    if (!more) break;
+    if (!more) {
+      std::vector<std::string> again = compute(i, i + 1);
+      if (again.size() != 1 || again[0] != recorded)
+        throw InputError(where +
+                         ": the recorded result differs from the one this command computes "
+                         "(a forged or corrupted shard; run the shard again)");
+      break;
+    }
   }
   return report;
 }

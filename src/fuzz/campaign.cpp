@@ -1,14 +1,19 @@
 // The campaign: cases drawn from (seed, index), run in parallel batches, written in case order.
 #include "ltsim/fuzz/campaign.h"
 
+#include <fcntl.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <boost/random/bernoulli_distribution.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -21,6 +26,7 @@
 #include "ltsim/core/seed.h"
 #include "ltsim/fuzz/witness.h"
 #include "ltsim/io/json.h"
+#include "ltsim/io/output_dir.h"
 #include "ltsim/io/output_file.h"
 #include "ltsim/sim/simulator.h"
 
@@ -164,36 +170,84 @@ std::string CaseBytes(const CaseSpec& spec, const CaseResult& result, std::uint6
   return out.Take();
 }
 
-// Cases already complete in cases.jsonl; a torn last line (a hard kill mid-write) is cut.
-// Every complete line must be the case record of its index (ReadCaseLine), else the file is
-// bad input naming its line.
-std::uint64_t CompleteCases(const fs::path& file) {
-  if (!fs::exists(file)) return 0;
-  std::uint64_t lines = 0, keep = 0;
-  bool torn = false;
-  io::ForEachLine(file.string(), "cases file", kMaxCaseLineBytes,
-                  [&](std::string_view text, std::uint64_t number, bool terminated) {
-                    if (!terminated) {
-                      torn = true;
-                      return;
-                    }
-                    ReadCaseLine(text, file.string(), number);
-                    keep += text.size() + 1;
-                    ++lines;
-                  });
-  if (torn) fs::resize_file(file, keep);
-  return lines;
+// cases.jsonl, opened once without following a symbolic link (a link could make the
+// campaign cut or append to a file outside its directory), for reading, cutting a torn line
+// and appending, all through this one descriptor.
+class CasesFile {
+ public:
+  CasesFile(const fs::path& path, bool fresh) : path_(path.string()) {
+    fd_ =
+        ::open(path_.c_str(),
+               O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | (fresh ? O_TRUNC : 0), 0666);
+    if (fd_ < 0 && errno == ELOOP)
+      throw InputError(path_ + ": is a symbolic link; a campaign writes only its own files");
+    if (fd_ < 0) throw InputError(path_ + ": cannot open (" + std::strerror(errno) + ")");
+    struct stat info {};
+    if (::fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) {
+      ::close(fd_);
+      throw InputError(path_ + ": not a regular file");
+    }
+  }
+  ~CasesFile() { ::close(fd_); }
+  CasesFile(const CasesFile&) = delete;
+  CasesFile& operator=(const CasesFile&) = delete;
+
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+
+  void Append(const std::string& text) {
+    for (std::size_t at = 0; at < text.size();) {
+      const ssize_t wrote = ::write(fd_, text.data() + at, text.size() - at);
+      if (wrote < 0 && errno == EINTR) continue;
+      if (wrote <= 0) throw InputError(path_ + ": cannot write (" + std::strerror(errno) + ")");
+      at += static_cast<std::size_t>(wrote);
+    }
+  }
+
+  // Cases already complete; a torn last line (a hard kill mid-write) is cut. Every complete
+  // line must be the case record of its index (ReadCaseLine), else the file is bad input
+  // naming its line.
+  std::uint64_t CompleteCases() {
+    std::uint64_t lines = 0, keep = 0;
+    bool torn = false;
+    io::ForEachLine(fd_, path_, "cases file", kMaxCaseLineBytes,
+                    [&](std::string_view text, std::uint64_t number, bool terminated) {
+                      if (!terminated) {
+                        torn = true;
+                        return;
+                      }
+                      ReadCaseLine(text, path_, number);
+                      keep += text.size() + 1;
+                      ++lines;
+                    });
+    if (torn && ::ftruncate(fd_, static_cast<off_t>(keep)) != 0)
+      throw InputError(path_ + ": cannot cut its torn last line");
+    return lines;
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+// A witness file name as a case writes it (16 hex digits of its content hash): a name read
+// from a shard can never reach outside the witnesses directory.
+bool IsWitnessFileName(const std::string& name) {
+  constexpr std::string_view kSuffix = ".witness.json";
+  if (name.size() != 16 + kSuffix.size() || !name.ends_with(kSuffix)) return false;
+  return std::all_of(name.begin(), name.begin() + 16,
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
-CampaignSummary Summarize(const fs::path& file, bool interrupted) {
+CampaignSummary Summarize(const CasesFile& file, bool interrupted) {
   CampaignSummary s;
   s.interrupted = interrupted;
   s.properties.resize(kPropertyCount);
   for (int k = 0; k < kPropertyCount; ++k) s.properties[k].property = static_cast<Property>(k);
   double dirichlet_gap = 0.0, dirichlet_sim = 0.0;
-  io::ForEachLine(file.string(), "cases file", kMaxCaseLineBytes,
+  io::ForEachLine(file.fd(), file.path(), "cases file", kMaxCaseLineBytes,
                   [&](std::string_view text, std::uint64_t number, bool) {
-                    const CaseRecord line = ReadCaseLine(text, file.string(), number);
+                    const CaseRecord line = ReadCaseLine(text, file.path(), number);
                     ++s.cases;
                     s.cases_with_input_errors += line.error;
                     for (const CaseRecord::Check& o : line.checks) {
@@ -515,6 +569,36 @@ CampaignOptions ReadCampaignOptions(const std::string& dir) {
   return o;
 }
 
+namespace {
+
+// A case read from a file (a shard's item in `ltsim merge`) before anything of it is written:
+// witness names as a case makes them, its line the case record of index `i` ending in one
+// newline, and — when it claims a refutation, which the merge would report — the very bytes
+// this process computes for case `i` (docs/distributed.md §4.1). InputError naming `where`.
+void CheckRecordedCase(const CampaignOptions& options, std::uint64_t i, const std::string& bytes,
+                       const std::vector<std::pair<std::string, std::string>>& witnesses,
+                       const std::string& line, const std::string& where) {
+  for (const auto& [name, text] : witnesses)
+    if (!IsWitnessFileName(name) || text.find('\0') != std::string::npos)
+      throw InputError(where + ": malformed case (a witness name or text)");
+  if (line.size() < 2 || line.back() != '\n' ||
+      line.find_first_of(std::string("\n\0", 2)) != line.size() - 1)
+    throw InputError(where + ": malformed case (its line)");
+  const CaseRecord record =
+      ReadCaseLine(std::string_view(line).substr(0, line.size() - 1), where, i);
+  const bool refutes =
+      !witnesses.empty() || std::any_of(record.checks.begin(), record.checks.end(),
+                                        [](const CaseRecord::Check& c) { return !c.holds; });
+  if (!refutes) return;
+  const CaseSpec spec = DrawCase(options, i);
+  if (CaseBytes(spec, RunCase(spec), options.seed) != bytes)
+    throw InputError(where +
+                     ": the recorded refutation is not what this case computes (a forged or "
+                     "corrupted shard; run the shard again)");
+}
+
+}  // namespace
+
 CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
                            const std::atomic<bool>& stop, const ProgressFn& progress,
                            ItemDealer& dealer, const std::function<void(std::uint64_t)>& started) {
@@ -550,39 +634,55 @@ CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
     return report;
   }
   const fs::path dir(options.out);
-  const fs::path lines = dir / "cases.jsonl";
+  // One run at a time in a campaign directory (a second one is refused while this one runs);
+  // a symbolic link in place of the directory, of cases.jsonl or of witnesses/ is refused, so
+  // nothing outside the directory is ever written (docs/formats.md §7).
+  io::DirectoryLock lock(options.out);
   if (!resume && fs::exists(dir / "campaign.json"))
     throw OptionError("out", dir.string() +
                                  " already holds a campaign (resume it, or choose another "
                                  "directory)");
-  fs::create_directories(dir / "witnesses");
-  if (!resume) {
-    WriteText(dir / "campaign.json", CampaignOptionsToJson(options).dump(2) + "\n");
-    WriteText(lines, "");
-  }
-  std::uint64_t done = CompleteCases(lines);
+  const fs::path witness_dir = dir / "witnesses";
+  std::error_code error;
+  const fs::file_status witness_status = fs::symlink_status(witness_dir, error);
+  if (fs::exists(witness_status) && !fs::is_directory(witness_status))
+    throw InputError(witness_dir.string() + ": not a directory (is it a symbolic link?)");
+  fs::create_directories(witness_dir, error);
+  if (error) throw InputError(witness_dir.string() + ": cannot create (" + error.message() + ")");
+  if (!resume) WriteText(dir / "campaign.json", CampaignOptionsToJson(options).dump(2) + "\n");
+  CasesFile lines(dir / "cases.jsonl", !resume);
+  std::uint64_t done = lines.CompleteCases();
   if (started) started(done);
-  std::ofstream out(lines, std::ios::binary | std::ios::app);
-  // Cases arrive in index order: witnesses first, then the line naming them, flushed per batch.
+  std::string pending;  // lines of this batch, appended once its cases are all consumed
+  // Cases arrive in index order: witnesses first, then the line naming them, written per batch.
   const ItemConsume consume = [&](std::uint64_t i, std::string&& bytes) {
     ByteReader r(bytes);
-    const auto witnesses = r.Get<std::uint64_t>();
-    for (std::uint64_t k = 0; k < witnesses; ++k) {
-      const std::string name = r.GetString();
-      WriteText(dir / "witnesses" / name, r.GetString());
+    const auto count = r.Get<std::uint64_t>();
+    r.Require(count <= static_cast<std::uint64_t>(kPropertyCount),
+              "malformed case (witness count)");
+    std::vector<std::pair<std::string, std::string>> witnesses;
+    for (std::uint64_t k = 0; k < count; ++k) {
+      std::string name = r.GetString();
+      witnesses.emplace_back(std::move(name), r.GetString());
+    }
+    const std::string line = r.GetString();
+    r.Require(r.done(), "malformed case (trailing bytes)");
+    if (r.from_file()) CheckRecordedCase(options, i, bytes, witnesses, line, r.where());
+    for (const auto& [name, text] : witnesses) {
+      WriteText(witness_dir / name, text);
       ++report.refutations;
     }
-    out << r.GetString();
+    pending += line;
     done = i + 1;
     if (done % kBatch == 0 || done == options.cases) {
-      out.flush();
-      if (!out) throw InputError(lines.string() + ": cannot write");
+      lines.Append(pending);
+      pending.clear();
       if (progress) progress(done, options.cases, report.refutations, elapsed());
     }
     return true;
   };
   dealer.Deal(done, options.cases, kBatch, compute, consume, halt);
-  out.close();
+  lines.Append(pending);
   report.interrupted = done < options.cases;
   report.cases_done = done;
   report.summary = Summarize(lines, report.interrupted);

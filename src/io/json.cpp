@@ -2,9 +2,13 @@
 // as file:line:col, duplicate keys and overflowing numbers by key path, typed accessors.
 #include "ltsim/io/json.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -165,8 +169,60 @@ class PathTracker {
 
 }  // namespace
 
+std::string Printable(std::string_view text, std::size_t max) {
+  std::string out;
+  std::size_t shown = 0;
+  const auto escape = [&](const char* format, unsigned value) {
+    char buffer[8];
+    std::snprintf(buffer, sizeof buffer, format, value);
+    out += buffer;
+  };
+  for (std::size_t i = 0; i < text.size(); ++shown) {
+    if (shown == max) {
+      out += "...";
+      return out;
+    }
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      out += "\\n", ++i;
+    } else if (c == '\r') {
+      out += "\\r", ++i;
+    } else if (c == '\t') {
+      out += "\\t", ++i;
+    } else if (c < 0x20 || c == 0x7f) {
+      escape("\\x%02x", c), ++i;
+    } else if (c < 0x80) {
+      out += static_cast<char>(c), ++i;
+    } else {
+      // One UTF-8 sequence, or its first byte escaped when it is not one.
+      const std::size_t n = c >= 0xf0 && c < 0xf5   ? 4
+                            : c >= 0xe0             ? 3
+                            : c >= 0xc2 && c < 0xe0 ? 2
+                                                    : 0;
+      bool valid = n > 0 && c < 0xf5 && i + n <= text.size();
+      unsigned code = n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
+      for (std::size_t k = 1; valid && k < n; ++k) {
+        const auto next = static_cast<unsigned char>(text[i + k]);
+        valid = (next & 0xc0) == 0x80;
+        code = (code << 6) | (next & 0x3f);
+      }
+      valid = valid && !(n == 3 && (code < 0x800 || (code >= 0xd800 && code < 0xe000))) &&
+              !(n == 4 && (code < 0x10000 || code > 0x10ffff));
+      if (!valid) {
+        escape("\\x%02x", c), ++i;
+      } else if (code >= 0x80 && code < 0xa0) {
+        escape("\\u%04x", code), i += n;  // C1 controls (CSI is U+009B)
+      } else {
+        out.append(text.substr(i, n)), i += n;
+      }
+    }
+  }
+  return out;
+}
+
 std::string Child(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
+  const std::string shown = Printable(key, 60);
+  return path.empty() ? shown : path + "." + shown;
 }
 
 std::string Element(const std::string& path, std::size_t index) {
@@ -274,7 +330,7 @@ const JsonReader& JsonReader::Keys(std::initializer_list<const char*> allowed,
     const bool known = std::any_of(allowed.begin(), allowed.end(),
                                    [&](const char* key) { return item.key() == key; });
     if (!known) {
-      FailAt(source_, Child(path_, Ellipsis(item.key(), kMaxEcho)), "unknown key");
+      FailAt(source_, Child(path_, item.key()), "unknown key");
     }
   }
   for (const char* key : required) {
@@ -389,14 +445,32 @@ void ForEachLine(const std::string& path, const std::string& what, std::size_t m
   if (std::filesystem::is_directory(status)) {
     throw InputError(path + ": is a directory, expected a " + what);
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open " + what);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(path + ": cannot open " + what);
+  try {
+    ForEachLine(fd, path, what, max_line_bytes, line);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+}
+
+void ForEachLine(int fd, const std::string& path, const std::string& what,
+                 std::size_t max_line_bytes,
+                 const std::function<void(std::string_view, std::uint64_t, bool)>& line) {
   std::string current;
   std::uint64_t number = 0;
   std::vector<char> chunk(std::size_t{1} << 16);
-  while (in) {
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    const std::size_t got = static_cast<std::size_t>(in.gcount());
+  for (off_t offset = 0;;) {
+    const ssize_t read = ::pread(fd, chunk.data(), chunk.size(), offset);
+    if (read < 0) {
+      if (errno == EINTR) continue;
+      throw InputError(path + ": cannot read " + what);
+    }
+    if (read == 0) break;
+    offset += read;
+    const std::size_t got = static_cast<std::size_t>(read);
     for (std::size_t at = 0; at < got;) {
       const char* newline =
           static_cast<const char*>(std::memchr(chunk.data() + at, '\n', got - at));
@@ -412,7 +486,6 @@ void ForEachLine(const std::string& path, const std::string& what, std::size_t m
       at = end + 1;
     }
   }
-  if (in.bad()) throw InputError(path + ": cannot read " + what);
   if (!current.empty()) line(current, number, false);
 }
 

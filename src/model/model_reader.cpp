@@ -19,14 +19,6 @@ namespace {
 
 using namespace model_json;
 
-// An expected count and the parameter it comes from ("width = 3"); size < 0 means "≥ 1".
-struct Expected {
-  long long size;
-  std::string label;
-};
-
-constexpr long long kAnyPositive = -1;
-
 // The value itself when short, else what it is: a 60 KB value must not make a 60 KB message.
 std::string Shown(const Json& value) {
   const std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -34,18 +26,30 @@ std::string Shown(const Json& value) {
 }
 
 // Turns a parsed document into a Transformer, checking keys, types and shapes as it goes.
+// A safetensors file's configuration (`tensors_` set) has the same keys less the arrays, which
+// are tensors; a layer's `heads` is then the number of heads and `mlp` a flag.
 class ModelReader {
  public:
-  explicit ModelReader(const std::string& source) : source_(source) {}
+  ModelReader(const std::string& source, const std::string& prefix, TensorSource* tensors)
+      : source_(source), prefix_(prefix), tensors_(tensors) {}
 
   Transformer Read(const Json& root) const {
     if (!root.is_object()) Fail("", "expected a JSON object at the top level");
     CheckFormat(root);
-    CheckKeys(root, "",
-              {"format", "version", "name", "alphabet", "width", "period", "locality",
-               "tie_tolerance", "embedding", "positional", "layers", "readout", "meta"},
-              {"alphabet", "width", "period", "locality", "embedding", "positional", "layers",
-               "readout"});
+    if (tensors_) {
+      for (const char* array : {"embedding", "positional", "readout"})
+        if (root.contains(array)) Fail(array, "arrays belong in tensors, not in the metadata");
+      CheckKeys(root, "",
+                {"format", "version", "name", "alphabet", "width", "period", "locality",
+                 "tie_tolerance", "layers", "meta"},
+                {"alphabet", "width", "period", "locality", "layers"});
+    } else {
+      CheckKeys(root, "",
+                {"format", "version", "name", "alphabet", "width", "period", "locality",
+                 "tie_tolerance", "embedding", "positional", "layers", "readout", "meta"},
+                {"alphabet", "width", "period", "locality", "embedding", "positional", "layers",
+                 "readout"});
+    }
     Transformer model;
     if (root.contains("name")) model.name = Text(root.at("name"), "name");
     // The sizes come first and within their limits (docs/formats.md §6.1), so that no
@@ -62,6 +66,18 @@ class ModelReader {
     }
     if (root.contains("tie_tolerance")) model.tie_tolerance = TieTolerance(root);
     const Expected d{model.width, "width"};
+    if (tensors_) {
+      // The configuration (layers and their heads' count) before any tensor is read.
+      model.layers = ReadLayers(root.at("layers"), "layers", model);
+      if (root.contains("meta")) model.meta_json = Meta(root.at("meta"));
+      model.embedding = tensors_->ReadMatrix("embedding", {model.alphabet, "alphabet"}, d);
+      model.positional = tensors_->ReadMatrix("positional", {model.period, "period"}, d);
+      ReadLayerTensors(model);
+      model.readout_weight = tensors_->ReadMatrix("readout.weight", {kAnyPositive, "k"}, d);
+      model.readout_bias = tensors_->ReadVector(
+          "readout.bias", {static_cast<long long>(model.readout_weight.rows()), "k"});
+      return model;
+    }
     model.embedding =
         ReadMatrix(root.at("embedding"), "embedding", {model.alphabet, "alphabet"}, d);
     model.positional = ReadMatrix(root.at("positional"), "positional", {model.period, "period"}, d);
@@ -73,7 +89,30 @@ class ModelReader {
 
  private:
   [[noreturn]] void Fail(const std::string& path, const std::string& rule) const {
-    ltsim::Fail(source_, path, rule);
+    ltsim::Fail(source_, prefix_.empty() || path.empty() ? prefix_ + path : prefix_ + "." + path,
+                rule);
+  }
+
+  // A safetensors layer's tensors (docs/python.md): each head's qk, ov, bias, the MLP's.
+  void ReadLayerTensors(Transformer& model) const {
+    const Expected d{model.width, "width"};
+    const Expected bias{static_cast<long long>(model.locality) + 1, "locality+1"};
+    for (std::size_t l = 0; l < model.layers.size(); ++l) {
+      Layer& layer = model.layers[l];
+      const std::string prefix = "layers." + std::to_string(l) + ".";
+      for (std::size_t h = 0; h < layer.heads.size(); ++h) {
+        const std::string head = prefix + "heads." + std::to_string(h) + ".";
+        layer.heads[h].qk = tensors_->ReadMatrix(head + "qk", d, d);
+        layer.heads[h].ov = tensors_->ReadMatrix(head + "ov", d, d);
+        layer.heads[h].bias = tensors_->ReadVector(head + "bias", bias);
+      }
+      if (layer.mlp) {
+        layer.mlp->in = tensors_->ReadMatrix(prefix + "mlp.in", {kAnyPositive, "m"}, d);
+        const Expected m{static_cast<long long>(layer.mlp->in.rows()), "m"};
+        layer.mlp->in_bias = tensors_->ReadVector(prefix + "mlp.in_bias", m);
+        layer.mlp->out = tensors_->ReadMatrix(prefix + "mlp.out", d, m);
+      }
+    }
   }
 
   // Format and version come first: a file of another format should not fail on its keys.
@@ -214,6 +253,10 @@ class ModelReader {
     layer.precision_bits = PrecisionBits(value, path, layer.attention);
     const Json& heads = value.at("heads");
     const std::string heads_path = Child(path, "heads");
+    if (tensors_) {
+      ConfigureHeadsAndMlp(value, path, layer);
+      return layer;
+    }
     if (!heads.is_array()) Fail(heads_path, "expected an array of heads, got " + Describe(heads));
     if (heads.empty()) Fail(heads_path, "must have at least one head");
     if (heads.size() > static_cast<size_t>(kMaxHeads)) {
@@ -227,12 +270,30 @@ class ModelReader {
     return layer;
   }
 
+  // A safetensors layer: `heads` counts the heads (1 … kMaxHeads, and no more than the file
+  // has tensors for), `mlp` says whether it has an MLP; the arrays are read later.
+  void ConfigureHeadsAndMlp(const Json& value, const std::string& path, Layer& layer) const {
+    const Json& heads = value.at("heads");
+    const std::string heads_path = Child(path, "heads");
+    if (!heads.is_number_integer())
+      Fail(heads_path, "expected the number of heads, got " + Describe(heads));
+    if (heads.is_number_unsigned() && heads.get<std::uint64_t>() > tensors_->Count())
+      Fail(heads_path, "more heads than the file has tensors");
+    layer.heads.resize(static_cast<std::size_t>(Int(heads, heads_path, 1, kMaxHeads)));
+    if (value.contains("mlp")) {
+      const Json& mlp = value.at("mlp");
+      if (!mlp.is_boolean())
+        Fail(Child(path, "mlp"), "expected true or false, got " + Describe(mlp));
+      if (mlp.get<bool>()) layer.mlp = Mlp{};
+    }
+  }
+
   Attention ReadAttention(const Json& value, const std::string& path) const {
-    return io::JsonReader(value, source_, path).Enum(kAttentionNames);
+    return io::JsonReader(value, source_, Prefixed(path)).Enum(kAttentionNames);
   }
 
   BiasScaling ReadBiasScaling(const Json& value, const std::string& path) const {
-    return io::JsonReader(value, source_, path).Enum(kBiasScalingNames);
+    return io::JsonReader(value, source_, Prefixed(path)).Enum(kBiasScalingNames);
   }
 
   int PrecisionBits(const Json& layer, const std::string& path, Attention attention) const {
@@ -277,13 +338,24 @@ class ModelReader {
     model.readout_bias = ReadVector(value.at("bias"), Child(path, "bias"), k);
   }
 
+  std::string Prefixed(const std::string& path) const {
+    return prefix_.empty() ? path : prefix_ + "." + path;
+  }
+
   const std::string& source_;
+  const std::string& prefix_;
+  TensorSource* tensors_;
 };
 
 }  // namespace
 
+Transformer model_json::ReadModelDocument(const Json& root, const std::string& source,
+                                          const std::string& prefix, TensorSource* tensors) {
+  return ModelReader(source, prefix, tensors).Read(root);
+}
+
 Transformer ModelFromJson(const io::Json& json, const std::string& source) {
-  const Transformer model = ModelReader(source).Read(json);
+  const Transformer model = ReadModelDocument(json, source, "", nullptr);
   ValidateTransformer(model, source);
   return model;
 }

@@ -19,18 +19,28 @@
 #include <vector>
 
 #include "ltsim/core/error.h"
+#include "ltsim/io/json.h"
+#include "ltsim/model/limits.h"
+#include "model/model_json.h"
 
 namespace ltsim {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using Json = io::Json;
+using model_json::Expected;
+using model_json::kAnyPositive;
 
 static_assert(std::numeric_limits<float>::is_iec559 && std::numeric_limits<double>::is_iec559,
               "safetensors F32/F64 are IEEE 754 binary32/binary64");
 
-constexpr char kFormatName[] = "ltsim-model";
-constexpr int kFormatVersion = 1;
 constexpr char kMetadataKey[] = "__metadata__";
+
+// A name or value from the file as a message shows it: control characters escaped, cut to a
+// bounded length, so that an error stays one short line whatever the file holds.
+std::string Shown(const std::string& text) { return io::Printable(text, 60); }
+std::string Shown(const Json& value) {
+  return io::Printable(value.dump(-1, ' ', false, Json::error_handler_t::replace), 60);
+}
 
 // A read-only memory map of a whole file, unmapped on destruction.
 class MappedFile {
@@ -90,7 +100,9 @@ struct TensorEntry {
   std::uint64_t end = 0;
 };
 
-class SafetensorsReader {
+// The configuration is read by the model format's own reader (model_json.h), the one strict
+// reader of both formats; this class supplies the tensors.
+class SafetensorsReader final : public model_json::TensorSource {
  public:
   explicit SafetensorsReader(const std::string& path) : path_(path), file_(path) {}
 
@@ -98,56 +110,36 @@ class SafetensorsReader {
     const Json header = ReadHeader();
     ReadEntries(header);
     const Json config = Metadata(header);
-    Transformer model = Configure(config);
-    FillTensors(model);
+    Transformer model =
+        model_json::ReadModelDocument(config, path_, std::string(kMetadataKey) + ".ltsim", this);
+    for (const auto& [name, entry] : entries_) {
+      if (!taken_.count(name))
+        FailTensor(name, "unknown tensor (not in the metadata's configuration, docs/python.md)");
+    }
     ValidateTransformer(model, path_);
     return model;
   }
+
+  Matrix ReadMatrix(const std::string& name, const Expected& rows, const Expected& cols) override {
+    return ReadMatrix(Take(name, rows, &cols));
+  }
+  Vector ReadVector(const std::string& name, const Expected& size) override {
+    return ReadVector(Take(name, size, nullptr));
+  }
+  std::size_t Count() const override { return entries_.size(); }
 
  private:
   [[noreturn]] void Fail(const std::string& where, const std::string& rule) const {
     throw InputError(path_ + ": " + where + ": " + rule);
   }
   [[noreturn]] void FailTensor(const std::string& name, const std::string& rule) const {
-    Fail("tensor '" + name + "'", rule);
-  }
-  [[noreturn]] void FailMeta(const std::string& key, const std::string& rule) const {
-    Fail(std::string(kMetadataKey) + ".ltsim" + (key.empty() ? "" : "." + key), rule);
+    Fail("tensor '" + Shown(name) + "'", rule);
   }
 
-  // Parses JSON refusing duplicate keys at any depth; `where` names it in errors.
+  // The strict JSON layer of every format (io/json.h): its depth and size limits, duplicate
+  // keys and overflowing numbers refused, errors as "FILE: WHERE:LINE:COL: rule".
   Json ParseStrict(const std::string& text, const std::string& where) const {
-    std::vector<std::set<std::string>> frames;
-    std::string duplicate;
-    const Json::parser_callback_t callback = [&](int, Json::parse_event_t event, Json& parsed) {
-      switch (event) {
-        case Json::parse_event_t::object_start:
-          frames.emplace_back();
-          break;
-        case Json::parse_event_t::object_end:
-          frames.pop_back();
-          break;
-        case Json::parse_event_t::key:
-          if (duplicate.empty() && !frames.back().insert(parsed.get<std::string>()).second)
-            duplicate = parsed.get<std::string>();
-          break;
-        default:
-          break;
-      }
-      return true;
-    };
-    Json json;
-    try {
-      json = Json::parse(text, callback);
-    } catch (const Json::exception& error) {
-      std::string reason = error.what();
-      const std::size_t colon = reason.find("]");
-      if (colon != std::string::npos) reason = reason.substr(colon + 2);
-      if (reason.size() > 120) reason = reason.substr(0, 120) + "...";
-      Fail(where, "invalid JSON: " + reason);
-    }
-    if (!duplicate.empty()) Fail(where, "duplicate key \"" + duplicate + "\"");
-    return json;
+    return io::ParseJson(text, path_ + ": " + where);
   }
 
   Json ReadHeader() {
@@ -168,7 +160,7 @@ class SafetensorsReader {
 
   std::uint64_t Unsigned(const Json& value, const std::string& name, const char* key) const {
     if (!value.is_number_unsigned() && !(value.is_number_integer() && value.get<long long>() >= 0))
-      FailTensor(name, std::string(key) + ": expected non-negative integers, got " + value.dump());
+      FailTensor(name, std::string(key) + ": expected non-negative integers, got " + Shown(value));
     return value.get<std::uint64_t>();
   }
 
@@ -181,7 +173,7 @@ class SafetensorsReader {
       if (!value.is_object()) FailTensor(name, "expected an object");
       for (const auto& field : value.items()) {
         if (field.key() != "dtype" && field.key() != "shape" && field.key() != "data_offsets")
-          FailTensor(name, field.key() + ": unknown key");
+          FailTensor(name, Shown(field.key()) + ": unknown key");
       }
       for (const char* key : {"dtype", "shape", "data_offsets"}) {
         if (!value.contains(key)) FailTensor(name, std::string(key) + ": missing key");
@@ -194,11 +186,11 @@ class SafetensorsReader {
       } else if (dtype == "F64") {
         entry.itemsize = 8;
       } else {
-        FailTensor(name, "dtype: unsupported " + dtype.dump() + " (expected \"F32\" or \"F64\")");
+        FailTensor(name, "dtype: unsupported " + Shown(dtype) + " (expected \"F32\" or \"F64\")");
       }
       const Json& shape = value.at("shape");
       if (!shape.is_array() || shape.size() > 2)
-        FailTensor(name, "shape: expected an array of at most 2 sizes, got " + shape.dump());
+        FailTensor(name, "shape: expected an array of at most 2 sizes, got " + Shown(shape));
       std::uint64_t count = 1;
       for (const Json& size : shape) {
         const std::uint64_t n = Unsigned(size, name, "shape");
@@ -208,7 +200,7 @@ class SafetensorsReader {
       }
       const Json& offsets = value.at("data_offsets");
       if (!offsets.is_array() || offsets.size() != 2)
-        FailTensor(name, "data_offsets: expected [begin, end], got " + offsets.dump());
+        FailTensor(name, "data_offsets: expected [begin, end], got " + Shown(offsets));
       entry.begin = Unsigned(offsets[0], name, "data_offsets");
       entry.end = Unsigned(offsets[1], name, "data_offsets");
       if (entry.begin > entry.end || entry.end > data_size_) {
@@ -223,7 +215,8 @@ class SafetensorsReader {
       }
       elements += count;
       if (elements > kMaxSafetensorsElements)
-        FailTensor(name, "more than " + std::to_string(kMaxSafetensorsElements) + " entries in all");
+        FailTensor(name,
+                   "more than " + std::to_string(kMaxSafetensorsElements) + " entries in all");
       entries_.emplace(name, std::move(entry));
     }
     CheckOverlap();
@@ -239,7 +232,8 @@ class SafetensorsReader {
     });
     for (std::size_t i = 1; i < sorted.size(); ++i) {
       if (sorted[i]->begin < sorted[i - 1]->end)
-        FailTensor(sorted[i]->name, "data_offsets: overlaps tensor '" + sorted[i - 1]->name + "'");
+        FailTensor(sorted[i]->name,
+                   "data_offsets: overlaps tensor '" + Shown(sorted[i - 1]->name) + "'");
     }
   }
 
@@ -249,148 +243,38 @@ class SafetensorsReader {
     if (!metadata.is_object()) Fail(kMetadataKey, "expected an object of strings");
     for (const auto& item : metadata.items()) {
       if (!item.value().is_string())
-        Fail(std::string(kMetadataKey) + "." + item.key(), "expected a string");
+        Fail(std::string(kMetadataKey) + "." + Shown(item.key()), "expected a string");
     }
     if (!metadata.contains("ltsim")) Fail(std::string(kMetadataKey) + ".ltsim", "missing key");
-    Json config = ParseStrict(metadata.at("ltsim").get<std::string>(),
-                              std::string(kMetadataKey) + ".ltsim");
-    if (!config.is_object()) FailMeta("", "expected a JSON object");
+    Json config =
+        ParseStrict(metadata.at("ltsim").get<std::string>(), std::string(kMetadataKey) + ".ltsim");
+    if (!config.is_object()) Fail(std::string(kMetadataKey) + ".ltsim", "expected a JSON object");
     return config;
   }
 
-  void CheckKeys(const Json& object, const std::string& where,
-                 std::initializer_list<const char*> allowed,
-                 std::initializer_list<const char*> required) const {
-    for (const auto& item : object.items()) {
-      if (std::none_of(allowed.begin(), allowed.end(),
-                       [&](const char* key) { return item.key() == key; })) {
-        const bool array = item.key() == "embedding" || item.key() == "positional" ||
-                           item.key() == "readout";
-        FailMeta(where + item.key(), array ? "arrays belong in tensors, not in the metadata"
-                                           : "unknown key");
-      }
-    }
-    for (const char* key : required) {
-      if (!object.contains(key)) FailMeta(where + key, "missing key");
-    }
-  }
-
-  int Int(const Json& object, const std::string& where, const char* key, long long min,
-          long long max = std::numeric_limits<int>::max()) const {
-    const Json& value = object.at(key);
-    const bool ok = value.is_number_integer() &&
-                    !(value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(max)) &&
-                    value.get<long long>() >= min && value.get<long long>() <= max;
-    if (!ok) {
-      FailMeta(where + key, "expected an integer between " + std::to_string(min) + " and " +
-                                std::to_string(max) + ", got " + value.dump());
-    }
-    return static_cast<int>(value.get<long long>());
-  }
-
-  Transformer Configure(const Json& config) const {
-    CheckKeys(config, "",
-              {"format", "version", "name", "alphabet", "width", "period", "locality",
-               "tie_tolerance", "layers", "meta"},
-              {"format", "version", "alphabet", "width", "period", "locality", "layers"});
-    if (config.at("format") != kFormatName)
-      FailMeta("format", "expected \"ltsim-model\", got " + config.at("format").dump());
-    if (config.at("version") != kFormatVersion || !config.at("version").is_number_integer())
-      FailMeta("version", "unsupported version " + config.at("version").dump() + ", expected 1");
-    Transformer model;
-    if (config.contains("name")) {
-      if (!config.at("name").is_string()) FailMeta("name", "expected a string");
-      model.name = config.at("name").get<std::string>();
-    }
-    model.alphabet = Int(config, "", "alphabet", 1, kMaxAlphabet);
-    model.width = Int(config, "", "width", 1);
-    model.period = Int(config, "", "period", 1);
-    model.locality = Int(config, "", "locality", 0);
-    if (config.contains("tie_tolerance")) {
-      const Json& theta = config.at("tie_tolerance");
-      if (!theta.is_number() || !(theta.get<double>() >= 0) || !std::isfinite(theta.get<double>()))
-        FailMeta("tie_tolerance", "expected a finite number ≥ 0, got " + theta.dump());
-      model.tie_tolerance = theta.get<double>();
-    }
-    if (config.contains("meta")) {
-      if (!config.at("meta").is_object()) FailMeta("meta", "expected an object");
-      model.meta_json = config.at("meta").dump(-1, ' ', false, Json::error_handler_t::replace);
-    }
-    const Json& layers = config.at("layers");
-    if (!layers.is_array() || layers.empty()) FailMeta("layers", "expected a non-empty array");
-    std::uint64_t heads = 0;
-    for (std::size_t l = 0; l < layers.size(); ++l) {
-      model.layers.push_back(ConfigureLayer(layers[l], "layers[" + std::to_string(l) + "]."));
-      heads += model.layers.back().heads.size();
-      // Every head needs three tensors of the header: a count beyond them cannot be complete.
-      if (heads > entries_.size()) FailMeta("layers", "more heads than the file has tensors");
-    }
-    return model;
-  }
-
-  Layer ConfigureLayer(const Json& value, const std::string& where) const {
-    if (!value.is_object()) FailMeta(where.substr(0, where.size() - 1), "expected an object");
-    CheckKeys(value, where, {"attention", "bias_scaling", "precision_bits", "heads", "mlp"},
-              {"attention", "heads"});
-    Layer layer;
-    const Json& attention = value.at("attention");
-    bool known = false;
-    for (Attention mode : {Attention::kSoftmax, Attention::kHardmax, Attention::kFinite}) {
-      if (attention == AttentionName(mode)) layer.attention = mode, known = true;
-    }
-    if (!known)
-      FailMeta(where + "attention", "expected \"softmax\", \"hardmax\" or \"finite\", got " +
-                                        attention.dump());
-    if (value.contains("bias_scaling")) {
-      const Json& scaling = value.at("bias_scaling");
-      if (scaling == "none") {
-        layer.bias_scaling = BiasScaling::kNone;
-      } else if (scaling == "log") {
-        layer.bias_scaling = BiasScaling::kLog;
-      } else {
-        FailMeta(where + "bias_scaling", "expected \"none\" or \"log\", got " + scaling.dump());
-      }
-    }
-    const bool finite = layer.attention == Attention::kFinite;
-    if (finite != value.contains("precision_bits")) {
-      FailMeta(where + "precision_bits", finite ? "missing key (required when attention is finite)"
-                                                : "only allowed when attention is finite");
-    }
-    if (finite) layer.precision_bits = Int(value, where, "precision_bits", 1);
-    const Json& heads = value.at("heads");
-    if (!heads.is_number_unsigned() && !(heads.is_number_integer() && heads.get<long long>() >= 0))
-      FailMeta(where + "heads", "expected the number of heads, got " + heads.dump());
-    if (heads.get<std::uint64_t>() > entries_.size())
-      FailMeta(where + "heads", "more heads than the file has tensors");
-    layer.heads.resize(heads.get<std::size_t>());
-    if (value.contains("mlp")) {
-      if (!value.at("mlp").is_boolean())
-        FailMeta(where + "mlp", "expected true or false, got " + value.at("mlp").dump());
-      if (value.at("mlp").get<bool>()) layer.mlp = Mlp{};
-    }
-    return layer;
-  }
-
-  // Takes tensor `name` (refusing it when missing), checks its shape against the expected
-  // rows and columns (a negative expectation takes the file's size, which must be ≥ 1).
-  const TensorEntry& Take(const std::string& name, long long rows, long long cols,
-                          const std::string& rows_label, const std::string& cols_label) {
+  // Takes tensor `name` (refusing it when missing) and checks its shape against the expected
+  // rows and columns (`cols` null: a vector).
+  const TensorEntry& Take(const std::string& name, const Expected& rows, const Expected* cols) {
     const auto it = entries_.find(name);
     if (it == entries_.end()) FailTensor(name, "missing (the metadata needs it)");
     const TensorEntry& entry = it->second;
     taken_.insert(name);
-    const bool matrix = cols != 0;
-    const std::string want = matrix ? "[" + rows_label + ", " + cols_label + "]" : "[" + rows_label + "]";
-    auto show = [&] {
-      std::string s = "[";
-      for (std::size_t i = 0; i < entry.shape.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(entry.shape[i]);
-      return s + "]";
+    const auto label = [](const Expected& e) {
+      return e.size == kAnyPositive ? e.label + " ≥ 1" : e.label + " = " + std::to_string(e.size);
     };
-    const std::size_t dims = matrix ? 2 : 1;
-    bool ok = entry.shape.size() == dims;
-    if (ok) ok = rows < 0 ? entry.shape[0] >= 1 : entry.shape[0] == std::uint64_t(rows);
-    if (ok && matrix) ok = entry.shape[1] == std::uint64_t(cols);
+    const std::string want =
+        cols ? "[" + label(rows) + ", " + label(*cols) + "]" : "[" + label(rows) + "]";
+    auto show = [&] {
+      std::string text = "[";
+      for (std::size_t i = 0; i < entry.shape.size(); ++i)
+        text += (i ? ", " : "") + std::to_string(entry.shape[i]);
+      return text + "]";
+    };
+    const auto fits = [](std::uint64_t size, const Expected& e) {
+      return e.size == kAnyPositive ? size >= 1 : size == static_cast<std::uint64_t>(e.size);
+    };
+    bool ok = entry.shape.size() == (cols ? 2u : 1u) && fits(entry.shape[0], rows);
+    if (ok && cols) ok = fits(entry.shape[1], *cols);
     if (!ok) FailTensor(name, "shape " + show() + ", expected " + want);
     return entry;
   }
@@ -402,8 +286,8 @@ class SafetensorsReader {
       for (Eigen::Index c = 0; c < m.cols(); ++c, p += entry.itemsize) {
         m(r, c) = LoadNumber(p, entry.itemsize);
         if (!std::isfinite(m(r, c))) {
-          FailTensor(entry.name, "row " + std::to_string(r) + ", column " + std::to_string(c) +
-                                     ": not finite");
+          FailTensor(entry.name,
+                     "row " + std::to_string(r) + ", column " + std::to_string(c) + ": not finite");
         }
       }
     }
@@ -415,45 +299,10 @@ class SafetensorsReader {
     const unsigned char* p = data_ + entry.begin;
     for (Eigen::Index i = 0; i < v.size(); ++i, p += entry.itemsize) {
       v(i) = LoadNumber(p, entry.itemsize);
-      if (!std::isfinite(v(i))) FailTensor(entry.name, "entry " + std::to_string(i) + ": not finite");
+      if (!std::isfinite(v(i)))
+        FailTensor(entry.name, "entry " + std::to_string(i) + ": not finite");
     }
     return v;
-  }
-
-  void FillTensors(Transformer& model) {
-    const long long s = model.alphabet, d = model.width, delta = model.period;
-    const std::string dl = "width = " + std::to_string(d);
-    model.embedding = ReadMatrix(Take("embedding", s, d, "alphabet = " + std::to_string(s), dl));
-    model.positional =
-        ReadMatrix(Take("positional", delta, d, "period = " + std::to_string(delta), dl));
-    for (std::size_t l = 0; l < model.layers.size(); ++l) {
-      Layer& layer = model.layers[l];
-      const std::string prefix = "layers." + std::to_string(l) + ".";
-      for (std::size_t h = 0; h < layer.heads.size(); ++h) {
-        const std::string head = prefix + "heads." + std::to_string(h) + ".";
-        layer.heads[h].qk = ReadMatrix(Take(head + "qk", d, d, dl, dl));
-        layer.heads[h].ov = ReadMatrix(Take(head + "ov", d, d, dl, dl));
-        layer.heads[h].bias = ReadVector(Take(head + "bias", model.locality + 1, 0,
-                                              "locality+1 = " + std::to_string(model.locality + 1), ""));
-      }
-      if (layer.mlp) {
-        const TensorEntry& in = Take(prefix + "mlp.in", -1, d, "m ≥ 1", dl);
-        const long long m = static_cast<long long>(in.shape[0]);
-        const std::string ml = "m = " + std::to_string(m);
-        layer.mlp->in = ReadMatrix(in);
-        layer.mlp->in_bias = ReadVector(Take(prefix + "mlp.in_bias", m, 0, ml, ""));
-        layer.mlp->out = ReadMatrix(Take(prefix + "mlp.out", d, m, dl, ml));
-      }
-    }
-    const TensorEntry& weight = Take("readout.weight", -1, d, "k ≥ 1", dl);
-    model.readout_weight = ReadMatrix(weight);
-    model.readout_bias = ReadVector(
-        Take("readout.bias", static_cast<long long>(weight.shape[0]), 0,
-             "k = " + std::to_string(weight.shape[0]), ""));
-    for (const auto& [name, entry] : entries_) {
-      if (!taken_.count(name))
-        FailTensor(name, "unknown tensor (not in the metadata's configuration, docs/python.md)");
-    }
   }
 
   std::string path_;
@@ -466,8 +315,6 @@ class SafetensorsReader {
 
 }  // namespace
 
-Transformer ReadSafetensorsModel(const std::string& path) {
-  return SafetensorsReader(path).Read();
-}
+Transformer ReadSafetensorsModel(const std::string& path) { return SafetensorsReader(path).Read(); }
 
 }  // namespace ltsim

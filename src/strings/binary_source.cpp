@@ -1,4 +1,4 @@
-// Binary strings: .u8 (one byte a token) and little-endian .u16, read in 1 MiB chunks.
+// Binary strings: .u8 (one byte a token) and little-endian .u16, read in 1 MiB blocks.
 #include <algorithm>
 #include <bit>
 #include <cstdio>
@@ -9,39 +9,24 @@
 
 #include "ltsim/core/error.h"
 #include "ltsim/strings/sources.h"
+#include "strings/file_blocks.h"
 
 namespace ltsim {
 namespace {
 
 constexpr std::size_t kChunkBytes = 1 << 20;
 
-struct FileCloser {
-  void operator()(std::FILE* file) const { std::fclose(file); }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
-
-FilePtr OpenForReading(const std::string& path) {
-  FilePtr file(std::fopen(path.c_str(), "rb"));
-  if (!file) throw InputError(path + ": cannot open string file");
-  return file;
-}
-
-/// One pass over a binary file through its own handle; `T` is the on-disk token type.
+/// One pass over a binary file through the source's descriptor; `T` is the on-disk token type.
 template <typename T>
 class BinaryReader : public ChunkReader {
  public:
-  BinaryReader(const std::string& path, std::uint64_t length)
-      : path_(path),
-        file_(OpenForReading(path)),
-        remaining_(length),
-        buffer_(std::min<std::uint64_t>(length, kChunkBytes / sizeof(T))) {}
+  explicit BinaryReader(std::shared_ptr<const FileBlocks> file)
+      : file_(std::move(file)), buffer_(file_->block_bytes() / sizeof(T)) {}
 
   bool Next(Chunk& chunk) override {
-    if (remaining_ == 0) return false;
-    const std::size_t wanted = std::min<std::uint64_t>(remaining_, buffer_.size());
-    const std::size_t got = std::fread(buffer_.data(), sizeof(T), wanted, file_.get());
-    if (got == 0) throw InputError(path_ + ": string file ended early or cannot be read");
-    remaining_ -= got;
+    if (block_ == file_->blocks()) return false;
+    const std::size_t got =
+        file_->Read(block_++, reinterpret_cast<char*>(buffer_.data())) / sizeof(T);
     chunk = Chunk{};
     chunk.size = got;
     if constexpr (sizeof(T) == 1) {
@@ -59,21 +44,20 @@ class BinaryReader : public ChunkReader {
   }
 
  private:
-  std::string path_;
-  FilePtr file_;
-  std::uint64_t remaining_;
+  std::shared_ptr<const FileBlocks> file_;
+  std::uint64_t block_ = 0;
   std::vector<T> buffer_;
 };
 
-/// A .u8 or .u16 file; its size is taken once, on construction.
+/// A .u8 or .u16 file, opened once (file_blocks.h: one descriptor, every pass checked against
+/// the first); its size is taken when it is opened.
 class BinarySource : public Source {
  public:
   BinarySource(std::string path, int bytes_per_token)
-      : path_(std::move(path)), bytes_per_token_(bytes_per_token) {
-    OpenForReading(path_);
-    std::error_code error;
-    const std::uintmax_t size = std::filesystem::file_size(path_, error);
-    if (error) throw InputError(path_ + ": cannot open string file");
+      : path_(std::move(path)),
+        bytes_per_token_(bytes_per_token),
+        file_(std::make_shared<const FileBlocks>(path_, kChunkBytes)) {
+    const std::uint64_t size = file_->size();
     if (size % bytes_per_token_ != 0) {
       throw InputError(path_ + ": size " + std::to_string(size) +
                        " bytes is odd, but a .u16 string has 2 bytes a token");
@@ -84,8 +68,8 @@ class BinarySource : public Source {
 
   std::uint64_t length() const override { return length_; }
   std::unique_ptr<ChunkReader> Open() const override {
-    if (bytes_per_token_ == 1) return std::make_unique<BinaryReader<std::uint8_t>>(path_, length_);
-    return std::make_unique<BinaryReader<std::uint16_t>>(path_, length_);
+    if (bytes_per_token_ == 1) return std::make_unique<BinaryReader<std::uint8_t>>(file_);
+    return std::make_unique<BinaryReader<std::uint16_t>>(file_);
   }
   std::string name() const override { return path_; }
   std::string Locate(std::uint64_t index) const override {
@@ -95,6 +79,7 @@ class BinarySource : public Source {
  private:
   std::string path_;
   int bytes_per_token_;
+  std::shared_ptr<const FileBlocks> file_;
   std::uint64_t length_ = 0;
 };
 

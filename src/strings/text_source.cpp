@@ -8,6 +8,7 @@
 
 #include "ltsim/core/error.h"
 #include "ltsim/strings/sources.h"
+#include "strings/file_blocks.h"
 
 namespace ltsim {
 namespace {
@@ -16,11 +17,6 @@ constexpr std::size_t kReadBlock = 1 << 18;  // bytes read from a file at a time
 constexpr std::size_t kWordBatch = 1 << 16;  // plain tokens handed out per chunk
 constexpr std::size_t kMaxTokenChars = 64;   // longer tokens are malformed
 constexpr unsigned kLargestToken = 65534;    // S <= 65535 (docs/model.md §1)
-
-struct FileCloser {
-  void operator()(std::FILE* file) const { std::fclose(file); }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 
 /// One token of the text with the 1-based line and column of its first character.
 struct TextToken {
@@ -54,8 +50,8 @@ class TextScanner {
     pos_ = text_->data();
     end_ = pos_ + text_->size();
   }
-  TextScanner(FilePtr file, std::string name)
-      : name_(std::move(name)), file_(std::move(file)), buffer_(kReadBlock) {}
+  TextScanner(std::shared_ptr<const FileBlocks> file, std::string name)
+      : name_(std::move(name)), file_(std::move(file)), buffer_(file_->block_bytes()) {}
 
   /// Reads the next token; false at the end. Throws InputError "name:line:col: rule".
   bool Next(TextToken& token) {
@@ -96,11 +92,8 @@ class TextScanner {
   void Advance() { ++pos_; }
 
   bool Refill() {
-    if (!file_) return false;
-    const std::size_t got = std::fread(buffer_.data(), 1, buffer_.size(), file_.get());
-    if (got == 0 && std::ferror(file_.get())) {
-      throw InputError(name_ + ": cannot read string file");
-    }
+    if (!file_ || block_ == file_->blocks()) return false;
+    const std::size_t got = file_->Read(block_++, buffer_.data());
     pos_ = buffer_.data();
     end_ = pos_ + got;
     return got > 0;
@@ -148,7 +141,8 @@ class TextScanner {
 
   std::string name_;
   std::shared_ptr<const std::string> text_;
-  FilePtr file_;
+  std::shared_ptr<const FileBlocks> file_;
+  std::uint64_t block_ = 0;  // the next block of file_ to read
   std::vector<char> buffer_;
   const char* pos_ = nullptr;
   const char* end_ = nullptr;
@@ -195,11 +189,14 @@ class TextReader : public ChunkReader {
   bool has_pending_ = false;
 };
 
-/// A text string in a file (text_ == nullptr) or in memory; scanned once to validate.
+/// A text string in a file (text_ == nullptr; read through one descriptor, every pass checked
+/// against the first: file_blocks.h) or in memory; scanned once to validate.
 class TextSource : public Source {
  public:
   TextSource(std::string name, std::shared_ptr<const std::string> text)
-      : name_(std::move(name)), text_(std::move(text)) {
+      : name_(std::move(name)),
+        text_(std::move(text)),
+        file_(text_ ? nullptr : std::make_shared<const FileBlocks>(name_, kReadBlock)) {
     auto scanner = NewScanner();
     TextToken token;
     while (scanner->Next(token)) {
@@ -231,13 +228,12 @@ class TextSource : public Source {
  private:
   std::unique_ptr<TextScanner> NewScanner() const {
     if (text_) return std::make_unique<TextScanner>(text_, name_);
-    FilePtr file(std::fopen(name_.c_str(), "rb"));
-    if (!file) throw InputError(name_ + ": cannot open string file");
-    return std::make_unique<TextScanner>(std::move(file), name_);
+    return std::make_unique<TextScanner>(file_, name_);
   }
 
   std::string name_;
   std::shared_ptr<const std::string> text_;
+  std::shared_ptr<const FileBlocks> file_;
   std::uint64_t length_ = 0;
 };
 

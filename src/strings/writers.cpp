@@ -53,6 +53,63 @@ void CheckSpace(const std::string& path, std::uint64_t length, int bytes_per_tok
   }
 }
 
+// Bytes of one run as the text writer prints it ("s^c" and a separator), at most 28.
+std::uint64_t RunTextBytes(Token token, std::uint64_t count) {
+  const auto digits = [](std::uint64_t v) {
+    std::uint64_t n = 1;
+    while (v >= 10) v /= 10, ++n;
+    return n;
+  };
+  return digits(token) + (count > 1 ? 1 + digits(count) : 0) + 1;
+}
+
+// Refuses a text output that cannot fit in the free space of its directory, before writing
+// any of it (iid:length=1e19 would otherwise fill the disk): when even one run per token (at
+// most 6 bytes each) might not fit, the text's size is estimated from its first ~2^20 tokens
+// (exact when they are all of it) and the run is refused if the estimate exceeds the space.
+void CheckTextSpace(const Source& source, const std::string& path, std::uint64_t header) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
+  std::error_code error;
+  const std::filesystem::space_info space = std::filesystem::space(dir, error);
+  if (error) return;  // the open below reports a missing directory
+  const long double length = static_cast<long double>(source.length());
+  if (header + 6.0L * length <= static_cast<long double>(space.available)) return;
+  constexpr std::uint64_t kSampleTokens = std::uint64_t{1} << 20;
+  std::uint64_t tokens = 0, bytes = header;
+  Run current;
+  auto reader = source.Open();
+  Chunk chunk;
+  const auto add = [&](Token token, std::uint64_t count) {
+    if (current.count > 0 && current.token == token) {
+      current.count += count;
+      return;
+    }
+    if (current.count > 0) bytes += RunTextBytes(current.token, current.count);
+    current = Run{token, count};
+  };
+  while (tokens < kSampleTokens && reader->Next(chunk)) {
+    if (chunk.kind == Chunk::Kind::kRun) {
+      add(chunk.run.token, chunk.run.count);
+    } else {
+      for (std::size_t k = 0; k < chunk.size; ++k) add(chunk.at(k), 1);
+    }
+    tokens += chunk.length();
+  }
+  if (current.count > 0) bytes += RunTextBytes(current.token, current.count);
+  const long double estimate =
+      tokens == 0 ? 0.0L
+                  : static_cast<long double>(bytes) * (length / static_cast<long double>(tokens));
+  if (estimate > static_cast<long double>(space.available)) {
+    char shown[32];
+    std::snprintf(shown, sizeof shown, "%.3g", static_cast<double>(estimate));
+    throw InputError(path + ": the string has " + std::to_string(source.length()) +
+                     " tokens; its text would take " + (tokens >= source.length() ? "" : "about ") +
+                     shown + " bytes, but only " + std::to_string(space.available) +
+                     " bytes are free there (nothing written)");
+  }
+}
+
 /// Merges runs across chunk boundaries and prints them as "s" or "s^c", kRunsPerLine a line.
 class RunTextWriter {
  public:
@@ -188,8 +245,9 @@ void WriteTokens(const Source& source, OutputFile& out) {
 }  // namespace
 
 void WriteRunLengthText(const Source& source, const std::string& path) {
-  OutputFile out(path);
   const std::string header = "# ltsim string, length " + std::to_string(source.length()) + "\n";
+  CheckTextSpace(source, path, header.size());
+  OutputFile out(path);
   out.Write(header.data(), header.size());
   RunTextWriter writer(out);
   auto reader = source.Open();

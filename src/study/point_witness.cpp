@@ -142,10 +142,9 @@ std::string WritePointWitness(const PointWitness& w, const std::string& stem) {
                     {"gap", w.gap_text},
                     {"exceeds_eps", w.recheck_exceeds}};
   }
-  // A needed-length file names no directory: a study's outputs are the same bytes wherever they
-  // are written (and under any number of ranks, docs/distributed.md).
-  std::string replay =
-      needed ? "ltsim replay THIS_FILE" : "ltsim tightness --replay " + stem + ".point.json";
+  // A witness names no directory: a study's outputs are the same bytes wherever they are
+  // written (and under any number of ranks, docs/distributed.md).
+  std::string replay = needed ? "ltsim replay THIS_FILE" : "ltsim tightness --replay THIS_FILE";
   j["replay"] = replay;
   WriteText(stem + ".point.json", j.dump(1) + "\n");
   WriteModel(w.f, stem + ".f.json");

@@ -219,7 +219,8 @@ Cell RunCell(const TightnessOptions& o, const RowPlan& plan, int i, int k) {
     w.value = static_cast<std::uint64_t>(cell.lower.sample.value);
     w.censored = !r.first_disagreement;
     RecheckPoint(w);
-    cell.lower.witness = cell.upper.witness = WritePointWitness(w, Stem(o, plan.parameter, i, k));
+    cell.lower.witness = cell.upper.witness =
+        OutRelative(o, WritePointWitness(w, Stem(o, plan.parameter, i, k)));
   }
   return cell;
 }
@@ -759,9 +760,7 @@ io::Json TightnessOptionsToJson(const TightnessOptions& o) {
                   {"max_x_length", o.max_x_length},
                   {"methods", o.schemes},
                   {"x_length", o.statistic_x_length},
-                  {"threads", o.threads},
-                  {"joint", o.joint},
-                  {"out", o.out}};
+                  {"joint", o.joint}};
 }
 
 }  // namespace ltsim

@@ -92,7 +92,7 @@ TightnessSample ThresholdSample(const TightnessOptions& o, StudyParameter parame
     w.value = static_cast<std::uint64_t>(s.sample.value);
     w.censored = s.sample.censoring != Censoring::kNone;
     RecheckPoint(w);
-    s.witness = WritePointWitness(w, Stem52(o, parameter, i, k));
+    s.witness = OutRelative(o, WritePointWitness(w, Stem52(o, parameter, i, k)));
   }
   return s;
 }

@@ -13,6 +13,7 @@
 #include "ltsim/core/seed.h"
 #include "ltsim/study/attack_witness.h"
 #include "ltsim/study/statistic_attack.h"
+#include "tightness_52.h"
 
 namespace ltsim {
 namespace {
@@ -115,8 +116,11 @@ std::vector<TightnessRow> RunLemma53Rows(const TightnessOptions& o) {
             w.error = c.error;
             w.certified = c.certified;
             w.censored = c.error <= kFloor;
-            files[((m * N + n) * I + i) * K + k] = WriteAttackWitness(
-                w, (dir / fmt::format("p{}_m{}_{}", n, k, InputKindName(s.inputs[i]))).string());
+            files[((m * N + n) * I + i) * K + k] = OutRelative(
+                o,
+                WriteAttackWitness(
+                    w,
+                    (dir / fmt::format("p{}_m{}_{}", n, k, InputKindName(s.inputs[i]))).string()));
           }
     }
   }

@@ -6,8 +6,8 @@ namespace ltsim::cli_test {
 namespace {
 
 // The keys every row of `tightness --json` carries (docs/tightness.md), each side with
-// `points` points that name their witness file (the runs below give --out-dir).
-void ExpectRowShape(const Json& row, std::size_t points) {
+// `points` points that name their witness file relative to `out` (the --out-dir).
+void ExpectRowShape(const Json& row, std::size_t points, const std::string& out) {
   for (const char* key : {"parameter", "lower", "upper", "paper", "class", "verdict", "reason"})
     EXPECT_TRUE(row.contains(key)) << key;
   const std::string verdict = row["verdict"];
@@ -20,7 +20,7 @@ void ExpectRowShape(const Json& row, std::size_t points) {
     for (const Json& p : row[side]["points"]) {
       EXPECT_TRUE(p["censored"].is_boolean());
       EXPECT_TRUE(p["length"].is_number());
-      EXPECT_TRUE(fs::exists(p["witness"].get<std::string>()));
+      EXPECT_TRUE(fs::exists(fs::path(out) / p["witness"].get<std::string>()));
     }
   }
 }
@@ -33,7 +33,7 @@ TEST_F(CliTest, TightnessJsonRowsCarryBothSidesAndReplay) {
   EXPECT_EQ(doc["context"]["seed"], 3);
   ASSERT_EQ(doc["rows"].size(), 2u);
   for (const Json& row : doc["rows"]) {
-    ExpectRowShape(row, 3);
+    ExpectRowShape(row, 3, out);
     for (const char* side : {"lower", "upper"})
       for (const Json& p : row[side]["points"]) EXPECT_TRUE(p.contains("value"));
   }
@@ -41,7 +41,8 @@ TEST_F(CliTest, TightnessJsonRowsCarryBothSidesAndReplay) {
   EXPECT_EQ(doc["rows"][0]["paper"], 2.0);
   EXPECT_NEAR(doc["rows"][1]["paper"].get<double>(), 4 * std::log(2.0), 1e-12);  // p ln 2
   EXPECT_TRUE(fs::exists(fs::path(out) / "tightness.csv"));
-  const std::string witness = doc["rows"][0]["lower"]["points"][1]["witness"];
+  const std::string witness =
+      (fs::path(out) / doc["rows"][0]["lower"]["points"][1]["witness"].get<std::string>()).string();
   // One replay for every witness kind: 0 = the recorded result reproduced.
   const Result replay = Run({"replay", witness});
   EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
@@ -70,7 +71,7 @@ TEST_F(CliTest, TightnessLemma53RowsPerSchemeAndReplay) {
                             "--out-dir", out, "--json"});
   ASSERT_EQ(doc["rows"].size(), 2u);
   for (const Json& row : doc["rows"]) {
-    ExpectRowShape(row, 3);
+    ExpectRowShape(row, 3, out);
     EXPECT_EQ(row["parameter"], "n");
     for (const char* side : {"lower", "upper"})
       for (const Json& p : row[side]["points"]) EXPECT_EQ(p["error"], p["length"]);
@@ -83,7 +84,10 @@ TEST_F(CliTest, TightnessLemma53RowsPerSchemeAndReplay) {
   EXPECT_TRUE(doc["rows"][1]["paper"].is_null());
   EXPECT_NE(doc["rows"][1]["reason"].get<std::string>().find("markov"), std::string::npos);
   EXPECT_TRUE(fs::exists(fs::path(out) / "tightness.csv"));
-  const Result replay = Run({"replay", doc["rows"][0]["lower"]["points"][2]["witness"]});
+  const Result replay =
+      Run({"replay",
+           (fs::path(out) / doc["rows"][0]["lower"]["points"][2]["witness"].get<std::string>())
+               .string()});
   EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
   EXPECT_NE(replay.out.find("reproduced"), std::string::npos) << replay.out;
 }
@@ -112,7 +116,7 @@ TEST_F(CliTest, Tightness52RowsCarryTheRowShapeAndReplay) {
       EXPECT_TRUE(p["value"].is_number());
       EXPECT_TRUE(p["length"].is_number());
       EXPECT_TRUE(p["censored"].is_boolean());
-      EXPECT_TRUE(fs::exists(p["witness"].get<std::string>()));
+      EXPECT_TRUE(fs::exists(fs::path(out) / p["witness"].get<std::string>()));
     }
   }
   const Json& k = doc["rows"][0];
@@ -131,7 +135,9 @@ TEST_F(CliTest, Tightness52RowsCarryTheRowShapeAndReplay) {
   EXPECT_LT(margin["lower"]["ci"][1].get<double>(), margin["paper"].get<double>());
   EXPECT_TRUE(fs::exists(fs::path(out) / "tightness.csv"));
   for (const Json* row : {&k, &margin}) {
-    const Result replay = Run({"replay", (*row)["lower"]["points"][2]["witness"]});
+    const Result replay = Run(
+        {"replay",
+         (fs::path(out) / (*row)["lower"]["points"][2]["witness"].get<std::string>()).string()});
     EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
   }
 }
@@ -199,6 +205,34 @@ TEST_F(CliTest, TightnessBadInput) {
   ExpectInputError({"tightness", "--theorem", "5.3", "--joint"}, "--joint");
   ExpectInputError({"replay", Temp("bad.json", "{}")}, "bad.json");
   ExpectInputError({"tightness", "--replay", Temp("bad.json", "{}")}, "bad.json");
+}
+
+// tightness.json and every witness are the same bytes for any --threads and any --out-dir: no
+// thread count and no directory in them (witnesses are named relative to the directory).
+TEST_F(CliTest, TightnessOutputsAreTheSameBytesForAnyThreadsAndDirectory) {
+  const fs::path a = Path("a"), b = Path("b") / "nested";
+  for (const auto& [out, threads] : {std::pair{a, "1"}, std::pair{b, "2"}}) {
+    const Result r =
+        Run({"tightness", "--parameters", "eps", "--points", "3", "--seeds", "2", "--no-validate",
+             "--threads", threads, "--out-dir", out.string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  const auto bytes = [](const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  std::size_t files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(a)) {
+    if (entry.is_directory()) continue;
+    const fs::path name = fs::relative(entry.path(), a);
+    EXPECT_EQ(bytes(entry.path()), bytes(b / name)) << name;
+    ++files;
+  }
+  EXPECT_GE(files, 8u);  // tightness.json, .csv, the marker and a point witness per member
+  const Json doc = Json::parse(bytes(a / "tightness.json"));
+  EXPECT_FALSE(doc["options"].contains("threads"));
+  EXPECT_FALSE(doc["options"].contains("out"));
+  EXPECT_EQ(doc.dump().find(a.string()), std::string::npos);
 }
 
 }  // namespace

@@ -15,6 +15,8 @@
 #include "ltsim/construct/kgram.h"
 #include "ltsim/construct/tasks.h"
 #include "ltsim/core/error.h"
+#include "ltsim/io/output_dir.h"
+#include "ltsim/io/output_file.h"
 #include "ltsim/model/model_file.h"
 #include "output.h"
 
@@ -101,22 +103,29 @@ void RunFamily(const FamilyArgs& args) {
   const bool dir = !args.out_dir.empty(), pair = !args.out_f.empty() || !args.out_g.empty();
   if (dir == pair || (pair && (args.out_f.empty() || args.out_g.empty())))
     throw InputError("construct family: give --out-dir DIR, or both --out-f F and --out-g G");
+  // One file named twice (also as two spellings of one path) would lose f.
+  if (pair && io::SameFile(args.out_f, args.out_g))
+    throw InputError("--out-g " + args.out_g + ": is the same file as --out-f " + args.out_f +
+                     "; give two files");
+  // The directory's f.json and g.json are one set: locked, checked and staged before the
+  // member is built, swapped in whole (io/output_dir.h).
+  std::unique_ptr<io::OutputSet> set;
+  if (dir) set = std::make_unique<io::OutputSet>(args.out_dir, "construct family");
   FamilyValues values;
   for (const auto& [key, value] : args.values)
     if (value) values[key] = *value;
   const FamilyMember member = BuildFamilyMember(args.name, values);
   std::string f_path = args.out_f, g_path = args.out_g;
-  if (dir) {
-    std::error_code error;
-    std::filesystem::create_directories(args.out_dir, error);
-    if (error)
-      throw InputError(
-          fmt::format("--out-dir {}: cannot create it ({})", args.out_dir, error.message()));
-    f_path = (std::filesystem::path(args.out_dir) / "f.json").string();
-    g_path = (std::filesystem::path(args.out_dir) / "g.json").string();
+  if (set) {
+    WriteModel(member.f, (std::filesystem::path(set->staging()) / "f.json").string());
+    WriteModel(member.g, (std::filesystem::path(set->staging()) / "g.json").string());
+    set->Commit();
+    f_path = (std::filesystem::path(set->dir()) / "f.json").string();
+    g_path = (std::filesystem::path(set->dir()) / "g.json").string();
+  } else {
+    WriteModel(member.f, f_path);
+    WriteModel(member.g, g_path);
   }
-  WriteModel(member.f, f_path);
-  WriteModel(member.g, g_path);
   const std::string certify = fmt::format("ltsim threshold {} {} --eps {} --max-length {}", f_path,
                                           g_path, member.eps, member.first_disagreement);
   if (args.json) {

@@ -212,13 +212,17 @@ void AddExperimentCommand(CLI::App& app) {
                     "--x-length 2000 --json"});
   cmd->callback([args] {
     ExperimentOptions options = BuildOptions(*args);
-    options.out_dir = args->out;  // a point witness per row (docs/witnesses.md §6)
+    // --out-dir locked and checked before any work, written as one set (io/output_dir.h).
+    std::unique_ptr<io::OutputSet> set;
+    if (!args->out.empty()) set = std::make_unique<io::OutputSet>(args->out, "experiment paper");
+    options.out_dir = set ? set->staging() : "";  // a point witness per row
     Progress progress("experiment", "rows");
     options.progress = progress.Callback();
-    const ExperimentResult r = RunExperiment(options);
+    ExperimentResult r = RunExperiment(options);
     progress.Finish();
+    if (set) r.options.out_dir = set->dir();  // what the table names
     Report(
-        ExperimentJson(r), Csv(r), args->json, [&] { PrintTable(r); }, args->out, "experiment",
+        ExperimentJson(r), Csv(r), args->json, [&] { PrintTable(r); }, set.get(), "experiment",
         LTSIM_PLOT_EXPERIMENT_SCRIPT);
   });
 }

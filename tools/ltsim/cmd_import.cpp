@@ -7,7 +7,10 @@
 
 #include "commands.h"
 #include "help.h"
+#include "ltsim/core/error.h"
+#include "ltsim/io/output_file.h"
 #include "ltsim/model/model_file.h"
+#include "ltsim/model/safetensors.h"
 
 namespace ltsim::cli {
 namespace {
@@ -18,6 +21,13 @@ struct ImportArgs {
 };
 
 void RunImport(const ImportArgs& args) {
+  // Up front: the model must survive, and the JSON written must be readable under its name (a
+  // path ending in .safetensors is read as safetensors).
+  io::RefuseOutputIsInput(args.out, {args.in});
+  if (IsSafetensorsPath(args.out))
+    throw InputError("--out " + args.out +
+                     ": import writes ltsim-model JSON, which a .safetensors name would not be "
+                     "read as; name it .json");
   const Transformer model = ReadModel(args.in);
   WriteModel(model, args.out);
   std::cout << fmt::format("wrote {} ({} layers, d = {}, S = {}) from {}\n", args.out,

@@ -14,6 +14,8 @@
 #include "common_options.h"
 #include "help.h"
 #include "ltsim/core/error.h"
+#include "ltsim/io/output_dir.h"
+#include "ltsim/io/output_file.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/search/refute.h"
 #include "output.h"
@@ -45,9 +47,7 @@ std::vector<Attention> ParseModes(const std::string& text) {
 }
 
 void WriteText(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw InputError(fmt::format("--out: cannot write {}", path.string()));
+  io::WriteFileAtomically(path.string(), text);
 }
 
 // A number as the JSON document shows it (null when not finite or absent): the table and
@@ -102,6 +102,10 @@ int Run(RefuteArgs& args) {
   s.cls.modes = ParseModes(args.modes);
   ValidateRefuteBound(args.options.bound);
   ValidatePairClass(s.cls);
+  // The output directory is locked, checked and staged before the search (a bad --out-dir
+  // costs nothing); its four files appear together or not at all (io/output_dir.h).
+  std::unique_ptr<io::OutputSet> set;
+  if (!args.out.empty()) set = std::make_unique<io::OutputSet>(args.out, "refute");
   // Progress on stderr (results never depend on it): climbs, with evaluations and the best.
   auto progress = std::make_shared<Progress>(
       "refute", "climbs", Progress::Options{.quiet_seconds = 0, .always_final = true});
@@ -112,16 +116,14 @@ int Run(RefuteArgs& args) {
   const RefuteResult result = RunRefute(args.options);
   progress->Finish();
   const nlohmann::json j = RefuteToJson(result);
-  if (!args.out.empty()) {
-    const std::filesystem::path dir(args.out);
-    std::error_code error;
-    std::filesystem::create_directories(dir, error);
-    if (error) throw InputError(fmt::format("--out-dir {}: cannot create it", args.out));
+  if (set) {
+    const std::filesystem::path dir(set->staging());
     const RawRestart& best = result.search.restarts[result.best.restart];
     WriteModel(best.f, (dir / "f.json").string());
     WriteModel(best.g, (dir / "g.json").string());
     WriteText(dir / "witness.txt", RunLengthText(best.best.witness) + "\n");
     WriteText(dir / "refute.json", j.dump(2) + "\n");
+    set->Commit();
   }
   if (args.json)
     std::cout << j.dump(2) << "\n";

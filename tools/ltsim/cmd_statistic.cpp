@@ -212,6 +212,9 @@ void RunSweep(const StatisticArgs& args) {
   o.seed = args.options.seed;
   if (args.iterations_flag->count()) o.iterations = args.attack.iterations;
   if (args.restarts_flag->count()) o.restarts = args.attack.restarts;
+  // --out-dir locked and checked before any work, written as one set (io/output_dir.h).
+  std::unique_ptr<io::OutputSet> set;
+  if (!args.out.empty()) set = std::make_unique<io::OutputSet>(args.out, "statistic --sweep");
   const AttackSweepResult r = RunAttackSweep(o);
   Json doc;
   doc["context"] = Context("statistic --sweep", o.seed);
@@ -279,7 +282,7 @@ void RunSweep(const StatisticArgs& args) {
         std::cout << "schemes faster than markov on every input family tried: "
                   << (beats.empty() ? "none" : beats) << "\n";
       },
-      args.out, "statistic", "");
+      set.get(), "statistic", "");
 }
 
 void RunStatistic(const StatisticArgs& args) {

@@ -368,18 +368,25 @@ void AddSweepCommand(CLI::App& app) {
     SetCommandFlags({{"precision_bits", "--precision"}});  // the library's keys (commands.h)
     CommandDealer dealer(args->dist);
     SweepOptions options = BuildOptions(*args);
-    options.out_dir = args->out;     // a point witness per pair (docs/witnesses.md §6)
+    // The process that writes locks and checks --out-dir before any work and writes into a
+    // staging directory swapped in whole at the end (io/output_dir.h); the others only need
+    // to know that witnesses are wanted (their items then carry the models).
+    std::unique_ptr<io::OutputSet> set;
+    if (!args->out.empty() && dealer.Reduces())
+      set = std::make_unique<io::OutputSet>(args->out, "sweep");
+    options.out_dir = set ? set->staging() : args->out;  // a point witness per pair
     options.dealer = &dealer.get();  // the (point, pair) cells, over MPI ranks or shards
     // This process's share of the cells (rank 0 alone prints under MPI).
     Progress progress("sweep", "pairs");
     if (dist::Rank() == 0) options.progress = progress.Callback();
-    const SweepResult r = RunSweep(options);
+    SweepResult r = RunSweep(options);
     progress.Finish();
     if (!dealer.Reduces()) return dealer.FinishShard();
+    if (set) r.options.out_dir = set->dir();  // what the table names
     const std::string warning = HardmaxRegimeWarning(r);
     if (!warning.empty()) std::cerr << "ltsim sweep: warning: " << warning << "\n";
     Report(
-        SweepJson(r), Csv(r), args->json, [&] { PrintTable(r); }, args->out, "sweep",
+        SweepJson(r), Csv(r), args->json, [&] { PrintTable(r); }, set.get(), "sweep",
         LTSIM_PLOT_SCRIPT);
   });
 }

@@ -687,10 +687,15 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
                                    : o.theorem == Theorem::k52 ? "thresholds and simulator runs"
                                                                : "members and checks");
     o.progress = progress.Callback();
-    const TightnessResult r = RunTightness(o);
+    // --out-dir locked and checked before any work, written as one set (io/output_dir.h).
+    std::unique_ptr<io::OutputSet> set;
+    if (!o.out.empty()) set = std::make_unique<io::OutputSet>(o.out, "tightness");
+    if (set) o.out = set->staging();
+    TightnessResult r = RunTightness(o);
     progress.Finish();
+    if (set) r.options.out = set->dir();  // what the table names
     Report(
-        TightnessJson(r), Csv(r), args->json, [&] { PrintTable(r); }, o.out, "tightness",
+        TightnessJson(r), Csv(r), args->json, [&] { PrintTable(r); }, set.get(), "tightness",
         LTSIM_PLOT_TIGHTNESS_SCRIPT);
   });
 }

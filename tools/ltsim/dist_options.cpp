@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <map>
 
 #include "help.h"
 #include "ltsim/core/error.h"
@@ -28,7 +29,49 @@ std::vector<std::string> WithoutShardOptions(const std::vector<std::string>& arg
   return out;
 }
 
+// One word of a stored command line, shown in a message: escaped and cut (a shard file may
+// hold anything).
+std::string ShownWord(const std::string& word) {
+  std::string out;
+  for (char c : word.substr(0, 40)) {
+    const auto u = static_cast<unsigned char>(c);
+    out += (u < 0x20 || u == 0x7f) ? '?' : c;
+  }
+  return word.size() > 40 ? out + "..." : out;
+}
+
+// Whether `word` is `option` or `option=VALUE`.
+bool IsOption(const std::string& word, const std::string& option) {
+  return word == option || word.starts_with(option + "=");
+}
+
 }  // namespace
+
+void CheckMergedCommand(const std::vector<std::string>& command, const std::string& source) {
+  // The commands that take --shard, and per command the options a shard run refuses (it
+  // computes its whole share and writes no output of its own); every other option is parsed
+  // by the command itself, which refuses what it does not know.
+  static const std::map<std::string, std::vector<std::string>> kSharded = {
+      {"fuzz", {"--resume", "--time-budget", "--case"}},
+      {"search", {"--replay"}},
+      {"sweep", {}},
+      {"threshold", {}}};
+  const std::string prefix = source + ": command: ";
+  if (command.empty()) throw InputError(prefix + "empty (not a shard of a sharded command)");
+  const auto it = kSharded.find(command.front());
+  if (it == kSharded.end())
+    throw InputError(prefix + "'" + ShownWord(command.front()) +
+                     "' is not a command that runs in shards (fuzz, search, sweep, threshold); "
+                     "merge refuses it");
+  std::vector<std::string> refused = {"--shard", "--shard-out", "--help",
+                                      "-h",      "--help-all",  "--version"};
+  refused.insert(refused.end(), it->second.begin(), it->second.end());
+  for (std::size_t k = 1; k < command.size(); ++k)
+    for (const std::string& option : refused)
+      if (IsOption(command[k], option))
+        throw InputError(prefix + "'" + command.front() + "' with " + option +
+                         " is not a shard run; merge refuses it");
+}
 
 void SetCommandLine(int argc, char** argv) { g_command_line.assign(argv + 1, argv + argc); }
 
@@ -84,6 +127,9 @@ void AddMergeCommand(CLI::App& app, int& exit_code,
   cmd->callback([paths, &exit_code, run] {
     dist::ShardReplay replay(*paths);
     if (dist::Size() > 1) throw InputError("merge: runs as one process, not under mpirun");
+    // The stored command line steers what merge runs: only a sharded command, with options a
+    // shard run takes (never `generate --out FILE`, never `merge` itself).
+    CheckMergedCommand(replay.command(), paths->front());
     SetCurrentDealer(&replay);
     try {
       exit_code = run(replay.command());

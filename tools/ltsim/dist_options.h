@@ -42,6 +42,12 @@ class CommandDealer {
   std::unique_ptr<dist::ShardWriter> shard_;
 };
 
+/// Refuses a shard's stored command line (InputError naming `source`) unless it is one of the
+/// commands that run in shards (fuzz, search, sweep, threshold) without an option a shard run
+/// refuses (--shard, --shard-out, --resume, --time-budget, --case, --replay, --help,
+/// --version): a shard file must not make `merge` run anything else.
+void CheckMergedCommand(const std::vector<std::string>& command, const std::string& source);
+
 /// `ltsim merge SHARD…`: reads the shard files of one `--shard I/K` run and runs their command
 /// line with their items instead of computing them (`run` parses and runs a command line), so
 /// it writes the same files as the command run once; its exit code is the command's.

@@ -1,6 +1,7 @@
 // ltsim: parse → validate → build options → run, with one error funnel (docs/design.md §7, §3).
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -10,6 +11,8 @@
 #include "ltsim/core/error.h"
 #include "ltsim/core/suggest.h"
 #include "ltsim/dist/dist.h"
+#include "ltsim/io/json.h"
+#include "ltsim/io/output_file.h"
 #include "strict_numbers.h"
 
 namespace {
@@ -31,6 +34,13 @@ std::string ParseErrorLine(const CLI::App& app, const CLI::ParseError& e, int ar
   const std::string path = ltsim::cli::CommandPath(app, argc, argv);
   return (path.empty() ? "" : path + ": ") + message + ltsim::cli::SuggestFlag(*cmd, argc, argv) +
          SeeHelp(app, argc, argv);
+}
+
+// An error as one line of bounded length, whatever input it echoes (a key, a tensor name, a
+// value: control characters escaped, cut after kMaxErrorCharacters).
+constexpr std::size_t kMaxErrorCharacters = 1000;
+std::string OneLine(const std::string& message) {
+  return ltsim::io::Printable(message, kMaxErrorCharacters);
 }
 
 // Error lines come from rank 0 alone (every rank parses the same command line, so every rank
@@ -88,12 +98,12 @@ int RunCommandLine(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     ltsim::cli::DiscardDeprecationNotes();
-    Error() << ParseErrorLine(app, e, argc, argv) << "\n";
+    Error() << OneLine(ParseErrorLine(app, e, argc, argv)) << "\n";
     return 2;
   } catch (const ltsim::OptionError& e) {
     ltsim::cli::DiscardDeprecationNotes();
     // The library names the option by its field; on the command line it is a flag.
-    Error() << ltsim::cli::FlagMessage(e) << SeeHelp(app, argc, argv) << "\n";
+    Error() << OneLine(ltsim::cli::FlagMessage(e) + SeeHelp(app, argc, argv)) << "\n";
     return 2;
   } catch (const ltsim::InputError& e) {
     ltsim::cli::DiscardDeprecationNotes();
@@ -104,15 +114,21 @@ int RunCommandLine(int argc, char** argv) {
       const std::string flag = message.substr(0, end);
       message = ltsim::cli::AsTyped(flag) + message.substr(flag.size());
     }
-    Error() << message << (message.starts_with("--") ? SeeHelp(app, argc, argv) : std::string())
+    Error() << OneLine(message +
+                       (message.starts_with("--") ? SeeHelp(app, argc, argv) : std::string()))
             << "\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A file-system call that failed on a path the user gave: the path and the reason.
+    ltsim::cli::DiscardDeprecationNotes();
+    Error() << OneLine(e.path1().string() + ": " + e.code().message()) << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
     Error() << "out of memory (the input asks for more than this machine holds)\n";
     return 2;
   } catch (const std::exception& e) {
     // Not expected: bad input is reported as InputError. Still one line, not a crash.
-    Error() << "unexpected error: " << e.what() << "\n";
+    Error() << OneLine(std::string("unexpected error: ") + e.what()) << "\n";
     return 2;
   }
   return exit_code;
@@ -128,6 +144,9 @@ int main(int argc, char** argv) {
     // Rank 0 prints: the other ranks' standard output goes nowhere.
     if (ltsim::dist::Rank() != 0 && !std::freopen("/dev/null", "w", stdout)) return 2;
   }
+  // A signal ends the run without destructors: the temporary files of outputs being written
+  // are removed first (a command that stops cleanly on a signal installs its own handlers).
+  ltsim::io::RemoveTemporaryFilesOnSignals();
   ltsim::cli::SetCommandLine(argc, argv);
   const int code = RunCommandLine(argc, argv);
   if (ltsim::dist::Size() > 1 && ltsim::dist::Interrupted()) {

@@ -13,16 +13,18 @@
 #include <memory>
 
 #include "ltsim/core/error.h"
+#include "ltsim/io/output_dir.h"
 #include "ltsim/io/output_file.h"
 
 namespace ltsim::cli {
 namespace {
 
-void RunPlotScript(const std::string& script, const std::string& dir, const std::string& png) {
+void RunPlotScript(const std::string& script, const std::string& dir, const std::string& png,
+                   const std::string& shown_dir) {
   constexpr int kNoMatplotlib = 3;
   const std::string python = "/usr/bin/python3";
   const std::string install = "apt-get install python3-matplotlib";
-  const std::string out = (std::filesystem::path(dir) / png).string();
+  const std::string out = (std::filesystem::path(shown_dir) / png).string();
   if (!std::filesystem::exists(python)) {
     std::cout << png << " skipped: " << python << " not found (" << install << ")\n";
     return;
@@ -40,10 +42,7 @@ void RunPlotScript(const std::string& script, const std::string& dir, const std:
 void WriteJsonAndCsv(const std::string& dir, const std::string& stem, const Json& json,
                      const std::string& csv) {
   const std::filesystem::path base(dir);
-  std::error_code error;
-  std::filesystem::create_directories(base, error);
-  if (error) throw InputError("--out '" + dir + "': cannot create the directory");
-  // Each file whole or not at all (io/output_file.h).
+  // Each file whole or not at all (io/output_file.h), the set swapped in by the caller.
   io::WriteFileAtomically((base / (stem + ".json")).string(), json.dump(2) + "\n");
   io::WriteFileAtomically((base / (stem + ".csv")).string(), csv);
 }
@@ -68,12 +67,14 @@ Json Context(const std::string& command, std::uint64_t seed) {
 void PrintJson(const Json& document) { std::cout << document.dump(2) << "\n"; }
 
 void Report(const Json& json, const std::string& csv, bool print_json,
-            const std::function<void()>& print_table, const std::string& out,
-            const std::string& stem, const std::string& script) {
+            const std::function<void()>& print_table, io::OutputSet* out, const std::string& stem,
+            const std::string& script) {
   print_json ? PrintJson(json) : print_table();
-  if (out.empty()) return;
-  WriteJsonAndCsv(out, stem, json, csv);
-  if (!print_json && !script.empty()) RunPlotScript(script, out, stem + ".png");
+  if (!out) return;
+  WriteJsonAndCsv(out->staging(), stem, json, csv);
+  if (!print_json && !script.empty())
+    RunPlotScript(script, out->staging(), stem + ".png", out->dir());
+  out->Commit();
 }
 
 std::string Show(double value) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ltsim/core/types.h"
+#include "ltsim/io/output_dir.h"
 
 namespace ltsim::cli {
 
@@ -28,15 +29,15 @@ void PrintJson(const Json& document);
 /// A vector for humans: "0.5" or "[0.5, -1, 2]", 6 significant digits.
 std::string Show(const Vector& v);
 
-/// The end of a command with tables and plots (`sweep`, `experiment`): `json` on stdout if
-/// `print_json`, else print_table(); then, if `out` is not empty, out/<stem>.json and
-/// out/<stem>.csv (creating the directory; InputError naming --out) and, unless `print_json`,
-/// out/<stem>.png from `script` (Debian's /usr/bin/python3 with matplotlib; a missing Python
-/// or matplotlib is a one-line note, not an error: the scripts exit with 3 without it); an
-/// empty `script` draws nothing.
+/// The end of a command with tables and plots (`sweep`, `experiment`, `tightness`): `json` on
+/// stdout if `print_json`, else print_table(); then, if `out` is set, <stem>.json and
+/// <stem>.csv in its staging directory and, unless `print_json`, <stem>.png from `script`
+/// (Debian's /usr/bin/python3 with matplotlib; a missing Python or matplotlib is a one-line
+/// note, not an error: the scripts exit with 3 without it; an empty `script` draws nothing),
+/// and the set is committed: the directory then holds the whole new set (io/output_dir.h).
 void Report(const Json& json, const std::string& csv, bool print_json,
-            const std::function<void()>& print_table, const std::string& out,
-            const std::string& stem, const std::string& script);
+            const std::function<void()>& print_table, io::OutputSet* out, const std::string& stem,
+            const std::string& script);
 
 /// Progress of a long run on stderr: a redrawn bar on a terminal, a plain line every 5 s
 /// (and at the end) otherwise. Call it with (done, total, detail, elapsed seconds); `detail`

@@ -12,6 +12,27 @@
 
 namespace ltsim {
 
+/// Where the bytes being decoded on this thread were read from ("a.ltsim-shard: item 7"), or
+/// empty for bytes that never left the run. Set by ScopedByteOrigin around the consumption of
+/// bytes read from a file (a shard's items in `ltsim merge`), so that every ByteReader made
+/// meanwhile reports malformed bytes as an InputError naming that origin instead of failing an
+/// invariant (docs/design.md §3).
+inline thread_local std::string g_byte_origin;
+
+/// Sets the byte origin of this thread for its lifetime (restoring the previous one).
+class ScopedByteOrigin {
+ public:
+  explicit ScopedByteOrigin(std::string origin) : previous_(std::move(g_byte_origin)) {
+    g_byte_origin = std::move(origin);
+  }
+  ~ScopedByteOrigin() { g_byte_origin = std::move(previous_); }
+  ScopedByteOrigin(const ScopedByteOrigin&) = delete;
+  ScopedByteOrigin& operator=(const ScopedByteOrigin&) = delete;
+
+ private:
+  std::string previous_;
+};
+
 /// Appends values to a byte string in the host's representation: the writer and the reader
 /// are the same binary (every rank of a run, or a shard and its merge on one platform).
 class ByteWriter {
@@ -47,20 +68,33 @@ class ByteWriter {
   std::string bytes_;
 };
 
-/// Reads what ByteWriter wrote, in the same order. A short buffer is a broken invariant
-/// (LTSIM_CHECK) for bytes that never left the run, and an InputError naming `where` for bytes
-/// read from a file (when `where` is given).
+/// Reads what ByteWriter wrote, in the same order. Malformed bytes (a short buffer, a bool
+/// that is neither 0 nor 1, a failed Require) are a broken invariant (LTSIM_CHECK) for bytes
+/// that never left the run, and an InputError naming `where` for bytes read from a file (when
+/// `where` is given, or else the thread's ScopedByteOrigin).
 class ByteReader {
  public:
   explicit ByteReader(const std::string& bytes, std::string where = "")
-      : bytes_(bytes), where_(std::move(where)) {}
+      : bytes_(bytes), where_(where.empty() ? g_byte_origin : std::move(where)) {}
   template <typename T>
   T Get() {
     static_assert(std::is_trivially_copyable_v<T>);
-    T value;
-    std::memcpy(&value, Take(sizeof(T)), sizeof(T));
-    return value;
+    if constexpr (std::is_same_v<T, bool>) {
+      // Any other byte is not a bool: loading it as one is undefined behaviour.
+      const auto byte = static_cast<unsigned char>(*Take(1));
+      Expect(byte <= 1, "malformed (a flag that is neither 0 nor 1)");
+      return byte == 1;
+    } else {
+      T value;
+      std::memcpy(&value, Take(sizeof(T)), sizeof(T));
+      return value;
+    }
   }
+  /// A decoded value's own rule (a size, an enum's range): the same channel as a short buffer.
+  void Require(bool ok, const char* what) const { Expect(ok, what); }
+  /// Whether malformed bytes are input (an InputError naming where()) rather than a bug.
+  bool from_file() const { return !where_.empty(); }
+  const std::string& where() const { return where_; }
   std::string GetString() {
     const auto n = Get<std::uint64_t>();
     return std::string(Take(n), n);

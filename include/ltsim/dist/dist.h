@@ -105,23 +105,32 @@ class ShardWriter final : public ItemDealer {
 class ShardReplay final : public ItemDealer {
  public:
   /// Reads shard files and checks that they are shards 0 … K−1 of one command line (each once)
-  /// with the same Deal ranges; InputError naming the file otherwise.
+  /// with the same Deal ranges, and that every item's digest and the file's digest match its
+  /// bytes; InputError naming the file (and the item) otherwise.
   explicit ShardReplay(const std::vector<std::string>& paths);
   /// The command line (without --shard and --shard-out) the shards ran.
   const std::vector<std::string>& command() const { return command_; }
   bool Reduces() const override { return true; }
   std::uint64_t Processes() const override { return 1; }
-  /// Consumes the recorded bytes in index order (compute is not called); InputError when the
-  /// replayed command asks for a range the shards did not record.
+  /// Consumes the recorded bytes in index order, each under a ScopedByteOrigin naming its file
+  /// and item (so malformed bytes are InputErrors); InputError when the replayed command asks
+  /// for a range the shards did not record. `compute` is called only for the item at which
+  /// `consume` stops (the item a decision rests on), whose recomputed bytes must equal the
+  /// recorded ones.
   DealReport Deal(std::uint64_t begin, std::uint64_t end, std::uint64_t chunk,
                   const ChunkCompute& compute, const ItemConsume& consume,
                   const StopFn& stop = {}) override;
 
  private:
+  struct Item {
+    std::string bytes;
+    std::size_t file;  ///< index into paths_
+  };
   struct DealItems {
     std::uint64_t begin = 0, end = 0;
-    std::map<std::uint64_t, std::string> items;  ///< by item index
+    std::map<std::uint64_t, Item> items;  ///< by item index
   };
+  std::vector<std::string> paths_;
   std::vector<std::string> command_;
   std::vector<DealItems> deals_;
   std::size_t next_deal_ = 0;

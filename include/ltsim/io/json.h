@@ -52,7 +52,14 @@ Json ReadJsonFile(const std::string& path, const std::string& what, const JsonLi
 /// (a number is shown cut to 40 characters, a string never: it may be long or not text).
 std::string Describe(const Json& value);
 
-/// Joins key paths: Child("layers[0]", "heads") = "layers[0].heads", Element("a", 2) = "a[2]".
+/// `text` as a one-line message may show it: control characters (C0, DEL, C1: newlines and
+/// terminal escape sequences) and bytes that are not UTF-8 escaped (\n, \x1b, \u009b), cut
+/// after `max` characters with "..." (a key, a tensor name or a value from a file may be
+/// anything).
+std::string Printable(std::string_view text, std::size_t max = 60);
+
+/// Joins key paths: Child("layers[0]", "heads") = "layers[0].heads", Element("a", 2) = "a[2]"
+/// (the key shown Printable: it may come from the file).
 std::string Child(const std::string& path, const std::string& key);
 std::string Element(const std::string& path, std::size_t index);
 
@@ -118,6 +125,12 @@ namespace ltsim::io {
 /// chunks so the file never has to fit in memory. A line longer than `max_line_bytes` is an
 /// InputError naming "PATH:LINE"; so are a missing file and a directory.
 void ForEachLine(const std::string& path, const std::string& what, std::size_t max_line_bytes,
+                 const std::function<void(std::string_view, std::uint64_t, bool)>& line);
+
+/// The same over an open file descriptor (read from offset 0 with pread, so the descriptor's
+/// position is untouched); `path` names it in messages.
+void ForEachLine(int fd, const std::string& path, const std::string& what,
+                 std::size_t max_line_bytes,
                  const std::function<void(std::string_view, std::uint64_t, bool)>& line);
 
 }  // namespace ltsim::io

@@ -14,7 +14,8 @@ namespace ltsim::io {
 /// keeps whatever it held and the temporary file is removed.
 class AtomicFile {
  public:
-  /// Opens a temporary file next to `path`; InputError naming `path` when it cannot.
+  /// Opens a temporary file next to `path`; InputError naming `path` when it cannot, or when
+  /// `path` is a directory or a symbolic link (never written through).
   explicit AtomicFile(std::string path);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
@@ -29,8 +30,18 @@ class AtomicFile {
   std::string path_;
   std::string temp_;
   std::ofstream out_;
+  int slot_ = -1;  // in the registry RemoveTemporaryFiles empties
   bool committed_ = false;
 };
+
+/// Removes every AtomicFile's temporary file still being written (async-signal-safe: only
+/// unlink(2)); for a signal handler, since a signal ends the process without destructors.
+void RemoveTemporaryFiles();
+
+/// Installs handlers for SIGINT, SIGTERM and SIGHUP that call RemoveTemporaryFiles and then
+/// end the process by the same signal (a command that handles these signals itself, to stop
+/// cleanly, replaces them; its destructors then remove the files).
+void RemoveTemporaryFilesOnSignals();
 
 /// Writes `text` to `path` through an AtomicFile.
 void WriteFileAtomically(const std::string& path, std::string_view text);

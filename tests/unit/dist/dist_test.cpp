@@ -149,5 +149,79 @@ TEST_F(ShardTest, AStoppedShardIsNotWritten) {
   EXPECT_THROW(w.Write(Path("s")), InputError);
 }
 
+std::string ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Shard bytes are input: a change of any one bit anywhere in the file (header, counts, an
+// item, its digest) is an InputError naming the file when the shards are read, never an
+// internal check and never a replayed item (docs/distributed.md §4.1).
+TEST_F(ShardTest, EveryBitFlipOfAShardFileIsANamedInputError) {
+  const std::vector<std::string> paths = WriteShards(2, 12, 8);
+  const std::string text = ReadBytes(paths[1]);
+  const std::string changed = Path("changed");
+  for (std::size_t at = 0; at < text.size(); ++at)
+    for (int bit : {0, 5}) {
+      std::string bytes = text;
+      bytes[at] = static_cast<char>(bytes[at] ^ (1 << bit));
+      std::ofstream(changed, std::ios::binary) << bytes;
+      try {
+        ShardReplay replay({paths[0], changed});
+        ADD_FAILURE() << "byte " << at << " bit " << bit << " accepted";
+      } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()).rfind(changed, 0), 0u) << e.what();
+      }
+    }
+}
+
+// Items whose digests match but whose bytes do not decode (a shard written by another
+// program): the consumer's ByteReader reports them as input naming the file and the item.
+TEST_F(ShardTest, ItemsThatDoNotDecodeAreInputErrorsNamingTheFileAndItem) {
+  ShardWriter w({0, 1}, {"fuzz"});
+  Seen none;
+  w.Deal(
+      0, 6, 4,
+      [](std::uint64_t b, std::uint64_t e) { return std::vector<std::string>(e - b, "abc"); },
+      Collect(none));
+  w.Write(Path("short"));
+  ShardReplay replay({Path("short")});
+  Seen seen;
+  try {
+    replay.Deal(0, 6, 1, Squares, Collect(seen));
+    ADD_FAILURE() << "three bytes decoded as an item";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), Path("short") + ": item 0: truncated");
+  }
+}
+
+// The item a decision rests on (where the consumer stops) is recomputed by the merge and must
+// be the recorded bytes: a forged item with valid digests cannot decide the result.
+TEST_F(ShardTest, TheItemWhereTheConsumerStopsIsRecomputedAndMustMatch) {
+  const std::vector<std::string> paths = WriteShards(2, 10, 4);
+  {
+    ShardReplay honest(paths);
+    Seen seen;
+    EXPECT_EQ(honest.Deal(0, 10, 1, Squares, Collect(seen, 4)).consumed, 4u);
+  }
+  // The same records against a command that computes other bytes for item 3.
+  const ChunkCompute other = [](std::uint64_t b, std::uint64_t e) {
+    std::vector<std::string> items = Squares(b, e);
+    for (std::uint64_t i = b; i < e; ++i)
+      if (i == 3) items[i - b][0] ^= 1;
+    return items;
+  };
+  ShardReplay forged(paths);
+  Seen seen;
+  try {
+    forged.Deal(0, 10, 1, other, Collect(seen, 4));
+    ADD_FAILURE() << "a recorded decision that this process does not compute was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(": item 3: the recorded result differs"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace ltsim::dist

@@ -76,7 +76,8 @@ class FileBuilder {
       }
       layer["heads"] = layer["heads"].size();
       if (layer.contains("mlp")) {
-        for (const char* key : {"in", "in_bias", "out"}) Add(prefix + "mlp." + key, dtype, layer["mlp"][key]);
+        for (const char* key : {"in", "in_bias", "out"})
+          Add(prefix + "mlp." + key, dtype, layer["mlp"][key]);
         layer["mlp"] = true;
       }
       config["layers"].push_back(layer);
@@ -113,7 +114,8 @@ class FileBuilder {
           for (int i = 0; i < 8; ++i) data.push_back(static_cast<char>(bits >> (8 * i)));
         }
       }
-      header[t.name] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {begin, data.size()}}};
+      header[t.name] = {
+          {"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {begin, data.size()}}};
     }
     return header;
   }
@@ -133,14 +135,16 @@ void WriteRaw(const fs::path& path, const std::string& header, const std::string
 class SafetensorsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("ltsim_safetensors_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ =
+        fs::temp_directory_path() /
+        ("ltsim_safetensors_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+         "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  std::string Write(const FileBuilder& b, const std::function<void(Json&, std::string&)>& edit = {}) {
+  std::string Write(const FileBuilder& b,
+                    const std::function<void(Json&, std::string&)>& edit = {}) {
     std::string data;
     Json header = b.Header(data);
     if (edit) edit(header, data);
@@ -196,7 +200,8 @@ TEST_F(SafetensorsTest, F32FileRoundsEachWeightToFloat) {
 TEST_F(SafetensorsTest, MixedDtypesAndExtraStringMetadataRead) {
   FileBuilder b(kModel);
   b.tensors[0].dtype = "F32";
-  const std::string path = Write(b, [](Json& h, std::string&) { h["__metadata__"]["format"] = "pt"; });
+  const std::string path =
+      Write(b, [](Json& h, std::string&) { h["__metadata__"]["format"] = "pt"; });
   EXPECT_EQ(ReadModel(path).name, "st");
 }
 
@@ -213,12 +218,12 @@ TEST_F(SafetensorsTest, ShortFileAndBadHeaderLength) {
 TEST_F(SafetensorsTest, InvalidAndDuplicateKeyJson) {
   const std::string path = (dir_ / "bad.safetensors").string();
   WriteRaw(path, "{\"a\": ", "", 6);
-  EXPECT_NE(Error(path).find("header: invalid JSON"), std::string::npos);
+  EXPECT_NE(Error(path).find(": header:1:7: invalid JSON"), std::string::npos);
   WriteRaw(path, "[1, 2]", "", 6);
   EXPECT_NE(Error(path).find("header: expected a JSON object"), std::string::npos);
   const std::string dup = R"({"x": {"dtype": "F32", "shape": [], "data_offsets": [0, 4]}, "x": 1})";
   WriteRaw(path, dup, "abcd", dup.size());
-  EXPECT_NE(Error(path).find("duplicate key \"x\""), std::string::npos);
+  EXPECT_NE(Error(path).find("header: x: duplicate key"), std::string::npos);
 }
 
 TEST_F(SafetensorsTest, MissingFileAndDirectory) {
@@ -236,10 +241,14 @@ TEST_F(SafetensorsTest, ShapeDiffersFromMetadata) {
   // Same byte count (3·2 = 2·3), wrong shape for alphabet = 3, width = 2.
   const std::string e = ErrorOf([](Json& h, std::string&) { h["embedding"]["shape"] = {2, 3}; });
   EXPECT_NE(e.find("tensor 'embedding': shape [2, 3], expected [alphabet = 3, width = 2]"),
-            std::string::npos) << e;
-  const std::string bias = ErrorOf([](Json& h, std::string&) { h["layers.0.heads.1.bias"]["shape"] = {2, 1}; });
+            std::string::npos)
+      << e;
+  const std::string bias = ErrorOf([](Json& h, std::string&) {
+    h["layers.0.heads.1.bias"]["shape"] = {2, 1};
+  });
   EXPECT_NE(bias.find("tensor 'layers.0.heads.1.bias': shape [2, 1], expected [locality+1 = 2]"),
-            std::string::npos) << bias;
+            std::string::npos)
+      << bias;
 }
 
 TEST_F(SafetensorsTest, OffsetsOutsideTheBufferOrNotMatchingTheShape) {
@@ -248,16 +257,22 @@ TEST_F(SafetensorsTest, OffsetsOutsideTheBufferOrNotMatchingTheShape) {
   });
   EXPECT_NE(outside.find("tensor 'readout.bias': data_offsets:"), std::string::npos) << outside;
   EXPECT_NE(outside.find("not inside the data buffer"), std::string::npos) << outside;
-  const std::string reversed = ErrorOf([](Json& h, std::string&) { h["embedding"]["data_offsets"] = {16, 8}; });
+  const std::string reversed = ErrorOf([](Json& h, std::string&) {
+    h["embedding"]["data_offsets"] = {16, 8};
+  });
   EXPECT_NE(reversed.find("not inside"), std::string::npos) << reversed;
   const std::string size = ErrorOf([](Json& h, std::string&) {
     const std::uint64_t begin = h["positional"]["data_offsets"][0];
     h["positional"]["data_offsets"][1] = begin + 8;
   });
   EXPECT_NE(size.find("tensor 'positional': data_offsets: 8 bytes, but dtype and shape need 32"),
-            std::string::npos) << size;
-  const std::string negative = ErrorOf([](Json& h, std::string&) { h["embedding"]["shape"] = {-3, 2}; });
-  EXPECT_NE(negative.find("tensor 'embedding': shape: expected non-negative integers"), std::string::npos);
+            std::string::npos)
+      << size;
+  const std::string negative = ErrorOf([](Json& h, std::string&) {
+    h["embedding"]["shape"] = {-3, 2};
+  });
+  EXPECT_NE(negative.find("tensor 'embedding': shape: expected non-negative integers"),
+            std::string::npos);
 }
 
 TEST_F(SafetensorsTest, OverlappingTensors) {
@@ -269,11 +284,13 @@ TEST_F(SafetensorsTest, OverlappingTensors) {
 }
 
 TEST_F(SafetensorsTest, TensorEntryKeys) {
-  EXPECT_NE(ErrorOf([](Json& h, std::string&) { h["embedding"]["extra"] = 1; })
-                .find("tensor 'embedding': extra: unknown key"),
+  EXPECT_NE(ErrorOf([](Json& h, std::string&) {
+              h["embedding"]["extra"] = 1;
+            }).find("tensor 'embedding': extra: unknown key"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([](Json& h, std::string&) { h["embedding"].erase("shape"); })
-                .find("tensor 'embedding': shape: missing key"),
+  EXPECT_NE(ErrorOf([](Json& h, std::string&) {
+              h["embedding"].erase("shape");
+            }).find("tensor 'embedding': shape: missing key"),
             std::string::npos);
 }
 
@@ -281,10 +298,12 @@ TEST_F(SafetensorsTest, MissingAndUnknownTensors) {
   const std::string missing = ErrorOf([](Json& h, std::string&) { h.erase("readout.bias"); });
   EXPECT_NE(missing.find("tensor 'readout.bias': missing"), std::string::npos) << missing;
   const std::string unknown = ErrorOf([](Json& h, std::string& data) {
-    h["layers.0.heads.2.qk"] = {{"dtype", "F64"}, {"shape", {1}}, {"data_offsets", {data.size(), data.size() + 8}}};
+    h["layers.0.heads.2.qk"] = {
+        {"dtype", "F64"}, {"shape", {1}}, {"data_offsets", {data.size(), data.size() + 8}}};
     data.append(8, '\0');
   });
-  EXPECT_NE(unknown.find("tensor 'layers.0.heads.2.qk': unknown tensor"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("tensor 'layers.0.heads.2.qk': unknown tensor"), std::string::npos)
+      << unknown;
   // An MLP tensor for a layer whose metadata says no MLP.
   FileBuilder b(kModel);
   b.metadata["layers"][0].erase("mlp");
@@ -295,48 +314,119 @@ TEST_F(SafetensorsTest, NonFiniteEntry) {
   FileBuilder b(kModel);
   b.tensors[3].values[1] = std::numeric_limits<double>::quiet_NaN();  // layers.0.heads.0.ov
   const std::string e = Error(Write(b));
-  EXPECT_NE(e.find("tensor 'layers.0.heads.0.ov': row 0, column 1: not finite"), std::string::npos) << e;
+  EXPECT_NE(e.find("tensor 'layers.0.heads.0.ov': row 0, column 1: not finite"), std::string::npos)
+      << e;
 }
 
 TEST_F(SafetensorsTest, MetadataMissingOrIncomplete) {
-  EXPECT_NE(ErrorOf([](Json& h, std::string&) { h.erase("__metadata__"); }).find(": __metadata__: missing key"),
+  EXPECT_NE(ErrorOf([](Json& h, std::string&) {
+              h.erase("__metadata__");
+            }).find(": __metadata__: missing key"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([](Json& h, std::string&) { h["__metadata__"].erase("ltsim"); })
-                .find("__metadata__.ltsim: missing key"),
+  EXPECT_NE(ErrorOf([](Json& h, std::string&) {
+              h["__metadata__"].erase("ltsim");
+            }).find("__metadata__.ltsim: missing key"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([](Json& h, std::string&) { h["__metadata__"]["ltsim"] = "{\"format\": "; })
-                .find("__metadata__.ltsim: invalid JSON"),
+  EXPECT_NE(ErrorOf([](Json& h, std::string&) {
+              h["__metadata__"]["ltsim"] = "{\"format\": ";
+            }).find("__metadata__.ltsim:1:12: invalid JSON"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([](Json& h, std::string&) { h["__metadata__"]["other"] = 3; })
-                .find("__metadata__.other: expected a string"),
+  EXPECT_NE(ErrorOf([](Json& h, std::string&) {
+              h["__metadata__"]["other"] = 3;
+            }).find("__metadata__.other: expected a string"),
             std::string::npos);
   const auto meta_error = [&](const std::function<void(Json&)>& edit) {
     FileBuilder b(kModel);
     edit(b.metadata);
     return Error(Write(b));
   };
-  EXPECT_NE(meta_error([](Json& m) { m.erase("alphabet"); }).find("__metadata__.ltsim.alphabet: missing key"),
+  EXPECT_NE(meta_error([](Json& m) {
+              m.erase("alphabet");
+            }).find("__metadata__.ltsim.alphabet: missing key"),
             std::string::npos);
   EXPECT_NE(meta_error([](Json& m) { m["format"] = "other"; }).find("__metadata__.ltsim.format"),
             std::string::npos);
-  EXPECT_NE(meta_error([](Json& m) { m["extra"] = 1; }).find("__metadata__.ltsim.extra: unknown key"),
+  EXPECT_NE(
+      meta_error([](Json& m) { m["extra"] = 1; }).find("__metadata__.ltsim.extra: unknown key"),
+      std::string::npos);
+  EXPECT_NE(
+      meta_error([](Json& m) { m["embedding"] = Json::array(); }).find("arrays belong in tensors"),
+      std::string::npos);
+  EXPECT_NE(meta_error([](Json& m) {
+              m["layers"][1].erase("precision_bits");
+            }).find("__metadata__.ltsim.layers[1].precision_bits: missing key"),
             std::string::npos);
-  EXPECT_NE(meta_error([](Json& m) { m["embedding"] = Json::array(); }).find("arrays belong in tensors"),
+  EXPECT_NE(meta_error([](Json& m) {
+              m["layers"][0]["attention"] = "linear";
+            }).find("__metadata__.ltsim.layers[0].attention"),
             std::string::npos);
-  EXPECT_NE(meta_error([](Json& m) { m["layers"][1].erase("precision_bits"); })
-                .find("__metadata__.ltsim.layers[1].precision_bits: missing key"),
+  EXPECT_NE(meta_error([](Json& m) {
+              m["layers"][0]["heads"] = Json::array();
+            }).find("__metadata__.ltsim.layers[0].heads: expected the number of heads"),
             std::string::npos);
-  EXPECT_NE(meta_error([](Json& m) { m["layers"][0]["attention"] = "linear"; })
-                .find("__metadata__.ltsim.layers[0].attention"),
+  EXPECT_NE(meta_error([](Json& m) {
+              m["layers"][0]["heads"] = 4000000000LL;
+            }).find("more heads than the file has tensors"),
             std::string::npos);
-  EXPECT_NE(meta_error([](Json& m) { m["layers"][0]["heads"] = Json::array(); })
-                .find("__metadata__.ltsim.layers[0].heads: expected the number of heads"),
+  EXPECT_NE(meta_error([](Json& m) {
+              m["layers"][0]["heads"] = 3;
+            }).find("tensor 'layers.0.heads.2.qk': missing"),
             std::string::npos);
-  EXPECT_NE(meta_error([](Json& m) { m["layers"][0]["heads"] = 4000000000LL; })
-                .find("more heads than the file has tensors"),
+}
+
+// One strict reader for both formats (model/model_json.h): the header and the configuration go
+// through the JSON layer's limits, so nesting that a JSON model file refuses is refused here.
+TEST_F(SafetensorsTest, DeepNestingInTheHeaderOrTheMetadataIsRefusedByTheJsonLayer) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  // A raw header whose dtype is nested 100,000 deep (as the attack's 200 KB file).
+  const std::string path = (dir_ / "deep.safetensors").string();
+  const std::string header = "{\"x\": {\"dtype\": " + deep + "}}";
+  WriteRaw(path, header, "", header.size());
+  EXPECT_NE(Error(path).find("nested deeper than 64"), std::string::npos);
+  const std::string metadata = "{\"__metadata__\": " + deep + "}";
+  WriteRaw(path, metadata, "", metadata.size());
+  EXPECT_NE(Error(path).find("nested deeper than 64"), std::string::npos);
+  // meta nested 100 deep inside __metadata__.ltsim, as a JSON model file refuses it.
+  FileBuilder b(kModel);
+  Json meta = Json::object();
+  for (int k = 0; k < 100; ++k) meta = Json{{"m", meta}};
+  b.metadata["meta"] = meta;
+  EXPECT_NE(Error(Write(b)).find("__metadata__.ltsim:1:"), std::string::npos);
+  EXPECT_NE(Error(Write(b)).find("nested deeper than 64"), std::string::npos);
+}
+
+TEST_F(SafetensorsTest, ZeroHeadsAndHugeLocalityAreRefusedAsInAJsonModel) {
+  FileBuilder zero(kModel);
+  zero.metadata["layers"][0]["heads"] = 0;
+  EXPECT_NE(Error(Write(zero)).find("__metadata__.ltsim.layers[0].heads: must be between 1 and"),
             std::string::npos);
-  EXPECT_NE(meta_error([](Json& m) { m["layers"][0]["heads"] = 3; }).find("tensor 'layers.0.heads.2.qk': missing"),
+  FileBuilder far(kModel);
+  far.metadata["locality"] = 2147483647;  // locality + 1 would overflow an int
+  EXPECT_NE(Error(Write(far)).find("__metadata__.ltsim.locality: must be between 0 and 4096"),
             std::string::npos);
+  FileBuilder wide(kModel);
+  wide.metadata["width"] = 100000;
+  EXPECT_NE(Error(Write(wide)).find("__metadata__.ltsim.width: must be between 1 and 1024"),
+            std::string::npos);
+}
+
+TEST_F(SafetensorsTest, NamesAndValuesFromTheFileAreEscapedAndCut) {
+  // A tensor name with a newline and a terminal escape, and a 60 KB one: one short line each.
+  const std::string odd = ErrorOf([](Json& h, std::string& data) {
+    h["bad\nname\x1b[31m"] = {
+        {"dtype", "F64"}, {"shape", {1}}, {"data_offsets", {data.size(), data.size() + 8}}};
+    data.append(8, '\0');
+  });
+  EXPECT_NE(odd.find("tensor 'bad\\nname\\x1b[31m': unknown tensor"), std::string::npos) << odd;
+  const std::string long_name = ErrorOf([](Json& h, std::string& data) {
+    h[std::string(60000, 'n')] = {
+        {"dtype", "F64"}, {"shape", {1}}, {"data_offsets", {data.size(), data.size() + 8}}};
+    data.append(8, '\0');
+  });
+  EXPECT_LT(long_name.size(), 400u) << long_name.size();
+  const std::string dtype =
+      ErrorOf([](Json& h, std::string&) { h["embedding"]["dtype"] = std::string(60000, 'F'); });
+  EXPECT_LT(dtype.size(), 400u) << dtype.size();
 }
 
 }  // namespace

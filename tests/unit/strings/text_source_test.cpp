@@ -234,5 +234,61 @@ TEST_F(TextFileTest, WriteFailureNamesThePath) {
   }
 }
 
+// Every token of every pass, as one vector.
+std::vector<Token> Tokens(const Source& source) {
+  std::vector<Token> out;
+  auto reader = source.Open();
+  Chunk chunk;
+  while (reader->Next(chunk))
+    for (std::uint64_t k = 0; k < chunk.length(); ++k) out.push_back(chunk.at(k));
+  return out;
+}
+
+// One descriptor for every pass: a file renamed over the path after opening does not swap
+// the string between passes (the earlier bug: a later pass read another file's tokens).
+TEST_F(TextFileTest, AFileRenamedOverThePathDoesNotChangeTheString) {
+  const std::string path = Write("x.txt", "0 1 2 1 0");
+  const auto source = OpenTextFile(path);
+  const std::string other = Write("y.txt", "7 7 7 7 7 7 7 7 7 7 7 7");
+  fs::rename(other, path);
+  EXPECT_EQ(source->length(), 5u);
+  EXPECT_EQ(Tokens(*source), (std::vector<Token>{0, 1, 2, 1, 0}));
+  EXPECT_EQ(source->Locate(2), path + ":1:5");
+}
+
+// A file changed in place between two passes (or during one) is an InputError, never a pass
+// that mixes two contents: here a token the first pass never saw (outside every alphabet the
+// first pass checked).
+TEST_F(TextFileTest, AFileChangedInPlaceIsAnInputErrorOnTheNextPass) {
+  std::string text;
+  for (int k = 0; k < 200000; ++k) text += k % 2 ? "1 " : "0 ";  // two 256 KiB blocks
+  const std::string path = Write("x.txt", text);
+  const auto source = OpenTextFile(path);
+  EXPECT_EQ(Tokens(*source).size(), 200000u);
+  text[300000] = '9';  // same size, the second block
+  {
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(300000);
+    file.put('9');
+  }
+  try {
+    Tokens(*source);
+    ADD_FAILURE() << "a changed file was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ": the file changed while ltsim was reading it"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(TextFileTest, ABinaryFileChangedInPlaceIsAnInputErrorOnTheNextPass) {
+  const std::string path = (dir_ / "x.u8").string();
+  std::ofstream(path, std::ios::binary) << std::string(3 << 20, '\1');
+  const auto source = OpenBinaryFile(path, 1);
+  EXPECT_EQ(Tokens(*source).size(), 3u << 20);
+  std::ofstream(path, std::ios::binary | std::ios::app) << "\1";  // appended
+  EXPECT_THROW(Tokens(*source), InputError);
+}
+
 }  // namespace
 }  // namespace ltsim
