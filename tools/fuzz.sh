@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-180}"
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -eq 0 ] && harnesses=(model safetensors strings witness search_witness point_witness raw_witness campaign eval)
+[ ${#harnesses[@]} -eq 0 ] && harnesses=(model safetensors strings witness search_witness point_witness raw_witness campaign eval shard)
 build="${FUZZ_BUILD_DIR:-build-fuzz}"
 sanitize="${FUZZ_SANITIZE:-address,undefined}"
 flags="-g -fsanitize=fuzzer-no-link"

@@ -609,7 +609,7 @@ def run_strings_change(args, rng, work, ltsim, env):
         path = os.path.join(work, f"ref{t}.txt")
         open(path, "w").write(text)
         result = subprocess.run([ltsim, "eval", model, path, "--json"], capture_output=True, env=env)
-        answers[t] = json.loads(result.stdout)["outputs"] if result.returncode == 0 else None
+        answers[t] = json.loads(result.stdout)["output"] if result.returncode == 0 else None
     for k in range(args.per_class):
         a, b = rng.sample(range(len(texts)), 2)
         path = os.path.join(work, f"x{k}.txt")
@@ -625,7 +625,7 @@ def run_strings_change(args, rng, work, ltsim, env):
                 os.rename(spare, path)
             else:
                 with open(path, "r+") as f:  # in place
-                    f.write(texts[b][:len(texts[a])])
+                    f.write(texts[b])
                     f.truncate()
         thread = threading.Thread(target=change)
         thread.start()
@@ -636,12 +636,10 @@ def run_strings_change(args, rng, work, ltsim, env):
         outcome = classify(code, err, hung, [path])
         if code == 0:
             try:
-                got = json.loads(open(stdout).read())["outputs"]
+                got = json.loads(open(stdout).read())["output"]
             except (ValueError, KeyError):
                 got = "unreadable"
             outcome = "clean" if got in (answers[a], answers[b]) else "accepted"
-        if code == 2 and answers[a] is None:
-            outcome = "clean" if outcome == "clean" else outcome
         counts[outcome] += 1
         if outcome != "clean":
             examples.setdefault(outcome, []).append((["eval", model, path], code, err.strip()[:300]))

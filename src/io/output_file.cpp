@@ -84,9 +84,10 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   static std::atomic<unsigned long> counter{0};
   int fd = -1;
   for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
-    temp_ = (dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()) + "." +
-                    std::to_string(counter++)))
-                .string();
+    std::string name = ".";  // appended piecewise: g++ 12 warns (-Wrestrict) on "." + string
+    name += target.filename().string();
+    name += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    temp_ = (dir / name).string();
     fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno != EEXIST) break;
   }

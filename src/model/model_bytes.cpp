@@ -112,6 +112,9 @@ Transformer GetModel(ByteReader& in) {
                  m.readout_bias.size() == m.readout_weight.rows(),
              "malformed model (readout shape)");
   m.meta_json = in.GetString();
+  // A model read back from a file gets a model file's checks (finite weights within the
+  // bound, docs/formats.md §6.1) before anything evaluates it.
+  if (in.from_file()) ValidateTransformer(m, in.where());
   return m;
 }
 

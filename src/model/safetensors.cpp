@@ -262,8 +262,10 @@ class SafetensorsReader final : public model_json::TensorSource {
     const auto label = [](const Expected& e) {
       return e.size == kAnyPositive ? e.label + " ≥ 1" : e.label + " = " + std::to_string(e.size);
     };
-    const std::string want =
-        cols ? "[" + label(rows) + ", " + label(*cols) + "]" : "[" + label(rows) + "]";
+    std::string want = "[";  // appended piecewise: g++ 12 warns (-Wrestrict) on "[" + string
+    want += label(rows);
+    if (cols) want += ", " + label(*cols);
+    want += "]";
     auto show = [&] {
       std::string text = "[";
       for (std::size_t i = 0; i < entry.shape.size(); ++i)
