@@ -109,7 +109,7 @@ TEST(TightnessLemma53, WitnessesReplayFromTheFileAlone) {
       std::filesystem::temp_directory_path() / ("ltsim_t53_" + std::to_string(getpid()));
   o.out = dir.string();
   const TightnessResult r = RunTightness(o);
-  const std::string file = r.rows[0].points[1].lower[0].witness;
+  const std::string file = (dir / r.rows[0].points[1].lower[0].witness).string();
   ASSERT_TRUE(std::filesystem::exists(file)) << file;
   const AttackWitness w = ReadAttackWitness(file);
   EXPECT_EQ(w.options.method, "blocks");

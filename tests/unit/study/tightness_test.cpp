@@ -181,8 +181,11 @@ TEST(Tightness, PointWitnessesReplay) {
               .string();
   std::filesystem::remove_all(o.out);
   const TightnessResult r = RunTightness(o);
-  const std::string path = r.rows[0].points[1].lower[0].witness;
-  ASSERT_FALSE(path.empty());
+  // Named relative to the output directory (the same bytes wherever it is).
+  const std::string name = r.rows[0].points[1].lower[0].witness;
+  ASSERT_FALSE(name.empty());
+  EXPECT_TRUE(std::filesystem::path(name).is_relative()) << name;
+  const std::string path = (std::filesystem::path(o.out) / name).string();
   PointWitness w = ReadPointWitness(path);
   EXPECT_EQ(w.kind, "first-disagreement");
   EXPECT_TRUE(w.recheck_exceeds);
