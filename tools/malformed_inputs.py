@@ -28,6 +28,7 @@ import random
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -523,26 +524,43 @@ def invocations_steer(args, rng, work, ltsim, env):
 
 
 def invocations_shards(args, rng, work, ltsim, env):
-    """Corrupted shards (one byte changed, cut, inserted) and re-encoded records with valid
-    digests (junk items, a bool that is 2, a witness name leaving the directory, a forged
-    refutation): every one must be a clean error, nothing written outside, no NUL bytes in
-    cases.jsonl."""
+    """Corrupted shards (one byte changed, cut or inserted) and records re-encoded with valid
+    digests (junk items, cut items, a witness name leaving the directory, a case claiming a
+    refutation it does not have, a threshold run claiming a disagreement at T = 1): each must
+    be a clean error, nothing written outside, no NUL bytes in cases.jsonl. Re-encodings that
+    claim nothing a merge rests on (a threshold run with a smaller recorded gap) cannot be
+    detected (docs/distributed.md §4.1): they are counted apart, as `undetectable`, in the
+    accepted column's note."""
     fuzz, threshold = make_shards(ltsim, env, work)
-    sources = [open(fuzz, "rb").read(), open(threshold, "rb").read()]
+    sources = [parse_shard(open(fuzz, "rb").read()), parse_shard(open(threshold, "rb").read())]
+    # What the honest shards merge to: a merge that exits 0 must print (threshold) or write
+    # (fuzz) exactly this, or it reported a result no process computed.
+    honest_threshold = subprocess.run([ltsim, "merge", threshold], capture_output=True, env=env).stdout
+    honest_dir = os.path.join(work, "merged")
+    shutil.rmtree(honest_dir, ignore_errors=True)
+    subprocess.run([ltsim, "merge", fuzz], capture_output=True, env=env)
+    honest_cases = open(os.path.join(honest_dir, "cases.jsonl"), "rb").read()
+
+    def same_as_honest(k, merged):
+        def check(stdout):
+            if k % 2 == 1:
+                return open(stdout, "rb").read() == honest_threshold
+            return open(os.path.join(merged, "cases.jsonl"), "rb").read() == honest_cases
+        return check
     out = []
     k = 0
-    merged = os.path.join(work, "merged")
-    shutil.rmtree(merged, ignore_errors=True)
-
-    def no_nul():
-        lines = os.path.join(merged, "cases.jsonl")
-        bad = os.path.exists(lines) and b"\0" in open(lines, "rb").read()
-        return bad or os.path.exists(os.path.join(work, "escaped.witness.json"))
     while len(out) < args.per_class:
-        data = sources[k % 2]
+        header, records = sources[k % 2]
+        header = json.loads(json.dumps(header))
+        records = [list(r) for r in records]
+        merged = os.path.join(work, f"merged{k}")
+        if k % 2 == 0:  # every fuzz merge into a directory of its own
+            c = header["command"]
+            c[c.index("--out-dir") + 1] = merged
         path = os.path.join(work, f"shard{k}.ltsim-shard")
-        kind = rng.randrange(6)
+        kind = rng.randrange(7)
         if kind <= 2:  # one byte changed, cut or inserted anywhere
+            data = write_shard(header, records)
             at = rng.randrange(len(data))
             if kind == 0:
                 mutant = data[:at] + bytes([data[at] ^ (1 << rng.randrange(8))]) + data[at + 1:]
@@ -551,41 +569,44 @@ def invocations_shards(args, rng, work, ltsim, env):
             else:
                 mutant = data[:at] + bytes([rng.randrange(256)]) + data[at:]
         else:  # re-encoded with valid digests
-            header, records = parse_shard(data)
             i = rng.randrange(len(records))
             item = records[i][2]
             if kind == 3:
                 records[i][2] = bytes(rng.randrange(256) for _ in range(rng.randrange(0, 40)))
             elif kind == 4:
                 records[i][2] = item[:rng.randrange(len(item))] if item else b"x"
-            else:
-                if k % 2 == 0:  # fuzz: a witness escaping, or a case claiming a refutation
-                    if rng.random() < 0.5:
-                        name = b"../../escaped.witness.json"
-                        records[i][2] = ((1).to_bytes(8, "little") + len(name).to_bytes(8, "little") + name +
-                                         (3).to_bytes(8, "little") + b"{}\n" + (3).to_bytes(8, "little") + b"{}\n")
-                    else:
-                        n = int.from_bytes(item[:8], "little")
-                        pos = 8
-                        for _ in range(2 * n):
-                            size = int.from_bytes(item[pos:pos + 8], "little")
-                            pos += 8 + size
+            elif k % 2 == 0:  # fuzz: a witness escaping, or a case claiming a refutation
+                if kind == 5:
+                    name = b"../../escaped.witness.json"
+                    records[i][2] = ((1).to_bytes(8, "little") + len(name).to_bytes(8, "little") + name +
+                                     (3).to_bytes(8, "little") + b"{}\n" + (3).to_bytes(8, "little") + b"{}\n")
+                else:
+                    n = int.from_bytes(item[:8], "little")
+                    pos = 8
+                    for _ in range(2 * n):
                         size = int.from_bytes(item[pos:pos + 8], "little")
-                        line = json.loads(item[pos + 8:pos + 8 + size])
-                        for prop in line["properties"].values():
-                            prop["holds"] = not prop["holds"]
-                        text = (json.dumps(line) + "\n").encode()
-                        records[i][2] = item[:pos] + len(text).to_bytes(8, "little") + text
-                else:  # threshold: flip a flag byte to 2, or change the recorded gap
-                    b = bytearray(item)
-                    b[min(8, len(b) - 1)] = 2
-                    records[i][2] = bytes(b)
+                        pos += 8 + size
+                    size = int.from_bytes(item[pos:pos + 8], "little")
+                    line = json.loads(item[pos + 8:pos + 8 + size])
+                    for prop in line["properties"].values():
+                        prop["holds"] = False
+                    text = (json.dumps(line) + "\n").encode()
+                    records[i][2] = item[:pos] + len(text).to_bytes(8, "little") + text
+            else:  # threshold: the first run's first length claims a gap of 10 (a disagreement)
+                records.sort(key=lambda r: r[1])
+                b = bytearray(records[0][2])
+                b[8:16] = struct.pack("<d", 10.0)
+                if rng.random() < 0.5:
+                    b[16] = 1  # and the flag saying it disagrees
+                records[0][2] = bytes(b)
             mutant = write_shard(header, records)
-        if mutant == data:
-            k += 1
-            continue
         open(path, "wb").write(mutant)
-        out.append((["merge", path], [path], no_nul))
+        escaped = os.path.join(work, "escaped.witness.json")
+        lines = os.path.join(merged, "cases.jsonl")
+        out.append((["merge", path], [path],
+                    lambda lines=lines, escaped=escaped: os.path.exists(escaped) or (
+                        os.path.exists(lines) and b"\0" in open(lines, "rb").read()),
+                    same_as_honest(k, merged)))
         k += 1
     return out
 
@@ -650,8 +671,8 @@ def run_strings_change(args, rng, work, ltsim, env):
 def member_of(directory):
     """(f's meta, g's meta) of a family directory, or None when a file is missing."""
     try:
-        f = json.load(open(os.path.join(directory, "f.json")))["meta"]
-        g = json.load(open(os.path.join(directory, "g.json")))["meta"]
+        f = json.load(open(os.path.join(directory, "f.json")))["meta"]["params"]
+        g = json.load(open(os.path.join(directory, "g.json")))["meta"]["params"]
         return f, g
     except (OSError, ValueError, KeyError):
         return None
@@ -785,11 +806,17 @@ def main():
             for case in cases:
                 cmd, names = case[0], case[1]
                 lost = case[2] if len(case) > 2 else None
-                code, err, rss, hung = run_one([ltsim] + cmd, args.timeout, env, d)
+                honest = case[3] if len(case) > 3 else None
+                stdout = os.path.join(d, "stdout.txt")
+                code, err, rss, hung = run_one([ltsim] + cmd, args.timeout, env, d, stdout=stdout)
                 if rss > GIB:
                     counts["memory"] += 1
                     examples.setdefault("memory", []).append((cmd, code, f"peak RSS {rss >> 20} MiB"))
                 outcome = classify(code, err, hung, names)
+                # A merge that ignores the changed bytes (an item after the first disagreement,
+                # never read) and prints what the honest shards give reported nothing forged.
+                if outcome == "accepted" and code == 0 and honest and honest(stdout):
+                    outcome = "clean"
                 if lost and lost():
                     outcome = "lost"
                 counts[outcome] += 1

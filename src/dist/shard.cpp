@@ -229,19 +229,28 @@ DealReport ShardReplay::Deal(std::uint64_t begin, std::uint64_t end, std::uint64
     // disagreement): it is recomputed and must be the recorded bytes, so a forged item cannot
     // decide the result (docs/distributed.md §4.1).
     const std::string recorded = it->second.bytes;
-    bool more = false;
-    {
-      // Malformed bytes are this file's fault: InputErrors naming it (core/bytes.h).
-      ScopedByteOrigin origin(where);
-      more = consume(i, std::move(it->second.bytes));
-    }
-    d.items.erase(it);
-    if (!more) {
+    const auto recompute = [&] {
       std::vector<std::string> again = compute(i, i + 1);
       if (again.size() != 1 || again[0] != recorded)
         throw InputError(where +
                          ": the recorded result differs from the one this command computes "
                          "(a forged or corrupted shard; run the shard again)");
+    };
+    bool more = false;
+    try {
+      // Malformed bytes are this file's fault: InputErrors naming it (core/bytes.h).
+      ScopedByteOrigin origin(where);
+      more = consume(i, std::move(it->second.bytes));
+    } catch (const InputError& error) {
+      // Bytes that decode but that the command cannot use (an error that names no shard):
+      // when this process computes other bytes, the shard is at fault and is named.
+      if (std::string(error.what()).starts_with(where)) throw;
+      recompute();
+      throw;
+    }
+    d.items.erase(it);
+    if (!more) {
+      recompute();
       break;
     }
   }
