@@ -223,5 +223,33 @@ TEST_F(ShardTest, TheItemWhereTheConsumerStopsIsRecomputedAndMustMatch) {
   }
 }
 
+// Bytes that decode but make the command fail (an error that names no shard): recomputed, and
+// named as the shard's fault when this process computes other bytes; kept as they are when it
+// computes the same (the failure is then the command's own).
+TEST_F(ShardTest, AFailureWhileConsumingAForgedItemNamesTheShardAndItem) {
+  const std::vector<std::string> paths = WriteShards(1, 6, 4);
+  const ItemConsume fail_at_2 = [](std::uint64_t i, std::string&&) {
+    if (i == 2) throw InputError("witness: empty string");
+    return true;
+  };
+  const ChunkCompute other = [](std::uint64_t b, std::uint64_t e) {
+    return std::vector<std::string>(e - b, "other");
+  };
+  try {
+    ShardReplay(paths).Deal(0, 6, 1, other, fail_at_2);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(paths[0] + ": item 2: the recorded result differs", 0),
+              0u)
+        << e.what();
+  }
+  try {
+    ShardReplay(paths).Deal(0, 6, 1, Squares, fail_at_2);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "witness: empty string");
+  }
+}
+
 }  // namespace
 }  // namespace ltsim::dist
