@@ -8,6 +8,7 @@
 #include <limits>
 #include <numeric>
 
+#include "ltsim/bounds/two_layer_length.h"
 #include "ltsim/core/error.h"
 #include "ltsim/model/constants.h"
 
@@ -70,6 +71,9 @@ double FrequencyLength(const ConstantMap& c) {
   return Get(c, "Delta") * (far + 1.0) + Get(c, "tau") + 1.0;
 }
 
+// The proven length of balanced-blocks for two-layer pairs of the class (docs/theory.md §4.8).
+double TwoLayerLength(const ConstantMap& c) { return TwoLayerLengthPlan(c).n; }
+
 std::vector<Bound> MakeRegistry() {
   return {
       {"thm4.1-hardmax", "2^(p/gamma)", "[paper]",
@@ -92,6 +96,14 @@ std::vector<Bound> MakeRegistry() {
        "the frequency construction's proven |z| for eta <= eps/L, H distinct heads of the pair "
        "(docs/theory.md §2.4; proven for every Delta and every x)",
        FrequencyLength},
+      {"two-layer-length",
+       "smallest n with B(n, l) <= eps, B = Omega (c_last (1 + S1) + S2 C + S3 U) of "
+       "docs/theory.md §4.8",
+       "[ours]",
+       "balanced-blocks' proven |z| for sim <= eps on every x, two-layer pairs of the class of "
+       "docs/theory.md §4.8 (softmax; first-layer heads token- or position-dominated; null "
+       "outside it)",
+       TwoLayerLength},
   };
 }
 
@@ -131,6 +143,18 @@ ConstantMap ModelConstants(const Transformer& model) {
   c["gamma_pos"] = PositionalMargin(model);
   c["D"] = static_cast<double>(model.alphabet) * model.period;
   c["H"] = DistinctHeads({&model});
+  if (model.layers.size() == 2) {
+    const TwoLayerLengthConstants k = ComputeTwoLayerLengthConstants(model);
+    c["tl_omega"] = k.omega;
+    c["tl_lambda1"] = k.lambda1;
+    c["tl_lambda_t"] = k.lambda_t;
+    c["tl_zeta_a"] = k.zeta_a;
+    c["tl_zeta_gamma"] = k.zeta_gamma;
+    c["tl_s1"] = k.s1;
+    c["tl_s2"] = k.s2;
+    c["tl_s3"] = k.s3;
+    c["tl_e2"] = k.e2;
+  }
   return c;
 }
 
@@ -144,6 +168,16 @@ ConstantMap PairConstants(const ConstantMap& f, const ConstantMap& g) {
       std::lcm(static_cast<long long>(Get(f, "Delta")), static_cast<long long>(Get(g, "Delta"))));
   c["D"] = c["S"] * c["Delta"];
   c["H"] = Get(f, "H") + Get(g, "H");
+  // The two-layer length's constants (docs/theory.md §4.8): the bound is monotone in each, so
+  // the larger (γ: the smaller) of the two models bounds both.
+  if (f.count("tl_omega") && g.count("tl_omega")) {
+    for (const char* name :
+         {"tl_omega", "tl_lambda1", "tl_lambda_t", "tl_zeta_a", "tl_s1", "tl_s2", "tl_s3", "tl_e2"})
+      c[name] =
+          Either(Get(f, name), Get(g, name), [](double a, double b) { return std::max(a, b); });
+    c["tl_zeta_gamma"] = Either(Get(f, "tl_zeta_gamma"), Get(g, "tl_zeta_gamma"),
+                                [](double a, double b) { return std::min(a, b); });
+  }
   return c;
 }
 

@@ -25,7 +25,8 @@ bool SlotsAligned(const TypeCounts& x, const TypeCounts& z) {
 }
 
 ModelSide Side(const Transformer& model, const TypeCounts& x_counts, const Source& x,
-               const TypeCounts& z_counts, const Source& z) {
+               const TypeCounts& z_counts, const Source& z, const SandwichOptions& options,
+               double eta) {
   ModelSide side;
   side.on_x = EvaluateWithCounts(model, x_counts, x);
   side.on_z = EvaluateWithCounts(model, z_counts, z);
@@ -37,6 +38,12 @@ ModelSide Side(const Transformer& model, const TypeCounts& x_counts, const Sourc
   if (one_layer && SlotsAligned(x_counts, z_counts)) {
     side.eta_achieved = AttentionDistance(model, Coarsen(x_counts, model.period, model.locality),
                                           Coarsen(z_counts, model.period, model.locality));
+  }
+  if (one_layer) {
+    side.certified_sim = side.lipschitz * eta;
+  } else if (model.layers.size() == 2 && options.certify_two_layer) {
+    side.two_layer = CertifyTwoLayerSimulation(model, x, z);
+    side.certified_sim = side.two_layer.bound;
   }
   return side;
 }
@@ -87,16 +94,16 @@ SandwichResult RunSandwich(const Transformer& f, const Transformer& g, const Sou
       {x, x_counts, models, options.length, options.seed, options.block_length});
   const auto z = MakeRunSource(result.simulation.z, "z");
   const TypeCounts z_counts = CountTypes(*z, view.alphabet, view.period, view.locality);
-  result.f = Side(f, x_counts, x, z_counts, *z);
-  result.g = Side(g, x_counts, x, z_counts, *z);
+  result.f = Side(f, x_counts, x, z_counts, *z, options, result.simulation.eta);
+  result.g = Side(g, x_counts, x, z_counts, *z, options, result.simulation.eta);
   result.x_length = x_counts.length;
   result.z_length = z_counts.length;
   result.gap_x = SupDistance(result.f.on_x, result.g.on_x);
   result.gap_z = SupDistance(result.f.on_z, result.g.on_z);
   result.holds = LessOrClose(result.gap_x, result.f.sim + result.gap_z + result.g.sim);
-  const double eta = result.simulation.eta;
-  result.rate_holds = !std::isnan(eta) && LessOrClose(result.f.sim, result.f.lipschitz * eta) &&
-                      LessOrClose(result.g.sim, result.g.lipschitz * eta);
+  result.rate_holds = !std::isnan(result.f.certified_sim) && !std::isnan(result.g.certified_sim) &&
+                      LessOrClose(result.f.sim, result.f.certified_sim) &&
+                      LessOrClose(result.g.sim, result.g.certified_sim);
   return result;
 }
 

@@ -67,6 +67,14 @@ void CheckProperties(const CaseSpec& spec, const SandwichResult& s, const Source
     out[static_cast<int>(Property::kFrequencyRate)] = of.ratio >= og.ratio ? of : og;
     out[static_cast<int>(Property::kFrequencyRate)].holds = s.rate_holds;
   }
+  // Two layers: sim ≤ B(f, x, z) for every two-layer model whose bound applies; the worse side.
+  Outcome& tb = out[static_cast<int>(Property::kTwoLayerBound)];
+  for (const ModelSide* side : {&s.f, &s.g}) {
+    if (std::isnan(side->two_layer.bound)) continue;
+    const Outcome o = Compare(side->sim, side->two_layer.bound);
+    if (!tb.checked || (tb.holds && !o.holds) || (tb.holds == o.holds && o.ratio > tb.ratio))
+      tb = o;
+  }
   const Outcome ff = FiniteEqualsHardmax(spec.f, x, s.f.on_x);
   const Outcome fg = FiniteEqualsHardmax(spec.g, x, s.g.on_x);
   Outcome& fh = out[static_cast<int>(Property::kFiniteHardmax)];

@@ -127,6 +127,32 @@ Recheck FrequencyRate(const CaseResult& result, PreciseSides& p) {
   return r;
 }
 
+// sim ≤ B(f, x, z) of docs/theory.md §4.7 for each two-layer side with a bound; B is the double
+// value (the claim under test), sim is recomputed in 50 digits; the worse side is reported.
+Recheck TwoLayerBound(const CaseResult& result, PreciseSides& p) {
+  std::optional<Recheck> worst;
+  Real worst_ratio = -1;
+  for (const bool f : {true, false}) {
+    const ModelSide& side = f ? result.sandwich.f : result.sandwich.g;
+    if (std::isnan(side.two_layer.bound)) continue;
+    const Real sim = f ? p.sim_f() : p.sim_g();
+    const Real bound = side.two_layer.bound;
+    const Recheck r = Verdict(sim, bound,
+                              std::string("the ") + (f ? "f" : "g") +
+                                  " side; B is the double value (the claim under test)");
+    const bool fails = r.status == RecheckStatus::kConfirmed;
+    const bool worst_fails = worst && worst->status == RecheckStatus::kConfirmed;
+    const Real ratio = bound > 0 ? Real(sim / bound) : Real(sim > 0 ? 1e300 : 0);
+    if (!worst || (fails && !worst_fails) || (fails == worst_fails && ratio > worst_ratio)) {
+      worst = r;
+      worst_ratio = ratio;
+    }
+  }
+  LTSIM_CHECK(worst.has_value());
+  p.Record(*worst);
+  return *worst;
+}
+
 // A `finite` one-layer model against its hardmax twin on x, as case_runner decides it applies;
 // like case_runner, the model with the larger observed/bound is reported (a failing one first).
 Recheck FiniteHardmax(const CaseSpec& spec, PreciseSides& p) {
@@ -216,6 +242,8 @@ Recheck RecheckOne(Property property, const CaseSpec& spec, const CaseResult& re
       return FrequencyRate(result, p);
     case Property::kFiniteHardmax:
       return FiniteHardmax(spec, p);
+    case Property::kTwoLayerBound:
+      return TwoLayerBound(result, p);
     case Property::kLemma53:
       break;
   }

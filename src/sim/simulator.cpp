@@ -28,6 +28,7 @@ const std::vector<Entry>& Registry() {
       {"uniform", MakeUniformSubsequence},
       {"markov", MakeMarkovSubset},
       {"blocks", MakeEvenlySpacedBlocks},
+      {"balanced-blocks", MakeBalancedBlocks},
       {"test-drop-suffix", MakeTestDropSuffix, false},
   };
   // clang-format on

@@ -23,6 +23,9 @@ std::unique_ptr<Simulator> MakeMarkovSubset();
 /// `blocks`: ⌈(n − τ* − 1)/ℓ⌉ evenly spaced blocks of about ℓ positions of x, plus x's
 /// last τ*+1 positions; |z| = n (docs/theory.md §4.6, the deterministic alternative).
 std::unique_ptr<Simulator> MakeEvenlySpacedBlocks();
+/// `balanced-blocks`: N blocks of ℓ positions of x chosen by prefix-balanced rounding of their
+/// window counts, plus x's last positions (docs/theory.md §4.8); |z| ≤ n.
+std::unique_ptr<Simulator> MakeBalancedBlocks();
 
 /// Where z's far region and suffix go, for constructions that keep x's τ*-suffix and
 /// x's length modulo Δ* (requirements (a) and (e) of docs/theory.md §2.4).

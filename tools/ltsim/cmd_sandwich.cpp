@@ -34,17 +34,45 @@ Json Constants(const SandwichResult& r) {
   c["eta_achieved_f"] = Number(r.f.eta_achieved);
   c["eta_achieved_g"] = Number(r.g.eta_achieved);
   c["theta"] = Number(r.simulation.theta);
+  c["certified_sim_f"] = Number(r.f.certified_sim);
+  c["certified_sim_g"] = Number(r.g.certified_sim);
   return c;
 }
 
-// gap_z + (L_f + L_g)·η: what z alone says about |f(x) − g(x)| (NaN when no η is claimed or
-// a Lipschitz constant is not available).
+// gap_z + the two certified bounds on sim: (L_f + L_g)·η for one layer, B(f) + B(g) of
+// docs/theory.md §4.7 for two (NaN when either side has none).
 double CertifiedBound(const SandwichResult& r) {
-  return r.gap_z + (r.f.lipschitz + r.g.lipschitz) * r.simulation.eta;
+  return r.gap_z + r.f.certified_sim + r.g.certified_sim;
+}
+
+// Two-layer pairs: the conclusion from the certified bound B of docs/theory.md §4.7.
+std::string TwoLayerConclusion(const SandwichResult& r) {
+  const std::string z = Thousands(r.z_length) + "-token z";
+  const std::string x = Thousands(r.x_length) + "-token x";
+  const double bound = CertifiedBound(r);
+  if (std::isnan(bound)) {
+    const std::string why =
+        !r.f.two_layer.reason.empty() ? r.f.two_layer.reason : r.g.two_layer.reason;
+    return fmt::format(
+        "conclusion: no certified two-layer bound for this pair ({}); the models differ by {} on "
+        "z and by {} on x",
+        why, Show(r.gap_z), Show(r.gap_x));
+  }
+  return fmt::format(
+      "conclusion: |f(x) - g(x)| ≤ |f(z) - g(z)| + B_f + B_g = {} + {} + {} = {} on the {}, with "
+      "B the certified two-layer bound (docs/theory.md §4.7) computed from the first-layer states "
+      "of x and of the {}; {}; measured on x: {}{}",
+      Show(r.gap_z), Show(r.f.certified_sim), Show(r.g.certified_sim), Show(bound), x, z,
+      r.rate_holds ? "sim ≤ B held for both models"
+                   : "but sim ≤ B FAILED, so this is not certified",
+      Show(r.gap_x), r.gap_x <= bound ? "" : " (ABOVE the bound)");
 }
 
 // The one-line conclusion in words (README "What the default run shows").
 std::string Conclusion(const SandwichResult& r) {
+  if (r.f.two_layer.reason.size() + r.g.two_layer.reason.size() > 0 ||
+      !std::isnan(r.f.two_layer.bound) || !std::isnan(r.g.two_layer.bound))
+    return TwoLayerConclusion(r);
   const std::string z = Thousands(r.z_length) + "-token z";
   const std::string x = Thousands(r.x_length) + "-token x";
   if (std::isnan(r.simulation.eta)) {
@@ -88,6 +116,24 @@ void PrintJsonResult(const SandwichArgs& args, const SandwichResult& r) {
   doc["rate_holds"] = r.rate_holds;
   doc["detail"] = r.simulation.detail;
   doc["certified_bound"] = Number(CertifiedBound(r));
+  const auto parts = [](const ModelSide& side) {
+    Json j;
+    const TwoLayerBound& b = side.two_layer;
+    j["bound"] = Number(b.bound);
+    j["reason"] = b.reason;
+    j["output_factor"] = Number(b.output_factor);
+    j["last_position"] = Number(b.last_position);
+    j["last_window_matches"] = b.last_window_matches;
+    j["transport"] = Number(b.transport);
+    j["unmatched"] = Number(b.unmatched);
+    j["query"] = Number(b.query);
+    j["unmatched_mass"] = Number(b.unmatched_mass);
+    return j;
+  };
+  if (!std::isnan(r.f.two_layer.bound) || !r.f.two_layer.reason.empty()) {
+    doc["two_layer_bound_f"] = parts(r.f);
+    doc["two_layer_bound_g"] = parts(r.g);
+  }
   doc["conclusion"] = Conclusion(r);
   PrintJson(doc);
 }
@@ -118,15 +164,24 @@ void PrintTable(const SandwichArgs& args, const SandwichResult& r) {
   Row("attention distance η(x,z)", Show(r.f.eta_achieved), Show(r.g.eta_achieved));
   Row("L·η (construction's η)", Show(r.f.lipschitz * r.simulation.eta),
       Show(r.g.lipschitz * r.simulation.eta));
+  Row("certified bound on sim", Show(r.f.certified_sim), Show(r.g.certified_sim));
   std::cout << "\n";
   std::cout << fmt::format("  gap on z  |f(z) - g(z)| = {}\n", Show(r.gap_z));
   std::cout << fmt::format("  gap on x  |f(x) - g(x)| = {}  ≤  sim_f + gap_z + sim_g = {}   {}\n",
                            Show(r.gap_x), Show(r.f.sim + r.gap_z + r.g.sim),
                            r.holds ? "holds" : "FAILS");
-  std::cout << fmt::format("  rate      sim ≤ L·η for both models: {}\n",
-                           std::isnan(r.simulation.eta) ? "no η claimed by this method"
-                           : r.rate_holds               ? "holds"
-                                                        : "FAILS");
+  const bool two = !std::isnan(r.f.two_layer.bound) || !r.f.two_layer.reason.empty();
+  if (two) {
+    std::cout << fmt::format("  rate      sim ≤ B (two-layer bound) for both models: {}\n",
+                             std::isnan(r.f.certified_sim + r.g.certified_sim) ? "no bound"
+                             : r.rate_holds                                    ? "holds"
+                                                                               : "FAILS");
+  } else {
+    std::cout << fmt::format("  rate      sim ≤ L·η for both models: {}\n",
+                             std::isnan(r.simulation.eta) ? "no η claimed by this method"
+                             : r.rate_holds               ? "holds"
+                                                          : "FAILS");
+  }
   std::cout << "\n" << Conclusion(r) << "\n";
 }
 

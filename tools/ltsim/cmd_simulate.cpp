@@ -1,13 +1,17 @@
 // `ltsim simulate`: build z from x with a named method and write it as run-length text.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <iostream>
+#include <limits>
 #include <memory>
 
 #include "commands.h"
 #include "help.h"
+#include "ltsim/check/two_layer_bound.h"
 #include "ltsim/core/error.h"
 #include "ltsim/io/output_file.h"
+#include "ltsim/model/constants.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/strings/sources.h"
 #include "method_options.h"
@@ -53,6 +57,21 @@ void RunSimulate(const SimulateArgs& args) {
     doc["theta"] = Number(z.theta);
     doc["out"] = args.out;
     doc["detail"] = z.detail;
+    // Per model a certified bound on ‖m(x) − m(z)‖_∞: L·η for one layer (when the method
+    // claims η), the two-layer bound of docs/theory.md §4.7 for two; certified_bound is the
+    // largest (NaN when some model has none).
+    Json bounds = Json::array();
+    double largest = 0.0;
+    const auto zs = MakeRunSource(z.z, "z");
+    for (const Transformer& model : models) {
+      double b = std::numeric_limits<double>::quiet_NaN();
+      if (model.layers.size() == 1) b = LipschitzConstant(model) * z.eta;
+      if (model.layers.size() == 2) b = CertifyTwoLayerSimulation(model, *x, *zs).bound;
+      bounds.push_back(Number(b));
+      largest = std::isnan(b) || std::isnan(largest) ? std::nan("") : std::max(largest, b);
+    }
+    doc["certified_bound"] = Number(largest);
+    doc["certified_bounds"] = bounds;
     PrintJson(doc);
     return;
   }

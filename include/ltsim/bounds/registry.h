@@ -33,6 +33,8 @@ struct Bound {
 ///   lemma5.3       = (G + L)(τ + 1)/n^(1/3)            (docs/theory.md §4.4; a rate, not a length)
 ///   frequency-length = Δ·(D·(Θ·3^(H/3)·(24DL/ε)^(H−1) + 1) + 1) + τ + 1,
 ///                    Θ = 6(D + τ + 1)L/ε, D = SΔ        (docs/theory.md §2.4, ours: proven)
+///   two-layer-length = the smallest n with B(n, ℓ) ≤ ε  (docs/theory.md §4.8, ours: proven for
+///                    two-layer pairs of its class; tl_* constants, bounds/two_layer_length.h)
 const std::vector<Bound>& BoundRegistry();
 
 /// The registry entry `name`; InputError naming the known bounds otherwise.
@@ -40,7 +42,8 @@ const Bound& FindBound(const std::string& name);
 
 /// Constants of one model (docs/model.md §4): L = L(f), Delta = Δ, S = |Σ|, tau = τ,
 /// gamma = γ(f), p = the first layer's precision bits (0 unless `finite`: hardmax from the
-/// start), C = C(f), gamma_pos = γ_pos(f), D = SΔ, H = the first layer's distinct heads. Run
+/// start), C = C(f), gamma_pos = γ_pos(f), D = SΔ, H = the first layer's distinct heads; for
+/// two-layer models also the tl_* constants of docs/theory.md §4.8 (NaN outside its class). Run
 /// constants (eps, n, T, alpha0, G) are the caller's.
 ConstantMap ModelConstants(const Transformer& model);
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "ltsim/check/two_layer_bound.h"
 #include "ltsim/model/transformer.h"
 #include "ltsim/sim/simulator.h"
 #include "ltsim/strings/source.h"
@@ -22,6 +23,11 @@ struct ModelSide {
   /// max_h ‖α_h(x) − α_h(z)‖₁ measured from the counts, when z keeps x's suffix and length
   /// mod Δ (so the Lipschitz bound sim ≤ L·η_achieved holds); NaN otherwise.
   double eta_achieved = std::numeric_limits<double>::quiet_NaN();
+  /// A certified bound on sim: L(f)·η for one layer when the construction claims η, the
+  /// two-layer bound B(f, x, z) of docs/theory.md §4.7 for two layers; NaN when neither applies.
+  double certified_sim = std::numeric_limits<double>::quiet_NaN();
+  /// Two layers: the bound's parts, or the reason it does not apply.
+  TwoLayerBound two_layer;
 };
 
 /// Every number `ltsim sandwich` reports.
@@ -36,8 +42,9 @@ struct SandwichResult {
   /// gap_x ≤ sim_f + gap_z + sim_g, compared with a slack of 1e-12·(1 + the largest term)
   /// for floating-point rounding (the inequality itself is the triangle inequality).
   bool holds = false;
-  /// sim_f ≤ L(f)·η and sim_g ≤ L(g)·η for the construction's η (same slack); false when
-  /// the method claims no η.
+  /// sim_f ≤ certified_sim_f and sim_g ≤ certified_sim_g (same slack): for one layer
+  /// sim ≤ L·η with the construction's η, for two layers the bound of docs/theory.md §4.7;
+  /// false when either certified bound is NaN (a one-layer method that claims no η).
   bool rate_holds = false;
 };
 

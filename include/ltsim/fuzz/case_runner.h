@@ -30,7 +30,7 @@ struct CaseSpec {
   PairKind pair = PairKind::kIndependent;  ///< how g was made from f (reported, not replayed)
 };
 
-/// The properties a case can check (docs/theory.md §1, §2.4, §4.4; docs/model.md §4.3).
+/// The properties a case can check (docs/theory.md §1, §2.4, §4.4, §4.7; docs/model.md §4.3).
 enum class Property {
   kSandwich,       ///< gap_x ≤ sim_f + gap_z + sim_g: the triangle inequality on the same
                    ///< vectors, a sanity check of the arithmetic, not a statement of a theorem
@@ -38,8 +38,9 @@ enum class Property {
   kFrequencyRate,  ///< the method's η: sim_f ≤ L(f)·η and sim_g ≤ L(g)·η
   kFiniteHardmax,  ///< a `finite` one-layer model equals its hardmax twin once T ≥ T_hard
   kLemma53,        ///< markov/blocks: |avg_x p − avg_z p| ≤ C·(G + L)(τ + 1)/n^(1/3)
+  kTwoLayerBound,  ///< two layers, softmax second layer: sim ≤ B(f, x, z) (docs/theory.md §4.7)
 };
-inline constexpr int kPropertyCount = 5;
+inline constexpr int kPropertyCount = 6;
 
 /// The names of the properties in cases.jsonl, summaries and witnesses.
 inline constexpr io::NameTable<Property, kPropertyCount> kPropertyNames{
@@ -48,15 +49,16 @@ inline constexpr io::NameTable<Property, kPropertyCount> kPropertyNames{
       {Property::kTransfer, "transfer"},
       {Property::kFrequencyRate, "frequency-rate"},
       {Property::kFiniteHardmax, "finite-hardmax"},
-      {Property::kLemma53, "lemma53"}}}};
+      {Property::kLemma53, "lemma53"},
+      {Property::kTwoLayerBound, "two-layer-bound"}}}};
 
-/// "sandwich", "transfer", "frequency-rate", "finite-hardmax", "lemma53".
+/// "sandwich", "transfer", "frequency-rate", "finite-hardmax", "lemma53", "two-layer-bound".
 const char* PropertyName(Property property);
 /// Inverse of PropertyName; InputError listing the names.
 Property ParseProperty(const std::string& name);
 /// Whether a property states content of the theorems (transfer, frequency-rate,
-/// finite-hardmax, lemma53), or is only a sanity check that cannot fail but by a bug in the
-/// arithmetic (sandwich: the triangle inequality on the numbers the case computed).
+/// finite-hardmax, lemma53, two-layer-bound), or is only a sanity check that cannot fail but by a
+/// bug in the arithmetic (sandwich: the triangle inequality on the numbers the case computed).
 bool IsTheoremProperty(Property property);
 
 /// What re-computing a refutation in high precision (50 digits, eval/precise.h) found

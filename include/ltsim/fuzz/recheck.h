@@ -15,7 +15,9 @@ namespace ltsim {
 ///                   (they are the claim under test; their rounding is ≪ the 1e-12 slack);
 ///   finite-hardmax  ‖f(x) − twin(x)‖_∞ vs 1e-9·(1 + ‖f(x)‖_∞) for each finite model;
 ///   lemma53         |avg_x p − avg_z p| vs C·(G + L)(τ + 1)/n^(1/3), the test function's
-///                   parameters (doubles) taken as they are.
+///                   parameters (doubles) taken as they are;
+///   two-layer-bound sim vs B(f, x, z) (docs/theory.md §4.7) for each two-layer model, with B
+///                   the double value (the claim under test).
 /// The verdict uses PreciseLessOrClose, the double check's slack. Skipped (never confirmed)
 /// when a two-layer model's x is longer than kPreciseTwoLayerLimit. Pure, any thread.
 void RecheckRefutations(const CaseSpec& spec, CaseResult& result);

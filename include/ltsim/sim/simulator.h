@@ -21,6 +21,9 @@ struct SandwichOptions {
   std::uint64_t length = 0;  ///< target |z| = n
   std::uint64_t seed = 0;
   std::uint64_t block_length = 0;  ///< ℓ of `markov` and `blocks`; 0 = ⌈n^(1/3)⌉
+  /// Compute the certified two-layer bound of docs/theory.md §4.7 for two-layer models (two
+  /// more passes over x with the first layer).
+  bool certify_two_layer = true;
 };
 
 /// What a simulator may use: x itself (re-readable), x's counts in the joint view of the
@@ -45,6 +48,11 @@ struct Simulation {
   double eta = std::numeric_limits<double>::quiet_NaN();
   /// Frequency matching: the common group total Θ it reached; NaN otherwise.
   double theta = std::numeric_limits<double>::quiet_NaN();
+  /// balanced-blocks: the largest prefix imbalance max_B ‖Σ_{b≤B}(x_b − λ)v_b‖₁/ℓ and the bound K
+  /// (distinct windows of x + 1) the prefix-balanced rounding guarantees (docs/theory.md §4.8);
+  /// NaN otherwise.
+  double imbalance = std::numeric_limits<double>::quiet_NaN();
+  double imbalance_bound = std::numeric_limits<double>::quiet_NaN();
   std::string detail;  ///< one line for the summary
 };
 
