@@ -138,23 +138,25 @@ def figure(row, path_stem, ax=None):
 def figure52(row, path_stem, ax, own):
     """Theorem 5.2: lower side, upper side (or its absence), the simulator as a band, the paper."""
     lower, upper, sim = row["lower"], row["upper"], row["simulator"]
+    loglinear = row["parameter"] != "eps"
     side(ax, lower["points"], LOWER,
          "lower side: T* (exact), slope %s %s" % (fmt(lower["exponent"]), interval(lower["ci"])),
-         lower["exponent"], None, True)
+         lower["exponent"], None, loglinear)
     if upper["points"]:
         side(ax, upper["points"], UPPER,
-             "upper side: certified length, slope %s %s" % (fmt(upper["exponent"]),
-                                                           interval(upper["ci"])),
-             upper["exponent"], None, True)
+             "upper side: certified length (two-layer-length), slope %s %s"
+             % (fmt(upper["exponent"]), interval(upper["ci"])),
+             upper["exponent"], None, loglinear)
     else:
         ax.plot([], [], " ", label="upper side: none (no certified two-layer length)")
     if sim.get("points"):
+        method = (sim.get("source") or "simulator").split()[0]
         side(ax, sim["points"], SIM,
-             "simulator on found x (markov, neither bound), slope %s %s"
-             % (fmt(sim.get("exponent")), interval(sim.get("ci"))),
-             sim.get("exponent"), None, True)
+             "simulator on found x (%s, neither bound), slope %s %s"
+             % (method, fmt(sim.get("exponent")), interval(sim.get("ci"))),
+             sim.get("exponent"), None, loglinear)
     everything = lower["points"] + upper["points"] + sim.get("points", [])
-    values = [v for p in everything for v in (p["min"], p["max"]) if v and v > 0]
+    values = [v for p in everything for v in (p["min"], p["max"]) if v and 0 < v < 1e290]
     anchor = (next((p for p in lower["points"] if not p["censored"]), None)
               or next((p for p in upper["points"] if not p["censored"]), None)
               or next((p for p in sim.get("points", []) if not p["censored"]), None))
@@ -165,7 +167,10 @@ def figure52(row, path_stem, ax, own):
         # In logs, clipped far above the axes (which stop at the data): a steep line leaves at
         # the top instead of overflowing.
         top = math.log(max(values) * 1e3) if values else 700.0
-        ys = [math.exp(min(math.log(y0) + b * (x - x0), top)) for x in xs]
+        if loglinear:
+            ys = [math.exp(min(math.log(y0) + b * (x - x0), top)) for x in xs]
+        else:
+            ys = [math.exp(min(math.log(y0) + b * math.log(x / x0), top)) for x in xs]
         which = ("lower side's" if anchor in lower["points"] else
                  "upper side's" if anchor in upper["points"] else "simulator's")
         ax.plot(xs, ys, "--", color=PAPER, lw=1,
@@ -177,9 +182,19 @@ def figure52(row, path_stem, ax, own):
     ax.xaxis.set_major_locator(FixedLocator(xs))
     ax.xaxis.set_minor_locator(NullLocator())
     by_regressor = {p["regressor"]: p["value"] for p in everything}
+    if not loglinear:
+        ax.set_xscale("log")
+        ax.xaxis.set_major_locator(FixedLocator(xs))
+        ax.xaxis.set_minor_locator(NullLocator())
     if row["parameter"] == "k":
         ax.set_xticklabels(["k=%d" % by_regressor[x] for x in xs])
         ax.set_xlabel("(k+1)^2, ticks labelled by k (log-linear: ln N = a + b (k+1)^2)")
+    elif row["parameter"] == "eps":
+        ax.set_xticklabels(["%.3g" % x for x in xs])
+        ax.set_xlabel("1/eps (log-log: ln N = a + b ln(1/eps))")
+    elif row["parameter"] == "attention-norm":
+        ax.set_xticklabels(["%.3g" % x for x in xs])
+        ax.set_xlabel("||M_1|| (log-linear: ln N = a + b ||M_1||)")
     else:
         ax.set_xticklabels(["%.3g" % x for x in xs])
         ax.set_xlabel("1/gamma_pos (log-linear: ln N = a + b/gamma_pos)")
@@ -188,7 +203,7 @@ def figure52(row, path_stem, ax, own):
     ax.set_ylabel("length")
     ax.set_title("Theorem 5.2, parameter %s: %s\n%s" % (row["parameter"], row["verdict"],
                                                        wrap(row["class"], 70)), fontsize=9)
-    ax.legend(fontsize=7, loc="upper left")
+    ax.legend(fontsize=7, loc="best")
     ax.grid(True, which="major", alpha=0.3)
     if own:
         fig = ax.figure

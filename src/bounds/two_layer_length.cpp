@@ -230,25 +230,43 @@ TwoLayerPlan TwoLayerLengthPlan(const ConstantMap& c) {
   }
   const double P = Get(c, "Delta");
   const bool token = Get(c, "tl_lambda_t") > 0;
-  // The best parameters at n: ℓ on Δ·⌈2^(j/4)⌉, ε₀ and δ on 2^(−j/2).
+  // The best parameters at n: ℓ on Δ·⌈2^(j/2)⌉; for each ℓ, ε₀ = 2^(−e) and δ = 2^(−d) by two
+  // rounds of coordinate descent over e ∈ [1, 30] and d ∈ [0, 20] (any choice gives a valid
+  // bound; the search only makes it small).
   auto best = [&](double n) {
     TwoLayerPlan p;
     p.n = n;
-    for (int j = 0; j < 4 * 200; ++j) {
-      const double block = P * std::ceil(std::exp2(j / 4.0));
+    const auto consider = [&](double block, int e, int d) {
+      const double eps0 = token ? std::exp2(-e) : 1, delta = token ? std::exp2(-d) : 1;
+      const double b = TwoLayerSimulationBound(c, n, block, eps0, delta);
+      if (b < p.bound) {
+        p.bound = b;
+        p.block = block;
+        p.eps0 = token ? eps0 : 0;
+        p.delta = token ? delta : 0;
+      }
+      return b;
+    };
+    for (int j = 0; j < 2 * 200; ++j) {
+      const double block = P * std::ceil(std::exp2(j / 2.0));
       if (block > n) break;
-      for (int e = token ? 1 : 0; e <= (token ? 32 : 0); ++e)
-        for (int d = token ? 1 : 0; d <= (token ? 24 : 0); ++d) {
-          const double eps0 = token ? std::exp2(-e / 2.0) : 1,
-                       delta = token ? std::exp2(-d / 2.0) : 1;
-          const double b = TwoLayerSimulationBound(c, n, block, eps0, delta);
-          if (b < p.bound) {
-            p.bound = b;
-            p.block = block;
-            p.eps0 = token ? eps0 : 0;
-            p.delta = token ? delta : 0;
-          }
+      if (!token) {
+        consider(block, 0, 0);
+        continue;
+      }
+      int e = 10, d = 6;
+      for (int round = 0; round < 2; ++round) {
+        double low = std::numeric_limits<double>::infinity();
+        for (int k = 1; k <= 30; ++k) {
+          const double b = consider(block, k, d);
+          if (b < low) low = b, e = k;
         }
+        low = std::numeric_limits<double>::infinity();
+        for (int k = 0; k <= 20; ++k) {
+          const double b = consider(block, e, k);
+          if (b < low) low = b, d = k;
+        }
+      }
     }
     return p;
   };

@@ -30,6 +30,7 @@ namespace ltsim {
 namespace {
 
 constexpr std::size_t kMaxWindows = 2048;
+constexpr std::uint64_t kDefaultBlocks = 4096;
 
 struct ActiveBlock {
   std::uint64_t index = 0;                     // 0-based block of x
@@ -156,9 +157,11 @@ class BalancedBlocks : public Simulator {
     const double K = static_cast<double>(rows.size()) + 1.0;
     std::uint64_t block = in.block_length;
     if (block == 0) {
-      // The proof's ℓ = √(τ'·n/(2K)) (docs/theory.md §4.8), τ' = max(τ*, 1).
+      // The proof's ℓ = √(τ'·n/(2K)) (docs/theory.md §4.8), τ' = max(τ*, 1), and at least
+      // F/4096, so that the rounding takes at most about 4096 blocks.
       block = static_cast<std::uint64_t>(std::llround(
           std::sqrt(std::max(tau, 1) * static_cast<double>(in.target_length) / (2 * K))));
+      block = std::max<std::uint64_t>(block, (far + kDefaultBlocks - 1) / kDefaultBlocks);
     }
     block = std::max<std::uint64_t>(P, (block + P - 1) / P * P);
     if (in.target_length < r + m + block)

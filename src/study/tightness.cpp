@@ -663,7 +663,8 @@ std::vector<StudyParameter> TightnessParameters(Theorem theorem) {
     case Theorem::k53:
       return {StudyParameter::kN};
     case Theorem::k52:
-      return {StudyParameter::kK, StudyParameter::kPositionalMargin};
+      return {StudyParameter::kEps, StudyParameter::kAttentionNorm,
+              StudyParameter::kPositionalMargin, StudyParameter::kK};
   }
   return {};
 }

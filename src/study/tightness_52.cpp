@@ -1,6 +1,5 @@
-// `ltsim tightness --theorem 5.2`: the k-gram row and the positional-margin row of Theorem 5.2
-// (docs/tightness.md §5). Compiled as part of tightness.cpp (included at its end) until the
-// top-level CMakeLists.txt lists this file.
+// `ltsim tightness --theorem 5.2`: the eps, attention-norm, positional-margin and k rows of
+// Theorem 5.2 (docs/tightness.md §5).
 #include "tightness_52.h"
 
 #include <fmt/format.h>
@@ -16,6 +15,8 @@
 #include <functional>
 #include <limits>
 
+#include "ltsim/bounds/registry.h"
+#include "ltsim/bounds/two_layer_length.h"
 #include "ltsim/construct/kgram.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
@@ -41,6 +42,10 @@ constexpr std::uint64_t kKGramXLength = 20'000;
 constexpr double kMarginEps = 0.1, kMarginSlope = 0.8;
 constexpr std::uint64_t kMarginMaxLength = 1'000'000;
 constexpr double kResolution52 = 0.01;
+// The attention-norm row's positional margin, and the simulator of every row: the construction
+// whose proven length is the upper side.
+constexpr double kNormRowMargin = 1.0 / 3;
+constexpr const char* kSimulator52 = "balanced-blocks";
 
 double MemberUniform(std::uint64_t seed) {
   boost::random::mt19937_64 engine(seed);
@@ -120,38 +125,24 @@ FamilyPair KGramPair(int k) {
   return p;
 }
 
-// A positional-margin member: height κ = 2.5 + u. A slope that puts a deciding comparison within
-// 10^-6 of the boundary (the builder refuses it) is nudged up by 10^-4 relative, at most 8 times.
-FamilyPair MarginMember(double inverse, double u) {
-  for (int attempt = 0;; ++attempt) {
-    try {
-      return MakePositionalMarginPair(1 / inverse, kMarginSlope * (1 + 1e-4 * attempt), kMarginEps,
-                                      2.5 + u);
-    } catch (const InputError&) {
-      if (attempt == 8) throw;
-    }
-  }
-}
-
-// One k point: the lower side's threshold and the simulator on `seeds` x.
-struct KPoint {
-  TightnessSample lower;
-  std::vector<TightnessSample> simulator;
-};
-
-TightnessSample SimulatorSample(const TightnessOptions& o, const Transformer& f, int i, int j) {
+// The simulator on found x: balanced-blocks' needed length for f (the construction whose
+// length is the upper side), one sample per i.i.d. uniform x of length min(20,000,
+// --max-x-length); neither bound.
+TightnessSample SimulatorSample(const TightnessOptions& o, const Transformer& f, double eps,
+                                const std::string& row, int i, int j) {
   InputSpec spec;
   spec.kind = InputKind::kUniform;
   spec.length = std::min<std::uint64_t>(kKGramXLength, o.max_x_length);
   spec.alphabet = f.alphabet;
-  spec.seed = StreamSeed(o.seed, "tightness-x/k", static_cast<std::uint64_t>(i) * 1000 + j);
+  spec.seed = StreamSeed(o.seed, "tightness-x/" + row, static_cast<std::uint64_t>(i) * 1000 + j);
   const auto x = MakeInput(spec);
   TightnessSample s;
   s.seed = spec.seed;
   s.lipschitz = kNaN52;
   s.input = "iid uniform";
-  s.sample = KGramNeededSample(f, *x, kKGramEps, "markov", kKGramZSeeds,
-                               StreamSeed(o.seed, "tightness-z/k", static_cast<std::uint64_t>(i)));
+  s.sample =
+      KGramNeededSample(f, *x, eps, kSimulator52, 1,
+                        StreamSeed(o.seed, "tightness-z/" + row, static_cast<std::uint64_t>(i)));
   s.checked_up_to = spec.length;
   return s;
 }
@@ -167,181 +158,269 @@ double Slope(const std::vector<double>& x, const std::vector<double>& y) {
   return sxx > 0 ? sxy / sxx : kNaN52;
 }
 
-std::string UpperNullReason() {
-  return "no certified two-layer construction length: the markov construction (docs/theory.md "
-         "§4.5) certifies no attention distance eta, so it gives no length for which every x "
-         "is simulated within eps";
+// ln of the registry's thm5.2 for a pair: max(1/γ_pos, 3)·(ln C − ln ε) (in logs: C overflows).
+double LogPaper(const FamilyPair& p, double eps) {
+  const double gamma = std::min(PositionalMargin(p.f), PositionalMargin(p.g));
+  const double log_c = std::max(LogComplexity(p.f), LogComplexity(p.g));
+  return std::max(1 / gamma, 3.0) * (log_c - std::log(eps));
 }
 
-TightnessRow KRow(const TightnessOptions& o, const std::vector<int>& ks,
-                  const std::vector<KPoint>& cells) {
+// What a row measures: its grid, the pair of each (point, member), and its labels.
+struct Plan52 {
+  StudyParameter parameter;
+  std::string name, regressor, fit, class_text, family, semantics;
+  FitScale scale = FitScale::kLogLinear;
+  std::vector<double> values, regressors, eps;  // per point
+  std::vector<FamilyPair> pairs;                // per (point, member)
+  std::vector<std::uint64_t> seeds;             // per (point, member)
+  int members = 1;
+  bool simulator = true;
+};
+
+std::string LowerReason(const TightnessRow& row) {
+  int censored = 0, total = 0;
+  std::uint64_t reached = 0;
+  for (const TightnessPoint& p : row.points)
+    for (const TightnessSample& s : p.lower) {
+      ++total;
+      if (s.sample.censoring != Censoring::kNone) {
+        ++censored;
+        reached = std::max<std::uint64_t>(reached, static_cast<std::uint64_t>(s.sample.value));
+      }
+    }
+  if (censored == total)
+    return fmt::format(
+        "lower side not yet certified beyond T = {}: the two-layer exact threshold checks every "
+        "string only up to T_ex = {} (docs/theory.md §11.5) and every pair agrees within eps "
+        "there, so each point is only T* > {} (censored, never fitted)",
+        reached, reached, reached);
+  return fmt::format("lower side: {} of {} members censored (T* beyond the exhaustive T_ex); {}",
+                     censored, total,
+                     row.lower.reason.empty() ? ShowCi(row.lower) : row.lower.reason);
+}
+
+std::string UpperReason(const TightnessRow& row) {
+  if (row.upper.points_used == 0 && !row.upper.ci)
+    return "upper side: none (" + row.upper.reason + ")";
+  std::string text = fmt::format(
+      "upper side (certified: balanced-blocks' proven length, docs/theory.md §4.8): slope {} in "
+      "{}",
+      ShowCi(row.upper), row.regressor);
+  if (row.upper.ci && std::isfinite(row.paper)) {
+    const double tolerance = kResolution52 * std::max(1.0, std::abs(row.paper));
+    if (row.upper.ci->second < row.paper - tolerance)
+      text += fmt::format(
+          ", below the paper's {:.3g}: on this class the construction's certified length grows "
+          "slower than Theorem 5.2's bound, so the paper's exponent is not needed here",
+          row.paper);
+    else if (row.upper.ci->first > row.paper + tolerance)
+      text += fmt::format(
+          ", above the paper's {:.3g}: the proof of docs/theory.md §4.8 is looser than Theorem 5.2 "
+          "in this parameter (its constants are worst-case: e^(R_g), e^(rho_h))",
+          row.paper);
+    else
+      text += fmt::format(", the paper's {:.3g} within its interval", row.paper);
+  }
+  return text;
+}
+
+TightnessRow BuildRow(const TightnessOptions& o, const Plan52& plan,
+                      const std::vector<TightnessSample>& lower,
+                      const std::vector<TightnessSample>& upper,
+                      const std::vector<std::vector<TightnessSample>>& simulator) {
   TightnessRow row;
   row.theorem = Theorem::k52;
-  row.parameter = StudyParameter::kK;
-  row.name = "k";
+  row.parameter = plan.parameter;
+  row.name = plan.name;
   row.quantity = "length";
-  row.regressor = "(k+1)^2";
-  row.fit = "log-linear (ln N = a + b (k+1)^2)";
-  const FamilyPair first = KGramPair(ks.front());
-  row.family = first.family;
-  row.semantics = first.semantics;
+  row.regressor = plan.regressor;
+  row.fit = plan.fit;
+  row.family = plan.family;
+  row.semantics = plan.semantics;
+  row.class_text = plan.class_text;
   const std::uint64_t t_ex = TwoLayerExhaustiveLength(2);
-  row.class_text = fmt::format(
+  row.lower_label = fmt::format(
+      "lower side: certified first disagreement T* of the pair (two layers: exact only while "
+      "every string is checked, T <= {} for S = 2; TwoLayerLowerSide is where an exact two-layer "
+      "threshold enters)",
+      t_ex);
+  row.lower_source = fmt::format(
+      "ltsim threshold on the two-layer pair, max length {} (exhaustive: every string)", t_ex);
+  row.upper_label =
+      "upper side: the registry's two-layer-length, balanced-blocks' proven |z| for sim <= eps on "
+      "every x (docs/theory.md §4.8), of the pair";
+  row.upper_source =
+      "two-layer-length [ours]: the smallest n with B(n, l) <= eps at the pair's a-priori "
+      "constants (docs/theory.md §4.8)";
+  row.simulator_source = fmt::format(
+      "{} simulator on found x: the smallest grid n at which ||f(x) - f(z)|| <= eps "
+      "(SeededNeededLength), one iid uniform x of length {} per sample; censored above (no n < "
+      "|x|) or below (the grid's first n)",
+      kSimulator52, std::min<std::uint64_t>(kKGramXLength, o.max_x_length));
+  // The paper's exponent: the least-squares slope of the registry's ln thm5.2 over the grid.
+  std::vector<double> x, y;
+  for (std::size_t i = 0; i < plan.values.size(); ++i) {
+    x.push_back(plan.scale == FitScale::kLogLog ? std::log(plan.regressors[i])
+                                                : plan.regressors[i]);
+    double log_n = -std::numeric_limits<double>::infinity();
+    for (int m = 0; m < plan.members; ++m)
+      log_n = std::max(log_n, LogPaper(plan.pairs[i * plan.members + m], plan.eps[i]));
+    y.push_back(log_n);
+  }
+  row.paper = Slope(x, y);
+  row.paper_source = fmt::format(
+      "thm5.2 (C/eps)^max(1/gamma_pos, 3) with C the larger C(f), C(g) of each point's pairs "
+      "(docs/model.md §4.7): the least-squares slope of ln N against {} over the grid",
+      plan.scale == FitScale::kLogLog ? "ln " + plan.regressor : plan.regressor);
+  row.constant.name = "none (no certified T* to normalise)";
+  for (std::size_t i = 0; i < plan.values.size(); ++i) {
+    TightnessPoint p;
+    p.value = plan.values[i];
+    p.regressor = plan.regressors[i];
+    for (int m = 0; m < plan.members; ++m) {
+      p.lower.push_back(lower[i * plan.members + m]);
+      if (upper[i * plan.members + m].sample.value > 0)
+        p.upper.push_back(upper[i * plan.members + m]);
+    }
+    if (i < simulator.size()) p.simulator_samples = simulator[i];
+    row.points.push_back(std::move(p));
+  }
+  FitTheorem52Row(o, plan.scale, row);
+  row.verdict = DecideVerdict(row.lower, row.upper, row.paper,
+                              kResolution52 * std::max(1.0, std::abs(row.paper)));
+  const std::string sim = row.simulator.reason == "not run"
+                              ? std::string()
+                              : "; simulator on found x (" + std::string(kSimulator52) +
+                                    ", neither bound): slope " + ShowCi(row.simulator);
+  if (row.verdict.verdict == Verdict::kInconclusive) {
+    row.verdict.reason = LowerReason(row) + "; " + UpperReason(row) + sim;
+  } else {
+    row.verdict.reason += "; witness family " + row.family + ", relying on: " + row.semantics +
+                          "; " + UpperReason(row) + sim;
+  }
+  return row;
+}
+
+// The plans of the four rows (docs/tightness.md §5).
+Plan52 EpsPlan(const TightnessOptions& o) {
+  Plan52 p;
+  p.parameter = StudyParameter::kEps;
+  p.name = "eps";
+  p.regressor = "1/eps";
+  p.fit = "log-log (ln N = a + b ln(1/eps))";
+  p.scale = FitScale::kLogLog;
+  const FamilyPair first = KGramPair(1);
+  p.family = first.family;
+  p.semantics = first.semantics;
+  p.class_text = fmt::format(
+      "the k-gram pair (k = 1, S = 2, beta = {} / {}), eps varied: two layers, softmax, one copy "
+      "head with log-scaled bias phi = 2 (gamma_pos = 1), one matching head",
+      kKGramScale, kKGramOtherScale);
+  const int points = o.points_given ? o.points : 5;
+  for (int i = 0; i < points; ++i) {
+    const double eps = 0.2 / std::exp2(i);
+    p.values.push_back(eps);
+    p.regressors.push_back(1 / eps);
+    p.eps.push_back(eps);
+    p.pairs.push_back(first);
+    p.seeds.push_back(0);
+  }
+  return p;
+}
+
+Plan52 KPlan(const TightnessOptions& o) {
+  Plan52 p;
+  p.parameter = StudyParameter::kK;
+  p.name = "k";
+  p.regressor = "(k+1)^2";
+  p.fit = "log-linear (ln N = a + b (k+1)^2)";
+  const FamilyPair first = KGramPair(1);
+  p.family = first.family;
+  p.semantics = first.semantics;
+  p.class_text = fmt::format(
       "two layers, softmax, S = 2, Delta = 1, tau = k, layer 1: k copy heads with log-scaled "
       "bias phi = 2 (gamma_pos = 1), layer 2: one matching head (beta = {}) and no MLP, k "
       "varied; eps = {}",
       kKGramScale, kKGramEps);
-  row.lower_label = fmt::format(
-      "lower side: certified first disagreement T* of the k-gram pair beta = {} / {} (exact "
-      "only while every string is checked: T <= {} for S = 2)",
-      kKGramScale, kKGramOtherScale, t_ex);
-  row.lower_source = fmt::format(
-      "ltsim threshold on the two-layer pair, max length {} (exhaustive: every string)", t_ex);
-  row.upper_label = "upper side: none (" + UpperNullReason() + ")";
-  row.upper_source = "none [ours]: " + UpperNullReason();
-  row.simulator_source = fmt::format(
-      "markov simulator on found x: the smallest grid n at which ||f(x) - f(z)|| <= {} for each "
-      "of {} z seeds (SeededNeededLength, as experiment paper), one iid uniform x of length {} "
-      "per sample; censored above (no n < |x|) or below (the grid's first n)",
-      kKGramEps, kKGramZSeeds, std::min<std::uint64_t>(kKGramXLength, o.max_x_length));
-  // The paper's exponent in (k+1)^2: the least-squares slope of the registry's ln N over the
-  // grid (ln C(f) = (k+1)^2·beta + O(k), so about 3·beta with gamma_pos = 1).
-  std::vector<double> x, y;
-  for (int k : ks) {
-    x.push_back((k + 1.0) * (k + 1.0));
-    y.push_back(Theorem52LogPaperLength(k, kKGramEps));
+  for (int k : Theorem52KGrid(o)) {
+    p.values.push_back(k);
+    p.regressors.push_back((k + 1.0) * (k + 1.0));
+    p.eps.push_back(kKGramEps);
+    p.pairs.push_back(KGramPair(k));
+    p.seeds.push_back(0);
   }
-  row.paper = Slope(x, y);
-  row.paper_source = fmt::format(
-      "thm5.2 (C/eps)^max(1/gamma_pos, 3) with C = C(f) of the beta = {} model (docs/model.md "
-      "§4.7) and gamma_pos = 1: the least-squares slope of ln N = 3 (ln C(f) - ln eps) against "
-      "(k+1)^2 over the grid's k (ln C(f) = (k+1)^2 beta + O(k))",
-      kKGramScale);
-  row.constant.name = "none (no certified T* to normalise)";
-  for (std::size_t i = 0; i < ks.size(); ++i) {
-    TightnessPoint p;
-    p.value = ks[i];
-    p.regressor = x[i];
-    p.lower.push_back(cells[i].lower);
-    p.simulator_samples = cells[i].simulator;
-    row.points.push_back(std::move(p));
-  }
-  FitTheorem52Row(o, FitScale::kLogLinear, row);
-  row.verdict = DecideVerdict(row.lower, row.upper, row.paper,
-                              kResolution52 * std::max(1.0, std::abs(row.paper)));
-  int censored = 0;
-  for (const TightnessPoint& p : row.points)
-    for (const TightnessSample& s : p.lower) censored += s.sample.censoring != Censoring::kNone;
-  std::string reason;
-  if (row.verdict.verdict == Verdict::kInconclusive) {
-    reason = fmt::format(
-        "no certified side to compare with the paper's {:.3g}. Lower side: the two-layer exact "
-        "threshold checks every string only up to T = {} (S = 2), and ",
-        row.paper, t_ex);
-    reason += censored == static_cast<int>(row.points.size())
-                  ? fmt::format(
-                        "the pair agrees within eps there at every k, so each point is only T* "
-                        "> {} (censored, never fitted)",
-                        t_ex)
-                  : fmt::format("{} of {} points are censored there ({})", censored,
-                                row.points.size(), row.lower.reason);
-    reason += "; upper side: " + UpperNullReason();
-    reason += "; simulator on found x (markov, neither bound): slope " + ShowCi(row.simulator) +
-              " in (k+1)^2";
-    if (row.simulator.ci)
-      reason += row.simulator.ci->first > 0 ? ", rising with k, far below the paper's slope"
-                                            : ", growth not shown";
-    row.verdict.reason = reason;
-  } else {
-    row.verdict.reason += "; witness family " + row.family + ", relying on: " + row.semantics;
-  }
-  return row;
+  return p;
 }
 
-TightnessRow MarginRow(const TightnessOptions& o, const std::vector<double>& inverse,
-                       const std::vector<FamilyPair>& pairs,
-                       const std::vector<TightnessSample>& cells) {
-  TightnessRow row;
-  row.theorem = Theorem::k52;
-  row.parameter = StudyParameter::kPositionalMargin;
-  row.name = "positional-margin";
-  row.quantity = "length";
-  row.regressor = "1/gamma_pos";
-  row.fit = "log-linear (ln N = a + b/gamma_pos)";
-  row.family = "positional-margin";
-  row.semantics = pairs.front().semantics;
-  row.class_text = fmt::format(
-      "one layer (read as two layers with an identity second layer: one head with M = O = 0, "
-      "no MLP), "
-      "softmax with log bias scaling, 1 head with M = 0 and self bias phi = 1 - gamma_pos "
-      "(token-dominated), MLP width 1 (f) / zero readout (g), S = 2, Delta = 1, tau = 0, "
-      "eps = {}, slope a = {}, gamma_pos varied",
-      kMarginEps, kMarginSlope);
-  row.lower_source =
-      "ltsim threshold (exact pruned search of sufficient statistics, one layer) of the "
-      "positional-margin family, T* = min{T : a q(T) < (kappa - 1) eps}";
-  row.upper_label = "upper side: none (" + UpperNullReason() + ")";
-  row.upper_source = "none [ours]: " + UpperNullReason();
-  const int K = o.seeds;
-  double log_c = -std::numeric_limits<double>::infinity();
-  // C of the two-layer models the pairs stand for (identity second layer, docs/model.md §4.7).
-  const auto two_layer_log_c = [](const FamilyPair& p) {
-    return std::max(LogComplexity(WithIdentitySecondLayer(p.f)),
-                    LogComplexity(WithIdentitySecondLayer(p.g)));
-  };
-  for (const FamilyPair& p : pairs) log_c = std::max(log_c, two_layer_log_c(p));
-  row.paper = log_c - std::log(kMarginEps);
-  row.paper_source = fmt::format(
-      "thm5.2 (C/eps)^max(1/gamma_pos, 3): on the grid 1/gamma_pos >= 3, so ln N = (1/gamma_pos) "
-      "ln(C/eps) and b = ln(C/eps) with C the largest C(f), C(g) of the row's pairs read as two "
-      "layers (identity second layer; docs/model.md §4.7: ln C = {:.3f}), eps = {}",
-      log_c, kMarginEps);
-  row.constant.name = "T*^gamma_pos·eps/C (measured base over the paper's C/eps)";
-  row.constant.value = -1;
-  for (std::size_t i = 0; i < inverse.size(); ++i) {
-    TightnessPoint p;
-    p.value = 1 / inverse[i];
-    p.regressor = inverse[i];
-    for (int m = 0; m < K; ++m) {
-      const TightnessSample& s = cells[i * K + m];
-      p.lower.push_back(s);
-      const FamilyPair& pair = pairs[i * K + m];
-      if (s.sample.censoring == Censoring::kNone) {
-        if (s.sample.value != pair.predicted)
-          row.warnings.push_back(fmt::format(
-              "gamma_pos = {:.4g}, member {}: exact T* = {} but the closed form gives {}", p.value,
-              m, s.sample.value, pair.predicted));
-        const double c = two_layer_log_c(pair);
-        const double value = std::exp(std::log(s.sample.value) * p.value - c) * kMarginEps;
-        if (value > row.constant.value) {
-          row.constant.value = value;
-          row.constant.point = static_cast<int>(i);
-          row.constant.sample = m;
-          row.constant.witness = s.witness;
-        }
-      }
+// The two-layer margin rows: members differ by their height κ = 2.5 + u (one κ a member).
+Plan52 MarginPlan(const TightnessOptions& o, bool norm_row) {
+  Plan52 p;
+  p.parameter = norm_row ? StudyParameter::kAttentionNorm : StudyParameter::kPositionalMargin;
+  p.name = ParameterName(p.parameter);
+  p.regressor = norm_row ? "||M_1||" : "1/gamma_pos";
+  p.fit = norm_row ? "log-linear (ln N = a + b ||M_1||)" : "log-linear (ln N = a + b/gamma_pos)";
+  p.family = "two-layer-margin";
+  p.members = o.seeds;
+  p.simulator = false;
+  const int points = o.points;
+  std::vector<double> grid;
+  for (int i = 0; i < points; ++i) grid.push_back(norm_row ? i : 3.0 + i);
+  p.class_text = fmt::format(
+      "two layers, softmax, S = 2, Delta = 1, tau = 0; layer 1: one head, log-scaled self bias "
+      "phi = 1 - gamma_pos (token-dominated), M = ||M_1|| e0 e0^T; layer 2: one head reading "
+      "the last position; MLP width 1 (f) / zero readout (g); eps = {}, slope a = {}, {}",
+      kMarginEps, kMarginSlope,
+      norm_row ? fmt::format("gamma_pos = {:.3g}, ||M_1|| varied", kNormRowMargin)
+               : "||M_1|| = 0, gamma_pos varied");
+  for (std::size_t i = 0; i < grid.size(); ++i) {
+    p.values.push_back(norm_row ? grid[i] : 1 / grid[i]);
+    p.regressors.push_back(grid[i]);
+    p.eps.push_back(kMarginEps);
+    for (int m = 0; m < p.members; ++m) {
+      const std::uint64_t seed = StreamSeed(o.seed, "tightness/" + p.name, m);
+      const double u = MemberUniform(seed);
+      p.pairs.push_back(
+          norm_row
+              ? MakeTwoLayerMarginPair(kNormRowMargin, grid[i], kMarginSlope, kMarginEps, 2.5 + u)
+              : MakeTwoLayerMarginPair(1 / grid[i], 0, kMarginSlope, kMarginEps, 2.5 + u));
+      p.seeds.push_back(seed);
     }
-    row.points.push_back(std::move(p));
   }
-  FitTheorem52Row(o, FitScale::kLogLinear, row);
-  row.verdict = DecideVerdict(row.lower, row.upper, row.paper,
-                              kResolution52 * std::max(1.0, std::abs(row.paper)));
-  if (row.verdict.verdict == Verdict::kContradicts) {
-    row.verdict.reason += "; witness family " + row.family + ", relying on: " + row.semantics;
-  } else if (row.lower.ci) {
-    const bool below = row.lower.ci->second < row.paper;
-    row.verdict.reason = fmt::format(
-        "lower side b = {} in ln T* = a + b/gamma_pos (certified T*, the family's base (1 - "
-        "delta)/delta with delta = (kappa - 1) eps/a): ln T* grows linearly in 1/gamma_pos, so "
-        "an exponent proportional to 1/gamma_pos is necessary in this class; {} the paper's "
-        "b = ln(C/eps) = {:.3g}{}; upper side: {}, so tight or gap cannot be decided",
-        ShowCi(row.lower), below ? "its interval lies below" : "its interval reaches", row.paper,
-        below ? " (consistent with Theorem 5.2; base ~3 against C/eps)" : "", UpperNullReason());
-  }
-  return row;
+  p.semantics = p.pairs.front().semantics;
+  return p;
 }
 
 }  // namespace
+
+TightnessSample TwoLayerLowerSide(const TightnessOptions& o, StudyParameter parameter, int point,
+                                  int member, double value, std::uint64_t seed,
+                                  const FamilyPair& pair, double eps) {
+  ThresholdOptions t;
+  t.epsilon = eps;
+  t.max_length = TwoLayerExhaustiveLength(pair.f.alphabet);
+  t.threads = 1;
+  return ThresholdSample(o, parameter, point, member, value, seed, pair, eps, t,
+                         "lower side: certified first disagreement T* (two layers: exhaustive up "
+                         "to T_ex only)");
+}
+
+TightnessSample TwoLayerUpperSide(const FamilyPair& pair, double eps) {
+  ConstantMap c = PairConstants(pair.f, pair.g);
+  c["eps"] = eps;
+  const TwoLayerPlan plan = TwoLayerLengthPlan(c);
+  TightnessSample s;
+  s.lipschitz = kNaN52;
+  if (std::isnan(plan.n)) {
+    s.sample = {0, Censoring::kNone};  // outside the class: no upper side (BuildRow drops it)
+    return s;
+  }
+  // Beyond 10^300 the length is only known to be larger: a bound, censored above.
+  s.sample =
+      std::isfinite(plan.n) ? Sample{plan.n, Censoring::kNone} : Sample{1e300, Censoring::kAbove};
+  s.checked_up_to = static_cast<std::uint64_t>(std::min(plan.block, 1e18));  // the block length
+  s.input = fmt::format("balanced-blocks at block length {:.0f}", plan.block);
+  return s;
+}
 
 std::vector<int> Theorem52KGrid(const TightnessOptions& o) {
   const int n = o.points_given ? std::min(o.points, 6) : 4;
@@ -404,7 +483,8 @@ void FitTheorem52Row(const TightnessOptions& o, FitScale scale, TightnessRow& ro
     row.upper.exponent = kNaN52;
     row.upper.intercept = kNaN52;
     row.upper.points = static_cast<int>(row.points.size());
-    row.upper.reason = UpperNullReason();
+    row.upper.reason =
+        "the pair is outside the class of docs/theory.md §4.8 (two-layer-length is null)";
   }
   if (any_simulator) {
     fit.seed = StreamSeed(o.seed, "tightness-fit/" + row.name + "/simulator");
@@ -417,68 +497,53 @@ void FitTheorem52Row(const TightnessOptions& o, FitScale scale, TightnessRow& ro
 }
 
 std::vector<TightnessRow> RunTheorem52Rows(const TightnessOptions& o) {
-  const bool want_k =
-      std::find(o.parameters.begin(), o.parameters.end(), StudyParameter::kK) != o.parameters.end();
-  const bool want_margin = std::find(o.parameters.begin(), o.parameters.end(),
-                                     StudyParameter::kPositionalMargin) != o.parameters.end();
   if (!o.out.empty()) {
     std::error_code error;
     for (StudyParameter p : o.parameters)
       std::filesystem::create_directories(std::filesystem::path(o.out) / ParameterName(p), error);
     if (error) throw OptionError("out", error.message(), o.out);
   }
-  // Every threshold and every simulator sample is independent: computed in parallel, stored by
-  // index (identical for any thread count).
-  std::vector<std::function<void()>> tasks;
-  const std::vector<int> ks = want_k ? Theorem52KGrid(o) : std::vector<int>{};
-  const int X = o.validate ? o.seeds : 0;  // x samples a k point
-  std::vector<KPoint> kcells(ks.size());
-  const std::uint64_t t_ex = TwoLayerExhaustiveLength(2);
-  for (std::size_t i = 0; i < ks.size(); ++i) {
-    kcells[i].simulator.resize(static_cast<std::size_t>(X));
-    tasks.push_back([&, i] {
-      const FamilyPair p = KGramPair(ks[i]);
-      ThresholdOptions t;
-      t.epsilon = kKGramEps;
-      t.max_length = t_ex;
-      t.threads = 1;
-      kcells[i].lower = ThresholdSample(
-          o, StudyParameter::kK, static_cast<int>(i), 0, ks[i], 0, p, kKGramEps, t,
-          "lower side: certified first disagreement T* of the k-gram pair (two layers: "
-          "exhaustive up to T_ex only)");
-    });
-    for (int j = 0; j < X; ++j)
-      tasks.push_back([&, i, j] {
-        KGramOptions a;
-        a.alphabet = 2;
-        a.k = ks[i];
-        a.scale = kKGramScale;
-        kcells[i].simulator[j] = SimulatorSample(o, MakeKGram(a), static_cast<int>(i), j);
-      });
+  std::vector<Plan52> plans;
+  for (StudyParameter p : o.parameters) {
+    if (p == StudyParameter::kEps) plans.push_back(EpsPlan(o));
+    if (p == StudyParameter::kAttentionNorm) plans.push_back(MarginPlan(o, true));
+    if (p == StudyParameter::kPositionalMargin) plans.push_back(MarginPlan(o, false));
+    if (p == StudyParameter::kK) plans.push_back(KPlan(o));
   }
-  const std::vector<double> inverse =
-      want_margin ? Theorem52InverseMarginGrid(o.points) : std::vector<double>{};
-  const int K = o.seeds;
-  std::vector<FamilyPair> pairs(inverse.size() * K);
-  std::vector<TightnessSample> mcells(pairs.size());
-  for (std::size_t i = 0; i < inverse.size(); ++i)
-    for (int m = 0; m < K; ++m) {
-      // One height κ a member over the whole grid (its base (1 − δ)/δ is fixed, the slope in
-      // 1/γ_pos is what the grid measures).
-      const std::uint64_t seed = StreamSeed(o.seed, "tightness/positional-margin", m);
-      pairs[i * K + m] = MarginMember(inverse[i], MemberUniform(seed));
-      tasks.push_back([&, i, m, seed] {
-        ThresholdOptions t;
-        t.epsilon = kMarginEps;
-        t.max_length = kMarginMaxLength;
-        t.max_evaluations = o.statistics_budget;
-        t.threads = 1;
-        mcells[i * K + m] = ThresholdSample(
-            o, StudyParameter::kPositionalMargin, static_cast<int>(i), m, 1 / inverse[i], seed,
-            pairs[i * K + m], kMarginEps, t,
-            "lower side: certified first disagreement T* (exact threshold, one layer)");
-      });
+  // Every threshold, upper side and simulator sample is independent: computed in parallel,
+  // stored by index (identical for any thread count).
+  std::vector<std::function<void()>> tasks;
+  std::vector<std::vector<TightnessSample>> lower(plans.size()), upper(plans.size());
+  std::vector<std::vector<std::vector<TightnessSample>>> simulator(plans.size());
+  const int X = o.validate ? o.seeds : 0;  // x samples a point
+  for (std::size_t r = 0; r < plans.size(); ++r) {
+    const Plan52& plan = plans[r];
+    lower[r].resize(plan.pairs.size());
+    upper[r].resize(plan.pairs.size());
+    simulator[r].assign(plan.simulator ? plan.values.size() : 0,
+                        std::vector<TightnessSample>(static_cast<std::size_t>(X)));
+    for (std::size_t i = 0; i < plan.values.size(); ++i) {
+      for (int m = 0; m < plan.members; ++m) {
+        const std::size_t c =
+            i * static_cast<std::size_t>(plan.members) + static_cast<std::size_t>(m);
+        tasks.push_back([&, r, i, m, c] {
+          const Plan52& q = plans[r];
+          lower[r][c] = TwoLayerLowerSide(o, q.parameter, static_cast<int>(i), m, q.values[i],
+                                          q.seeds[c], q.pairs[c], q.eps[i]);
+        });
+        tasks.push_back(
+            [&, r, i, c] { upper[r][c] = TwoLayerUpperSide(plans[r].pairs[c], plans[r].eps[i]); });
+      }
+      if (!plan.simulator) continue;
+      for (int j = 0; j < X; ++j)
+        tasks.push_back([&, r, i, j] {
+          const Plan52& q = plans[r];
+          simulator[r][i][static_cast<std::size_t>(j)] =
+              SimulatorSample(o, q.pairs[i * static_cast<std::size_t>(q.members)].f, q.eps[i],
+                              q.name, static_cast<int>(i), j);
+        });
     }
+  }
   const int threads = o.threads > 0 ? o.threads : oneapi::tbb::this_task_arena::max_concurrency();
   oneapi::tbb::task_arena arena(threads);
   std::atomic<std::uint64_t> finished{0};
@@ -489,11 +554,8 @@ std::vector<TightnessRow> RunTheorem52Rows(const TightnessOptions& o) {
     });
   });
   std::vector<TightnessRow> rows;
-  for (StudyParameter p : o.parameters) {
-    if (p == StudyParameter::kK) rows.push_back(KRow(o, ks, kcells));
-    if (p == StudyParameter::kPositionalMargin)
-      rows.push_back(MarginRow(o, inverse, pairs, mcells));
-  }
+  for (std::size_t r = 0; r < plans.size(); ++r)
+    rows.push_back(BuildRow(o, plans[r], lower[r], upper[r], simulator[r]));
   return rows;
 }
 

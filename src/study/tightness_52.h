@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ltsim/study/tightness.h"
+#include "ltsim/study/tightness_families.h"
 
 namespace ltsim {
 
@@ -31,16 +32,26 @@ std::uint64_t TwoLayerExhaustiveLength(int alphabet);
 /// the k-gram model f (in logs: C overflows a double from k = 5).
 double Theorem52LogPaperLength(int k, double eps);
 
+/// The lower side of every Theorem 5.2 row: the one place where a certified two-layer first
+/// disagreement enters. Today FindThreshold's exhaustive two-layer search up to T_ex (censored
+/// beyond it); an exact two-layer threshold or a family with a proven T* plugs in here.
+TightnessSample TwoLayerLowerSide(const TightnessOptions& o, StudyParameter parameter, int point,
+                                  int member, double value, std::uint64_t seed,
+                                  const FamilyPair& pair, double eps);
+
+/// The upper side: the registry's two-layer-length of the pair at ε (docs/theory.md §4.8), as a
+/// sample (value 0 when the pair is outside the class; censored above beyond 10^300).
+TightnessSample TwoLayerUpperSide(const FamilyPair& pair, double eps);
+
 /// Fits a 5.2 row from its points (lower, upper and simulator samples; a censored sample
 /// censors its point, which never enters a fit) in `scale`, seeding the bootstrap by the
 /// row's name. Split out so that tests can plant points.
 void FitTheorem52Row(const TightnessOptions& o, FitScale scale, TightnessRow& row);
 
-/// The rows k and positional-margin (those in o.parameters): lower side from exact thresholds
-/// (two-layer: exhaustive only to T_ex, so censored there), upper side null (no certified
-/// two-layer construction length), the simulator on found x for k (markov), the paper's
-/// exponent from the registry's thm5.2 and a verdict. Witnesses under out/<parameter>/ when
-/// o.out is set. Identical for any o.threads.
+/// The rows eps, attention-norm, positional-margin and k (those in o.parameters): lower side
+/// TwoLayerLowerSide, upper side TwoLayerUpperSide, the simulator on found x (balanced-blocks;
+/// eps and k rows), the paper's exponent from the registry's thm5.2 and a verdict. Witnesses under
+/// out/<parameter>/ when o.out is set. Identical for any o.threads.
 std::vector<TightnessRow> RunTheorem52Rows(const TightnessOptions& o);
 
 }  // namespace ltsim

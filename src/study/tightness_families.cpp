@@ -230,6 +230,69 @@ FamilyPair MakePositionalMarginPair(double positional_margin, double slope, doub
   return p;
 }
 
+FamilyPair MakeTwoLayerMarginPair(double positional_margin, double norm, double slope, double eps,
+                                  double height) {
+  if (!(positional_margin > 0 && positional_margin < 1))
+    throw InputError("two-layer margin family: gamma_pos must be in (0, 1)");
+  if (!(norm >= 0) || !std::isfinite(norm))
+    throw InputError("two-layer margin family: norm must be >= 0");
+  if (!(slope > 0) || !std::isfinite(slope))
+    throw InputError("two-layer margin family: slope must be > 0");
+  if (!(eps > 0 && eps < 1)) throw InputError("two-layer margin family: eps must be in (0, 1)");
+  if (!(height > 1 && height <= 10))
+    throw InputError("two-layer margin family: height must be in (1, 10]");
+  const double theta = height * eps;
+  // Dimensions: tokens 0, 1; first-layer masses on tokens 0, 1 at 2, 3; the second layer's copy
+  // of coordinate 2 at 4; the unit's output 5.
+  const int d = 6;
+  Transformer m = Frame(2, d, 1, 0);
+  m.embedding(0, 0) = 1;
+  m.embedding(1, 1) = 1;
+  Layer first;
+  first.attention = Attention::kSoftmax;
+  first.bias_scaling = BiasScaling::kLog;
+  Head h1;
+  h1.qk = Matrix::Zero(d, d);
+  h1.qk(0, 0) = norm;
+  h1.ov = Matrix::Zero(d, d);
+  h1.ov(2, 0) = 1;
+  h1.ov(3, 1) = 1;
+  h1.bias = Vector::Constant(1, 1 - positional_margin);
+  first.heads.push_back(h1);
+  m.layers.push_back(first);
+  Layer second;
+  second.attention = Attention::kSoftmax;
+  Head h2;
+  h2.qk = Matrix::Zero(d, d);
+  h2.ov = Matrix::Zero(d, d);
+  h2.ov(4, 2) = 1;
+  h2.bias = Vector::Constant(1, std::log(1e5));
+  second.heads.push_back(h2);
+  Mlp mlp;
+  mlp.in = Matrix::Zero(1, d);
+  mlp.in(0, 4) = -slope;
+  mlp.in(0, 1) = -2 * theta;  // switches the unit off when the query token is 1
+  mlp.in_bias = Vector::Constant(1, theta);
+  mlp.out = Matrix::Zero(d, 1);
+  mlp.out(5, 0) = 1;
+  second.mlp = mlp;
+  m.layers.push_back(second);
+  m.readout_weight = Matrix::Zero(1, d);
+  m.readout_bias = Vector::Zero(1);
+  FamilyPair p;
+  p.family = "two-layer-margin";
+  p.f = m;
+  p.f.readout_weight(0, 5) = 1;
+  p.g = m;
+  p.f.name = "two-layer margin f";
+  p.g.name = "two-layer margin g (zero readout)";
+  p.semantics =
+      "two layers, softmax; the first layer's share of the query decays like "
+      "e^(norm) T^(-gamma_pos) under log bias scaling; the second layer reads the last position "
+      "(self bias ln 10^5); f - g = ReLU(theta - a u) when x_T = 0; an l-infinity gap > eps";
+  return p;
+}
+
 Transformer WithIdentitySecondLayer(const Transformer& model) {
   Transformer two = model;
   Layer layer;

@@ -381,15 +381,17 @@ std::string ShowSide(const ExponentEstimate& e) {
   return fmt::format("{:>6} {:>16}", Fixed(e.exponent), ShowInterval(e.ci));
 }
 
-// Theorem 5.2: the k and positional-margin rows with the simulator's exponent beside both sides.
+// Theorem 5.2: the rows with the simulator's exponent beside both sides.
 void Print52Table(const TightnessResult& result) {
   const TightnessOptions& o = result.options;
   std::cout << fmt::format(
-      "tightness, Theorem 5.2 (--theorem 5.2) — seed {}, {} members (k: x inputs) a point\n",
+      "tightness, Theorem 5.2 (--theorem 5.2) — seed {}, {} members (eps, k: x inputs) a "
+      "point\n",
       o.seed, o.seeds);
-  std::cout << "  lower = certified T* of a pair (lower bound on N); upper = a construction's "
-               "certified length (none for two layers); simulator = markov's needed length on "
-               "found x (neither bound); paper = thm5.2's exponent in the regressor\n";
+  std::cout << "  lower = certified T* of a pair (lower bound on N); upper = balanced-blocks' "
+               "certified length (two-layer-length, docs/theory.md §4.8); simulator = "
+               "balanced-blocks' needed length on found x (neither bound); paper = thm5.2's "
+               "exponent in the regressor\n";
   std::cout << fmt::format("{:<17} {:>11} {:>23} {:>23} {:>23} {:>7}  {}\n", "parameter", "in",
                            "lower exponent [95% CI]", "upper exponent [95% CI]",
                            "simulator [95% CI]", "paper", "verdict");
@@ -584,11 +586,13 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
       "length), the paper's exponent, and a verdict tight / gap / contradicts / inconclusive "
       "(docs/tightness.md). --theorem 5.3: Lemma 5.3's rate, one row per subsequence scheme: "
       "the adversarial statistic error (lower side) and a transport bound on the same inputs "
-      "(upper side) against n, with the lemma's -1/3 for markov. --theorem 5.2: the k-gram order k "
-      "and the positional margin gamma_pos: certified T* where an exact threshold exists "
-      "(one-layer positional-margin pairs; two-layer pairs only up to T = 15), no certified "
-      "two-layer upper side, the markov simulator's needed length on found x for k, and the "
-      "registry's thm5.2 exponent (docs/tightness.md §5).");
+      "(upper side) against n, with the lemma's -1/3 for markov. --theorem 5.2: rows eps, "
+      "attention-norm (the first layer's ||M||), positional-margin (gamma_pos) and k (k-gram "
+      "order) of two-layer pairs: certified T* (two-layer pairs: exhaustive only up to T = 15, "
+      "so the rows say where the lower side is not yet certified), the upper side two-layer-length "
+      "(balanced-blocks' proven length, docs/theory.md §4.8), the balanced-blocks simulator's "
+      "needed length on found x (eps and k rows), and the registry's thm5.2 exponent "
+      "(docs/tightness.md §5).");
   SetExamples(cmd,
               {"ltsim tightness --parameters eps --points 3 --seeds 1 --no-validate",
                "ltsim tightness --parameters eps,scale --points 3 --seeds 1 --heads 1 "
@@ -602,11 +606,12 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
               "Every point's members are written as point witnesses with --out-dir; `ltsim "
               "replay FILE` re-runs one (exit 0 = reproduced, 1 = not).");
   cmd->add_option("--theorem", args->theorem,
-                  "4.1 (default), 5.2 (k and positional-margin rows) or 5.3 (Lemma 5.3's rate "
+                  "4.1 (default), 5.2 (eps, attention-norm, positional-margin and k rows) or 5.3 "
+                  "(Lemma 5.3's rate "
                   "in n per subsequence scheme) (docs/tightness.md)");
   cmd->add_option("--parameters", args->parameters,
                   "comma list of eps, scale, period, alphabet, locality, margin (4.1; default "
-                  "all), k, positional-margin (5.2; default both) or n (5.3)");
+                  "all), eps, attention-norm, positional-margin, k (5.2; default all) or n (5.3)");
   cmd->add_option("--methods", args->schemes,
                   "5.3: comma list of markov, blocks, uniform, truncate (default all, one row "
                   "each)");
@@ -617,11 +622,13 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
   AddThreads(cmd, args->options.threads);
   cmd->add_option("--seeds", args->options.seeds,
                   "family members per point (5.3: z seeds per point; 5.2: members of the "
-                  "positional-margin row and x inputs of the k row; default 3)");
+                  "attention-norm and positional-margin rows and x inputs of the eps and k rows; "
+                  "default 3)");
   auto* points = cmd->add_option("--points", args->options.points,
                                  "grid points per parameter (default 5; period 4 unless given; "
-                                 "5.3: n from 16 to 16000 evenly in log; 5.2: 1/gamma_pos = 3, "
-                                 "4, ...; k = 1..4 unless given, at most 6)");
+                                 "5.3: n from 16 to 16000 evenly in log; 5.2: eps = 0.2/2^i, "
+                                 "||M_1|| = 0, 1, ..., 1/gamma_pos = 3, 4, ...; k = 1..4 unless "
+                                 "given, at most 6)");
   cmd->add_option("--budget", args->options.statistics_budget,
                   "evaluated statistics per exact threshold (pruned search up to T = 10^6; "
                   "default 1e6); a member still agreeing when it is spent is a censored point");
@@ -633,7 +640,7 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-x-length", args->options.max_x_length,
                   "cap on |x| of the simulator check, which grows |x| 4x a step from "
                   "max(10^4, 4 T_hard) until the needed n stops growing or reaches the upper "
-                  "side (default 200000; 5.2's k row uses min(20000, this))");
+                  "side (default 200000; 5.2's eps and k rows use min(20000, this))");
   cmd->add_flag("--no-validate", args->no_validate, "skip the simulator check on found x");
   cmd->add_flag("--joint", args->options.joint,
                 "4.1: also fit ln T* = a + sum_j b_j ln x_j jointly over the lower-side samples "

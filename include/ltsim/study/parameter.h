@@ -25,10 +25,11 @@ enum class StudyParameter {
   kMargin,
   kN,
   kK,
-  kPositionalMargin
+  kPositionalMargin,
+  kAttentionNorm
 };
 
-inline constexpr io::NameTable<StudyParameter, 9> kStudyParameterNames{
+inline constexpr io::NameTable<StudyParameter, 10> kStudyParameterNames{
     "parameter",
     {{{StudyParameter::kEps, "eps"},
       {StudyParameter::kScale, "scale"},
@@ -38,7 +39,8 @@ inline constexpr io::NameTable<StudyParameter, 9> kStudyParameterNames{
       {StudyParameter::kMargin, "margin"},
       {StudyParameter::kN, "n"},
       {StudyParameter::kK, "k"},
-      {StudyParameter::kPositionalMargin, "positional-margin"}}}};
+      {StudyParameter::kPositionalMargin, "positional-margin"},
+      {StudyParameter::kAttentionNorm, "attention-norm"}}}};
 
 /// The parameter's name (kStudyParameterNames).
 inline const char* ParameterName(StudyParameter p) { return kStudyParameterNames.Name(p); }

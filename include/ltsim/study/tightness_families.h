@@ -56,6 +56,21 @@ double SelfShare(double phi, std::uint64_t length);
 FamilyPair MakePositionalMarginPair(double positional_margin, double slope, double eps,
                                     double height);
 
+/// A two-layer pair for Theorem 5.2's attention-norm and positional-margin rows (docs/tightness.md
+/// §5): alphabet {0, 1}, Δ = 1, τ = 0. Layer 1 (softmax, `log` scaling): one head with
+/// M = norm·e₀e₀ᵀ (a key 0 seen from a query 0 has content logit `norm`, every other pair 0: the
+/// first layer's attention norm is ‖M‖ = norm) and self bias φ = 1 − γ_pos (token-dominated,
+/// margin γ_pos), copying the token one-hots. Layer 2 (softmax, no scaling): one head with M = 0
+/// and self bias ln(10^5), so up to T ≈ 10^5 it reads mostly the last position's first-layer
+/// output, carried to a new coordinate. One MLP unit as in MakePositionalMarginPair reads that
+/// coordinate u: f = ReLU(θ − a·u − 2θ·[x_T = 1]), θ = κε; g = the same model with a zero
+/// readout. So f and g differ by more than ε once a·u < (κ − 1)ε, as the one-layer pair, with
+/// u ≈ the first layer's share of the query, about e^(norm)·T^(−γ_pos). Its first disagreement
+/// is not derived (`predicted` is 0). InputError for γ_pos ∉ (0, 1), norm < 0, slope ≤ 0,
+/// ε ∉ (0, 1), κ ∉ (1, 10].
+FamilyPair MakeTwoLayerMarginPair(double positional_margin, double norm, double slope, double eps,
+                                  double height);
+
 /// The two-layer model a one-layer pair stands for in Theorem 5.2's rows: `model` with a second
 /// softmax layer of one head whose M and O are zero and no MLP. That layer adds O·(attention) =
 /// 0 to the residual stream, so the function is the same (tested); its C(f) is the two-layer
