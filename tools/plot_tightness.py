@@ -31,7 +31,8 @@ try:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FixedLocator, LogLocator, NullFormatter, NullLocator
+    from matplotlib.ticker import (FixedLocator, FormatStrFormatter, LogLocator, NullFormatter,
+                                   NullLocator)
 except ImportError:
     sys.exit(3)
 
@@ -120,6 +121,11 @@ def figure(row, path_stem, ax=None):
     ax.set_xticklabels(["%d" % x if x >= 1000 and float(x).is_integer() else "%.3g" % x for x in xs])
     ax.yaxis.set_major_locator(LogLocator(base=10, numticks=8))
     ax.yaxis.set_minor_formatter(NullFormatter())
+    low, high = ax.get_ylim()
+    if high < 10 * low:
+        # Less than a decade (the locality row): label the 1-2-5 ticks instead of the decades.
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=12))
+        ax.yaxis.set_major_formatter(FormatStrFormatter("%.3g"))
     ax.set_xlabel(row["regressor"] + (" (log-linear: ln N = a + b/gamma)" if loglinear else ""))
     ax.set_ylabel(row.get("quantity", "length"))
     what = "Lemma 5.3, scheme %s" % row["scheme"] if rate else "Theorem %s" % row["theorem"]

@@ -43,4 +43,9 @@ Runs MarkovRuns(const InputSpec& spec, FuzzEngine& engine, std::string& variant)
 Runs PeriodicRuns(const InputSpec& spec, FuzzEngine& engine, std::string& variant);
 Runs StressRuns(const InputSpec& spec, FuzzEngine& engine, std::string& variant);
 
+/// The streamed run families (src/gen/inputs/runs.cpp): `geometric` runs of mean
+/// spec.run_length with a uniform other token each (runs, long-runs), or runs of exactly
+/// spec.run_length cycling through the alphabet (stride).
+std::unique_ptr<Source> MakeRunsSource(const InputSpec& spec, bool geometric, std::string name);
+
 }  // namespace ltsim::inputs

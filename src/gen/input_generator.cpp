@@ -69,6 +69,8 @@ void ValidateInputSpec(const InputSpec& spec, const std::string& where) {
   CheckInteger(spec.parents, 1, kSparseWindow, where, "parents");
   CheckReal(spec.noise, 0.0, 1.0, /*open_min=*/false, where, "noise");
   CheckInteger(spec.pattern, 1, 1 << 20, where, "pattern");
+  CheckInteger(static_cast<long long>(std::min<std::uint64_t>(spec.run_length, kMaxLength + 1)), 1,
+               kMaxLength, where, "run_length");
 }
 
 // "kind:length=…,alphabet=…,seed=…" plus the parameters the kind uses.
@@ -82,12 +84,13 @@ std::string SourceName(const InputSpec& spec, const char* variant) {
   if (spec.kind == InputKind::kPeriodic) name += ",pattern=" + std::to_string(spec.pattern);
   if (spec.kind == InputKind::kSparse || spec.kind == InputKind::kPeriodic)
     name += ",noise=" + NumberText(spec.noise);
+  if (AdaptsToLength(spec.kind)) name += ",run_length=" + std::to_string(spec.run_length);
   if (variant != nullptr) name += std::string(",variant=") + variant;
   return name;
 }
 
-constexpr const char* kKeys[] = {"kind",  "length",  "alphabet", "seed",
-                                 "alpha", "parents", "noise",    "pattern"};
+constexpr const char* kKeys[] = {"kind",    "length", "alphabet", "seed",      "alpha",
+                                 "parents", "noise",  "pattern",  "run_length"};
 
 const nlohmann::json& Field(const nlohmann::json& json, const char* key, const std::string& where) {
   const auto it = json.find(key);
@@ -132,7 +135,8 @@ void CheckKeys(const nlohmann::json& json, const std::string& where) {
   for (const auto& [key, value] : json.items()) {
     if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
       Fail(where, key,
-           "unknown key (expected kind, length, alphabet, seed, alpha, parents, noise, pattern)");
+           "unknown key (expected kind, length, alphabet, seed, alpha, parents, noise, pattern, "
+           "run_length)");
     }
   }
 }
@@ -148,6 +152,8 @@ InputKind ParseInputKind(const std::string& name) { return kInputKindNames.Parse
 // strings (V = rare-types, suffix-ties, mixed-scale or long-runs).
 std::unique_ptr<Source> MakeInput(const InputSpec& spec) {
   ValidateInputSpec(spec, "input spec");
+  if (AdaptsToLength(spec.kind))
+    return inputs::MakeRunsSource(spec, spec.kind != InputKind::kStride, SourceName(spec, nullptr));
   FuzzEngine engine(StreamSeed(spec.seed, InputKindName(spec.kind)));
   for (const InputFamily& family : kFamilies) {
     if (family.kind != spec.kind) continue;
@@ -160,14 +166,16 @@ std::unique_ptr<Source> MakeInput(const InputSpec& spec) {
 }
 
 nlohmann::json InputSpecToJson(const InputSpec& spec) {
-  return {{"kind", InputKindName(spec.kind)},
-          {"length", spec.length},
-          {"alphabet", spec.alphabet},
-          {"seed", spec.seed},
-          {"alpha", spec.alpha},
-          {"parents", spec.parents},
-          {"noise", spec.noise},
-          {"pattern", spec.pattern}};
+  nlohmann::json json = {{"kind", InputKindName(spec.kind)},
+                         {"length", spec.length},
+                         {"alphabet", spec.alphabet},
+                         {"seed", spec.seed},
+                         {"alpha", spec.alpha},
+                         {"parents", spec.parents},
+                         {"noise", spec.noise},
+                         {"pattern", spec.pattern}};
+  if (AdaptsToLength(spec.kind)) json["run_length"] = spec.run_length;
+  return json;
 }
 
 InputSpec InputSpecFromJson(const nlohmann::json& json, const std::string& where) {
@@ -189,6 +197,11 @@ InputSpec InputSpecFromJson(const nlohmann::json& json, const std::string& where
   const long long pattern = IntegerField(json, "pattern", where);
   CheckInteger(pattern, 1, 1 << 20, where, "pattern");
   spec.pattern = static_cast<int>(pattern);
+  if (json.contains("run_length")) {  // optional: only the run families write it
+    const long long run = IntegerField(json, "run_length", where);
+    CheckInteger(run, 1, kMaxLength, where, "run_length");
+    spec.run_length = static_cast<std::uint64_t>(run);
+  }
   ValidateInputSpec(spec, where);
   return spec;
 }

@@ -661,7 +661,7 @@ std::vector<StudyParameter> TightnessParameters(Theorem theorem) {
       return {StudyParameter::kEps,      StudyParameter::kScale,    StudyParameter::kPeriod,
               StudyParameter::kAlphabet, StudyParameter::kLocality, StudyParameter::kMargin};
     case Theorem::k53:
-      return {StudyParameter::kN};
+      return {StudyParameter::kN, StudyParameter::kLocality};
     case Theorem::k52:
       return {StudyParameter::kEps, StudyParameter::kAttentionNorm,
               StudyParameter::kPositionalMargin, StudyParameter::kK};

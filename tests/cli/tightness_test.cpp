@@ -125,7 +125,8 @@ TEST_F(CliTest, Tightness52RowsCarryTheRowShapeAndReplay) {
     }
     const std::string reason = row["reason"];
     EXPECT_NE(reason.find("upper side (certified"), std::string::npos) << reason;
-    if (r > 0) EXPECT_NE(reason.find("not yet certified beyond T = 15"), std::string::npos) << reason;
+    if (r > 0)
+      EXPECT_NE(reason.find("not yet certified beyond T = 15"), std::string::npos) << reason;
   }
   const Json& k = doc["rows"][3];
   EXPECT_TRUE(k["lower"]["ci"].is_null());

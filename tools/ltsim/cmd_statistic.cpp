@@ -32,7 +32,7 @@ struct StatisticArgs {
   bool adversarial = false, sweep = false;
   AttackOptions attack;
   std::string methods = "markov,blocks,uniform,truncate", lengths = "16,160,1600,16000",
-              inputs = "uniform,markov,periodic", out;
+              inputs = "uniform,markov,periodic,runs,long-runs,stride", out;
   AttackSweepOptions sweep_options;
   // Which of the optional flags were given.
   const CLI::Option* lipschitz_flag = nullptr;
@@ -276,7 +276,8 @@ void RunSweep(const StatisticArgs& args) {
                                        : "no CI",
                                    errs);
         }
-        std::cout << "markov: " << r.markov_rate_verdict << "\n";
+        std::cout << "markov (the rule of docs/statistics.md §4, as tightness --theorem 5.3): "
+                  << r.markov_rate_verdict << "\n";
         std::string beats;
         for (const std::string& m : r.beats_markov_everywhere) beats += m + " ";
         std::cout << "schemes faster than markov on every input family tried: "
@@ -346,7 +347,8 @@ void AddStatisticCommand(CLI::App& app) {
                   "--sweep: the grid of z lengths n, ≥ 3 (default 16,160,1600,16000)");
   AddDeprecated(cmd, "--lengths", args->lengths, "--z-lengths");
   cmd->add_option("--inputs", args->inputs,
-                  "--sweep: input families (default uniform,markov,periodic)");
+                  "--sweep: input families (default uniform,markov,periodic,runs,long-runs,stride: "
+                  "the last three adapt to n, docs/lemma53.md §2)");
   cmd->add_option("--x-length", args->sweep_options.x_length, "--sweep: |x| (default 320000)");
   cmd->add_option("--search-x", args->sweep_options.x_search,
                   "--sweep: also search x per scheme, n and z seed, K hill-climb moves of its "

@@ -346,8 +346,9 @@ void PrintRateTable(const TightnessResult& result) {
   for (const TightnessRow& r : result.rows) {
     std::cout << fmt::format("\n{} ({}): {}\n  class: {}\n", r.scheme, r.fit, r.verdict.reason,
                              r.class_text);
-    std::cout << fmt::format("  {:>8} {:>34} {:>34}\n", "n", "lower error (min/med/max)",
-                             "upper bound (min/med/max)");
+    std::cout << fmt::format("  {:>8} {:>34} {:>34}\n",
+                             ParameterName(r.parameter) == std::string("locality") ? "tau" : "n",
+                             "lower error (min/med/max)", "upper bound (min/med/max)");
     for (const TightnessPoint& p : r.points) {
       const auto cell = [](const std::vector<TightnessSample>& samples) {
         SeriesPoint s;
@@ -617,7 +618,11 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
                   "each)");
   auto* x_length =
       cmd->add_option("--x-length", args->options.statistic_x_length,
-                      "5.3: |x| of the input families uniform, markov, periodic (default 320000)");
+                      "5.3: |x| of the input families (default 320000; up to 10^9, the run "
+                      "families streamed)");
+  auto* max_n = cmd->add_option("--max-z-length", args->options.statistic_max_n,
+                                "5.3: the largest n of the n rows (from 16, evenly in log; "
+                                "default 16000)");
   AddSeed(cmd, args->options.seed);
   AddThreads(cmd, args->options.threads);
   cmd->add_option("--seeds", args->options.seeds,
@@ -652,7 +657,7 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
             "(tightness_<parameter>.png/.svg) and a point witness per member in this directory");
   AddDeprecated(cmd, "--replay", args->replay, "ltsim replay FILE");
   cmd->add_flag("--json", args->json, "print the JSON document instead of the table");
-  cmd->callback([args, points, x_length, &exit_code] {
+  cmd->callback([args, points, x_length, max_n, &exit_code] {
     if (!args->replay.empty()) {
       exit_code = RunPointReplay(args->replay, args->json);
       return;
@@ -683,8 +688,11 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
     if (!args->schemes.empty()) o.schemes = SplitList(args->schemes, "--methods");
     if (o.joint && o.theorem != Theorem::k41)
       throw InputError("--joint: only for --theorem 4.1 (its log-log rows)");
-    if (o.theorem != Theorem::k53 && (!args->schemes.empty() || x_length->count() > 0))
-      throw InputError(std::string(args->schemes.empty() ? "--x-length" : "--methods") +
+    if (o.theorem != Theorem::k53 &&
+        (!args->schemes.empty() || x_length->count() > 0 || max_n->count() > 0))
+      throw InputError(std::string(!args->schemes.empty()  ? "--methods"
+                                   : x_length->count() > 0 ? "--x-length"
+                                                           : "--max-z-length") +
                        ": only for --theorem 5.3 (Lemma 5.3's rows)");
     o.points_given = points->count() > 0;
     o.validate = !args->no_validate;

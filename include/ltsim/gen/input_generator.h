@@ -20,18 +20,33 @@ enum class InputKind {
   kMarkov,     ///< an order-1 Markov chain with a random transition matrix
   kPeriodic,   ///< a random pattern repeated, with rare substitutions
   kStress,     ///< built to stress simulators: rare maximal types, suffix ties, mixed-scale counts
+  /// Lemma 5.3's families that adapt to n (docs/lemma53.md §2), streamed, never in memory:
+  kRuns,      ///< runs of one token, lengths 1 + Geometric with mean `run_length`
+  kLongRuns,  ///< the same generator; a sweep gives it 4 times the runs' mean
+  kStride,    ///< runs of exactly `run_length` tokens cycling through the alphabet
 };
 
 /// The names of the input kinds in campaign files, witnesses and on the command line.
-inline constexpr io::NameTable<InputKind, 6> kInputKindNames{"input kind",
+inline constexpr io::NameTable<InputKind, 9> kInputKindNames{"input kind",
                                                              {{{InputKind::kUniform, "uniform"},
                                                                {InputKind::kDirichlet, "dirichlet"},
                                                                {InputKind::kSparse, "sparse"},
                                                                {InputKind::kMarkov, "markov"},
                                                                {InputKind::kPeriodic, "periodic"},
-                                                               {InputKind::kStress, "stress"}}}};
+                                                               {InputKind::kStress, "stress"},
+                                                               {InputKind::kRuns, "runs"},
+                                                               {InputKind::kLongRuns, "long-runs"},
+                                                               {InputKind::kStride, "stride"}}}};
 
-/// "uniform", "dirichlet", "sparse", "markov", "periodic", "stress".
+/// The fixed families (the first six kinds): their strings do not depend on a target length.
+inline constexpr int kFixedInputKinds = 6;
+
+/// Whether `kind` is one of Lemma 5.3's families that adapt to n (runs, long-runs, stride).
+inline bool AdaptsToLength(InputKind kind) {
+  return kind == InputKind::kRuns || kind == InputKind::kLongRuns || kind == InputKind::kStride;
+}
+
+/// "uniform", "dirichlet", "sparse", "markov", "periodic", "stress", "runs", "long-runs", "stride".
 const char* InputKindName(InputKind kind);
 /// Inverse of InputKindName; InputError naming the valid names.
 InputKind ParseInputKind(const std::string& name);
@@ -46,10 +61,14 @@ struct InputSpec {
   int parents = 2;     ///< k of the sparse family
   double noise = 0.1;  ///< sparse/periodic substitution rate
   int pattern = 5;     ///< periodic pattern length
+  /// runs, long-runs: the mean run length; stride: the run length (≥ 1). Written to JSON only
+  /// for these kinds (docs/witnesses.md §1).
+  std::uint64_t run_length = 1;
 };
 
 /// The string of a spec: the same string on every call and every pass, on any thread.
-/// Generated in memory as runs (|x| up to ~10^7 is the intended range).
+/// Generated in memory as runs (|x| up to ~10^7 is the intended range), except runs, long-runs
+/// and stride, which are streamed a run at a time (any |x| up to 10^9).
 std::unique_ptr<Source> MakeInput(const InputSpec& spec);
 
 /// Spec ↔ JSON, for witnesses (x is stored as its generator spec, not its tokens).

@@ -12,6 +12,7 @@
 #include "ltsim/model/transformer.h"
 #include "ltsim/strings/source.h"
 #include "ltsim/study/fit.h"
+#include "ltsim/study/verdict.h"
 
 namespace ltsim {
 
@@ -27,6 +28,10 @@ struct AttackOptions {
   int restarts = 2;
   int random_functions = 16;  ///< random cos functions for the baseline
   std::uint64_t seed = 0;     ///< z's seed and the search's (StreamSeed(seed, "attack"))
+  /// An x longer than this is traced compressed (time buckets of relative width 5·10^(−5);
+  /// docs/lemma53.md §4): memory O(windows·ln|x|), the error reported is the found function's
+  /// exact one and the certified bound adds L·10^(−4). Tests lower it.
+  std::uint64_t exact_trace = std::uint64_t{1} << 22;
   /// Models for model-aware simulators (frequency, test-drop-suffix); z is built in their
   /// joint view. Empty: period 1 and the test functions' τ.
   std::vector<const Transformer*> models;
@@ -78,7 +83,10 @@ InputSearchResult SearchAdversarialInput(const InputSpec& start, const AttackOpt
 struct AttackSweepOptions {
   std::vector<std::string> methods = {"markov", "blocks", "uniform", "truncate"};
   std::vector<std::uint64_t> lengths = {16, 160, 1600, 16000};
-  std::vector<InputKind> inputs = {InputKind::kUniform, InputKind::kMarkov, InputKind::kPeriodic};
+  /// The input families: fixed ones (the same x at every n) and the run families that adapt to
+  /// n (runs, long-runs, stride; AdaptedInput).
+  std::vector<InputKind> inputs = {InputKind::kUniform, InputKind::kMarkov,   InputKind::kPeriodic,
+                                   InputKind::kRuns,    InputKind::kLongRuns, InputKind::kStride};
   std::uint64_t x_length = 320000;
   int alphabet = 2, locality = 0;
   double lipschitz = 1.0;
@@ -118,6 +126,9 @@ struct AttackSweepResult {
   std::string markov_rate_verdict;
   std::vector<std::string> beats_markov_everywhere;
   std::vector<InputSpec> inputs;  ///< the x of each input family (in options.inputs order)
+  /// The x of each family at each n, at input·N + n (fixed families: the same spec every n).
+  std::vector<InputSpec> adapted_inputs;
+  const InputSpec& Input(std::size_t input, std::size_t n) const;
   /// With x_search: the x found per (method·N + n)·K + seed, and its cell.
   std::vector<InputSpec> searched_inputs;
   std::vector<AttackCell> searched_cells;
@@ -128,6 +139,34 @@ struct AttackSweepResult {
 };
 
 AttackSweepResult RunAttackSweep(const AttackSweepOptions& options);
+
+/// ℓ(n) = ⌈n^(1/3)⌉, the block length of markov and blocks (docs/theory.md §4.5).
+std::uint64_t Lemma53BlockLength(std::uint64_t n);
+
+/// The x of a family at target length n (docs/lemma53.md §2): runs get mean run length ℓ(n),
+/// long-runs 4ℓ(n), stride runs of half the stride of `blocks` at n ((|x| − τ − 1)/⌈(n − τ −
+/// 1)/ℓ(n)⌉); a fixed family is returned unchanged.
+InputSpec AdaptedInput(const InputSpec& base, std::uint64_t n, int locality);
+
+/// A scheme's worst-case series in a sweep: per n one sample per z seed, the largest error over
+/// the families (and the searched x) as the lower side and the largest certified bound as the
+/// upper side; an error at or below 10^(−12) is censored below.
+struct WorstCaseSeries {
+  std::vector<SeriesPoint> lower, upper;
+};
+WorstCaseSeries Lemma53WorstSeries(const AttackSweepResult& sweep, std::size_t method);
+
+/// Lemma 5.3's one decision rule (docs/statistics.md §4), used by `statistic --sweep` and
+/// `tightness --theorem 5.3` alike: the worst-case series fitted log-log (bootstrap seeded by the
+/// sweep's seed and the scheme, so the same sweep gives the same intervals in both), then
+/// DecideRateVerdict against −1/3 at the resolution kLemma53Resolution·1/3; the reason ends with
+/// the families, the n range and its decades, the z seeds, |x| and the sweep's seed.
+struct Lemma53Decision {
+  ExponentEstimate lower, upper;
+  VerdictResult verdict;
+};
+inline constexpr double kLemma53Resolution = 0.01;
+Lemma53Decision DecideLemma53Rate(const AttackSweepResult& sweep, std::size_t method);
 
 /// The options as `statistic --sweep --json` records them (docs/lemma53.md §2); `inputs` is
 /// the families' names joined by commas.

@@ -44,8 +44,13 @@ struct TightnessOptions {
   std::string out;  ///< witness directory ("" writes none)
   /// 5.3: the subsequence schemes, one row each (empty: markov, blocks, uniform, truncate).
   std::vector<std::string> schemes;
-  /// 5.3: |x| of every input family (uniform, markov, periodic; docs/tightness.md §5).
+  /// 5.3: |x| of every input family (docs/tightness.md §5; the run families are streamed, so up
+  /// to 10^9).
   std::uint64_t statistic_x_length = 320'000;
+  /// 5.3: the largest n of the n rows' grid (from 16, evenly in log).
+  std::uint64_t statistic_max_n = 16'000;
+  /// 5.3: the z length of the locality row (τ varied at this n).
+  std::uint64_t statistic_locality_n = 1'000;
   /// Called with (units finished, units) as members and checks end; never changes the result.
   ProgressCallback progress;
 };

@@ -1,4 +1,6 @@
 // Unit tests of the input generator: replay, each family's law, and the spec's JSON.
+#include "ltsim/gen/input_generator.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "ltsim/core/error.h"
-#include "ltsim/gen/input_generator.h"
 
 namespace ltsim {
 namespace {
@@ -28,7 +29,8 @@ std::string ErrorOf(F run) {
 }
 
 constexpr InputKind kAllKinds[] = {InputKind::kUniform, InputKind::kDirichlet, InputKind::kSparse,
-                                   InputKind::kMarkov,  InputKind::kPeriodic,  InputKind::kStress};
+                                   InputKind::kMarkov,  InputKind::kPeriodic,  InputKind::kStress,
+                                   InputKind::kRuns,    InputKind::kLongRuns,  InputKind::kStride};
 
 // ---- Inputs ----
 
@@ -64,6 +66,7 @@ TEST(InputGenerator, DifferentSeedsGiveDifferentStrings) {
     spec.kind = kind;
     spec.alphabet = 4;
     spec.length = 1000;
+    spec.run_length = 500;  // stride: the seed picks the start token and the phase (2000 choices)
     std::set<std::vector<Token>> strings;
     for (std::uint64_t seed = 0; seed < 8; ++seed) {
       spec.seed = seed;
@@ -325,6 +328,54 @@ TEST(InputSpecJson, MakeInputRejectsBadSpecs) {
   spec = InputSpec{};
   spec.length = 0;
   EXPECT_EQ(ErrorOf([&] { MakeInput(spec); }).rfind("input spec: length: ", 0), 0u);
+}
+
+}  // namespace
+}  // namespace ltsim
+
+namespace ltsim {
+namespace {
+
+// The run families of Lemma 5.3 (docs/lemma53.md §2): streamed (any length, the same string on
+// every pass), runs with the mean run length asked for (geometric) or exactly it (stride,
+// cycling through the alphabet), and run_length round-trips through JSON (absent for the other
+// kinds, and optional when read).
+TEST(InputGenerator, RunFamiliesHaveTheirRunLengths) {
+  for (std::uint64_t mean : {1, 3, 40}) {
+    InputSpec spec;
+    spec.kind = InputKind::kRuns;
+    spec.length = 400000;
+    spec.alphabet = 3;
+    spec.run_length = mean;
+    spec.seed = mean;
+    const std::vector<ltsim::Run> runs = ToRuns(Tokens(spec));
+    // Adjacent runs have different tokens, so the merged runs are the generator's runs.
+    const double average = 400000.0 / static_cast<double>(runs.size());
+    EXPECT_NEAR(average, static_cast<double>(mean), 0.03 * static_cast<double>(mean) + 0.01)
+        << mean;
+    spec.kind = InputKind::kStride;
+    const std::vector<ltsim::Run> stride = ToRuns(Tokens(spec));
+    for (std::size_t k = 1; k + 1 < stride.size(); ++k) {
+      EXPECT_EQ(stride[k].count, mean);
+      EXPECT_EQ(stride[k].token, (stride[k - 1].token + 1) % 3);
+    }
+    const nlohmann::json json = InputSpecToJson(spec);
+    EXPECT_EQ(json.at("run_length"), mean);
+    EXPECT_EQ(InputSpecFromJson(json, "spec").run_length, mean);
+  }
+  InputSpec uniform;
+  EXPECT_FALSE(InputSpecToJson(uniform).contains("run_length"));
+  // A spec of |x| = 10^9 is streamed: opening it allocates nothing of that size.
+  InputSpec huge;
+  huge.kind = InputKind::kLongRuns;
+  huge.length = 1'000'000'000;
+  huge.run_length = 1000;
+  const auto source = MakeInput(huge);
+  EXPECT_EQ(source->length(), 1'000'000'000u);
+  auto reader = source->Open();
+  Chunk chunk;
+  ASSERT_TRUE(reader->Next(chunk));
+  EXPECT_EQ(chunk.kind, Chunk::Kind::kRun);
 }
 
 }  // namespace

@@ -104,3 +104,97 @@ TEST(AttackSweep, TheSearchOverXFindsWorseInputsThanTheFixedFamily) {
 
 }  // namespace
 }  // namespace ltsim
+
+namespace ltsim {
+namespace {
+
+// A compressed trace (docs/lemma53.md §4: x's histograms grouped into time buckets) keeps the
+// certificate: the transport bound plus L·10^(−4) still bounds the found function's exact error
+// and every random function's, on every family (run families too) and scheme; and the reported
+// error is the exact one (rechecked).
+TEST(AttackStatistic, ACompressedTraceKeepsTheCertificate) {
+  for (InputKind kind : {InputKind::kUniform, InputKind::kRuns, InputKind::kStride}) {
+    for (const char* method : {"markov", "blocks"}) {
+      InputSpec spec;
+      spec.kind = kind;
+      spec.length = 60000;
+      spec.seed = 5;
+      spec = AdaptedInput(spec, 300, 1);
+      AttackOptions o;
+      o.method = method;
+      o.length = 300;
+      o.locality = 1;
+      o.iterations = 30;
+      o.random_functions = 8;
+      o.exact_trace = 1000;  // compress
+      const auto x = MakeInput(spec);
+      const AttackResult r = AttackStatistic(*x, o);
+      EXPECT_EQ(r.adversarial, r.rechecked);
+      EXPECT_LE(r.rechecked, r.certified + 1e-12) << InputKindName(kind) << " " << method;
+      EXPECT_LE(r.random_best, r.certified + 1e-12) << InputKindName(kind) << " " << method;
+      o.exact_trace = std::uint64_t{1} << 22;  // exact: the bound may only be smaller
+      const AttackResult exact = AttackStatistic(*x, o);
+      EXPECT_LE(exact.certified, r.certified + 1e-9) << InputKindName(kind) << " " << method;
+    }
+  }
+}
+
+// The run families adapt to n: runs get the block length ℓ(n) = ⌈n^(1/3)⌉, long-runs 4ℓ(n), and
+// stride half the stride of `blocks`, so that every block of `blocks` starts at the same phase of
+// x and its z sees one token only: the statistic error is then O(1), not n^(−1/3).
+TEST(AttackStatistic, RunFamiliesAdaptToN) {
+  InputSpec spec;
+  spec.length = 100000;
+  for (std::uint64_t n : {27, 1000, 9261}) {
+    const std::uint64_t l = Lemma53BlockLength(n);
+    EXPECT_EQ(l * l * l, n);
+    spec.kind = InputKind::kRuns;
+    EXPECT_EQ(AdaptedInput(spec, n, 0).run_length, l);
+    spec.kind = InputKind::kLongRuns;
+    EXPECT_EQ(AdaptedInput(spec, n, 0).run_length, 4 * l);
+    spec.kind = InputKind::kUniform;
+    EXPECT_EQ(AdaptedInput(spec, n, 0).run_length, 1u);
+  }
+  spec.kind = InputKind::kStride;
+  const InputSpec stride = AdaptedInput(spec, 1000, 0);
+  const std::uint64_t blocks = (1000 - 1 + 9) / 10;  // ⌈(n − 1)/ℓ⌉ with ℓ = 10
+  EXPECT_NEAR(static_cast<double>(2 * stride.run_length),
+              static_cast<double>(100000 - 1) / static_cast<double>(blocks), 1.0);
+  AttackOptions o;
+  o.method = "blocks";
+  o.length = 1000;
+  o.iterations = 30;
+  const AttackResult r = AttackStatistic(*MakeInput(stride), o);
+  EXPECT_GT(r.adversarial, 0.5) << r.function;
+  o.method = "markov";
+  EXPECT_LT(AttackStatistic(*MakeInput(stride), o).adversarial, r.adversarial);
+}
+
+// One decision rule (docs/statistics.md §4): the markov row of tightness --theorem 5.3 and
+// statistic --sweep's verdict come from DecideLemma53Rate on the same sweep, and its reason
+// states the decades of n, the z seeds and |x|.
+TEST(AttackSweep, OneRuleStatesItsDecadesAndSeeds) {
+  AttackSweepOptions o;
+  o.methods = {"markov"};
+  o.lengths = {16, 160, 1600};
+  o.inputs = {InputKind::kUniform, InputKind::kRuns};
+  o.x_length = 20000;
+  o.seeds = 2;
+  o.iterations = 10;
+  o.seed = 4;
+  const AttackSweepResult r = RunAttackSweep(o);
+  const Lemma53Decision d = DecideLemma53Rate(r, 0);
+  EXPECT_EQ(r.markov_rate_verdict,
+            std::string(VerdictName(d.verdict.verdict)) + ": " + d.verdict.reason);
+  EXPECT_NE(d.verdict.reason.find("n = 16 … 1600 (2.0 decades, 3 points), 2 z seeds a point, "
+                                  "|x| = 20000"),
+            std::string::npos)
+      << d.verdict.reason;
+  // The run family's x follows n.
+  EXPECT_EQ(r.Input(1, 0).run_length, 3u);
+  EXPECT_EQ(r.Input(1, 2).run_length, 12u);
+  EXPECT_EQ(r.Input(0, 2).run_length, 1u);
+}
+
+}  // namespace
+}  // namespace ltsim

@@ -40,13 +40,26 @@ TightnessOptions Small() {
 
 TEST(TightnessLemma53, RowsPerSchemeWithBothSidesAndTheLemmasRate) {
   const TightnessResult r = RunTightness(Small());
-  ASSERT_EQ(r.rows.size(), 2u);
+  ASSERT_EQ(r.rows.size(), 3u);  // n_markov, n_truncate, tau_markov
   const TightnessRow& markov = r.rows[0];
   EXPECT_EQ(markov.parameter, StudyParameter::kN);
   EXPECT_EQ(markov.scheme, "markov");
   EXPECT_DOUBLE_EQ(markov.paper, -1.0 / 3);
   EXPECT_TRUE(std::isnan(r.rows[1].paper));
   EXPECT_NE(r.rows[1].verdict.reason.find("markov"), std::string::npos);
+  // The locality row: τ = 0, 1, 2 at n = 1000, the lemma's exponent 1 in τ + 1.
+  const TightnessRow& tau = r.rows[2];
+  EXPECT_EQ(tau.parameter, StudyParameter::kLocality);
+  EXPECT_EQ(tau.name, "tau_markov");
+  EXPECT_DOUBLE_EQ(tau.paper, 1.0);
+  EXPECT_NE(tau.verdict.reason.find("z seeds a point, n = 1000"), std::string::npos);
+  // The markov row's verdict is the one rule's (docs/statistics.md §4) on the same sweep.
+  const AttackSweepResult sweep = RunAttackSweep(Lemma53SweepOptions(Small()));
+  const Lemma53Decision d = DecideLemma53Rate(sweep, 0);
+  EXPECT_EQ(markov.verdict.verdict, d.verdict.verdict);
+  EXPECT_EQ(markov.verdict.reason, d.verdict.reason);
+  EXPECT_EQ(sweep.markov_rate_verdict,
+            std::string(VerdictName(d.verdict.verdict)) + ": " + d.verdict.reason);
   for (const TightnessRow& row : r.rows) {
     ASSERT_EQ(row.points.size(), 3u);
     for (const TightnessPoint& p : row.points)
@@ -139,7 +152,8 @@ TEST(TightnessLemma53, BadOptions) {
     RunTightness(o);
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("known: k, positional-margin"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("known: eps, attention-norm, positional-margin, k"),
+              std::string::npos)
         << e.what();
   }
 }
