@@ -17,6 +17,7 @@ namespace ltsim {
 namespace {
 
 constexpr std::uint64_t kMaxLength = 1000000000;
+constexpr std::uint64_t kStreamedUniform = std::uint64_t{1} << 24;
 using inputs::kSparseWindow;
 
 // The registry: every family and its draw (its name is in kInputKindNames, the one table).
@@ -154,6 +155,10 @@ std::unique_ptr<Source> MakeInput(const InputSpec& spec) {
   ValidateInputSpec(spec, "input spec");
   if (AdaptsToLength(spec.kind))
     return inputs::MakeRunsSource(spec, spec.kind != InputKind::kStride, SourceName(spec, nullptr));
+  // Beyond 2^24 tokens a uniform x is streamed from the i.i.d. generator (another string than the
+  // in-memory draw of the same seed, never held in memory).
+  if (spec.kind == InputKind::kUniform && spec.length > kStreamedUniform)
+    return MakeIidSource(spec.length, spec.alphabet, StreamSeed(spec.seed, "uniform"), {});
   FuzzEngine engine(StreamSeed(spec.seed, InputKindName(spec.kind)));
   for (const InputFamily& family : kFamilies) {
     if (family.kind != spec.kind) continue;

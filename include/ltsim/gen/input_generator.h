@@ -68,7 +68,8 @@ struct InputSpec {
 
 /// The string of a spec: the same string on every call and every pass, on any thread.
 /// Generated in memory as runs (|x| up to ~10^7 is the intended range), except runs, long-runs
-/// and stride, which are streamed a run at a time (any |x| up to 10^9).
+/// and stride, which are streamed a run at a time, and uniform beyond 2^24 tokens, streamed from
+/// the i.i.d. generator (any |x| up to 10^9).
 std::unique_ptr<Source> MakeInput(const InputSpec& spec);
 
 /// Spec ↔ JSON, for witnesses (x is stored as its generator spec, not its tokens).
