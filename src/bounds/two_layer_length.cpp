@@ -170,11 +170,7 @@ TwoLayerLengthConstants ComputeTwoLayerLengthConstants(const Transformer& model)
     s3 += 6 * std::exp(range) * r_o;
     if (second.bias_scaling == BiasScaling::kNone) e2 = std::max(e2, std::exp(g.bias.maxCoeff()));
   }
-  double rows = 0;
-  for (Eigen::Index i = 0; i < model.readout_weight.rows(); ++i)
-    rows = std::max(rows, model.readout_weight.row(i).norm());
-  k.omega = rows *
-            (1 + (second.mlp ? SpectralNorm(second.mlp->out) * SpectralNorm(second.mlp->in) : 0.0));
+  k.omega = ReadoutLipschitz(model);
   k.lambda1 = lambda1;
   k.lambda_t = lambda_t;
   k.zeta_a = zeta_a;

@@ -542,12 +542,7 @@ TwoLayerBound CertifyTwoLayerSimulation(const Transformer& model, const Source& 
     mass = std::max(mass, unmatched_mass[gi]);
     distance = std::max(distance, coupled[gi]);
   }
-  double rows = 0.0;
-  for (Eigen::Index k = 0; k < model.readout_weight.rows(); ++k)
-    rows = std::max(rows, model.readout_weight.row(k).norm());
-  r.output_factor =
-      rows *
-      (1.0 + (second.mlp ? SpectralNorm(second.mlp->out) * SpectralNorm(second.mlp->in) : 0.0));
+  r.output_factor = ReadoutLipschitz(model);
   r.transport = transport_sum;
   r.unmatched = unmatched_sum;
   r.query = query_sum;

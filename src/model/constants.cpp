@@ -107,6 +107,25 @@ double HardmaxLength(const Transformer& model) {
   return std::isnan(log2_length) ? log2_length : std::exp2(log2_length);
 }
 
+double ReadoutLipschitz(const Transformer& model) {
+  const Layer& last = model.layers.back();
+  const double product = last.mlp ? SpectralNorm(last.mlp->out) * SpectralNorm(last.mlp->in) : 0.0;
+  double best = 0.0;
+  for (Eigen::Index k = 0; k < model.readout_weight.rows(); ++k) {
+    const double w = model.readout_weight.row(k).norm();
+    double mlp = 0.0;
+    if (last.mlp) {
+      const Vector through = (model.readout_weight.row(k) * last.mlp->out).transpose();
+      double units = 0.0;
+      for (Eigen::Index j = 0; j < through.size(); ++j)
+        units += std::abs(through[j]) * last.mlp->in.row(j).norm();
+      mlp = std::min(w * product, units);
+    }
+    best = std::max(best, w + mlp);
+  }
+  return best;
+}
+
 double SpectralNorm(const Matrix& m) {
   if (m.size() == 0) return 0.0;
   Eigen::JacobiSVD<Matrix> svd(m);

@@ -15,7 +15,7 @@ namespace ltsim {
 /// model is outside the class). They are added to ModelConstants under the names in brackets.
 struct TwoLayerLengthConstants {
   std::string reason;           ///< why the model is outside the class ("" inside)
-  double omega = kNaNLength;    ///< Ω = max_k ‖W_k‖·(1 + ‖B₂‖‖A₂‖)  [tl_omega]
+  double omega = kNaNLength;    ///< Ω = ReadoutLipschitz (docs/theory.md §4.7)  [tl_omega]
   double lambda1 = kNaNLength;  ///< Λ₁ = Lip(MLP₁)·Σ_h r_h  [tl_lambda1]
   /// Λ_T = Lip(MLP₁)·Σ_{h token-dominated} r_h·e^(ρ_h) (0 without such heads)  [tl_lambda_t]
   double lambda_t = kNaNLength;

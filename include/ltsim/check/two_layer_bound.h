@@ -17,7 +17,7 @@ namespace ltsim {
 struct TwoLayerBound {
   double bound = std::numeric_limits<double>::quiet_NaN();  ///< ‖f(x) − f(z)‖_∞ ≤ bound
   std::string reason;  ///< why there is no bound ("" when there is one)
-  /// max_k ‖W_k‖·(1 + ‖B₂‖‖A₂‖): the readout row norms times the second MLP's Lipschitz bound.
+  /// Ω = ReadoutLipschitz: the readout and the second MLP as a map from u to the outputs.
   double output_factor = std::numeric_limits<double>::quiet_NaN();
   /// A bound on ‖y¹_T(x) − y¹_n(z)‖: the first-layer state distance of step 1 when the last
   /// windows agree (`last_window_matches`), else the measured distance.

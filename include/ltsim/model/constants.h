@@ -59,6 +59,12 @@ double LogComplexity(const Transformer& model);
 /// C(f) = exp(LogComplexity) (+∞ when it overflows a double).
 double Complexity(const Transformer& model);
 
+/// Lipschitz bound of the map u ↦ W·(u + B·ReLU(A·u + b)) + c of the last layer's MLP (identity
+/// without one) and the readout, from ℓ2 to ℓ∞: max_k [‖W_k‖ + min(‖W_k‖‖B‖‖A‖,
+/// Σ_j |W_k·B_j|·‖A_j‖)] (W_k a readout row, B_j a column of B, A_j a row of A; ReLU is
+/// 1-Lipschitz coordinate by coordinate). The Ω of docs/theory.md §4.7.
+double ReadoutLipschitz(const Transformer& model);
+
 /// Spectral norm (largest singular value) of a matrix; 0 for an empty one.
 double SpectralNorm(const Matrix& m);
 

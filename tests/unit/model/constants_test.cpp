@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -340,6 +341,44 @@ TEST(LipschitzConstant, WithMlp) {
   ExpectValid(model);
   const double expected = 125.0 * (1.0 + 2.0 * std::sqrt(3.0));
   EXPECT_NEAR(LipschitzConstant(model), expected, expected * kSvdTolerance);
+}
+
+// ReadoutLipschitz: u ↦ W(u + B·ReLU(A·u + b)) + c from ℓ2 to ℓ∞ (docs/theory.md §4.7).
+TEST(ReadoutLipschitz, HandComputedAndNeverExceeded) {
+  Transformer model = LipschitzModel();
+  // Without an MLP: the largest readout row norm, ‖(3, 4)‖ = 5.
+  EXPECT_NEAR(ReadoutLipschitz(model), 5.0, 5.0 * kSvdTolerance);
+  // A = [[3, 0]], B = [[0], [2]]: row 0 gives 5 + min(5·2·3, |(3,4)·(0,2)|·3) = 5 + 24 = 29,
+  // below the product form 5·(1 + 6) = 35.
+  Mlp mlp{Matrix(1, 2), Vector::Constant(1, -0.5), Matrix(2, 1)};
+  mlp.in << 3, 0;
+  mlp.out << 0, 2;
+  model.layers.front().mlp = mlp;
+  EXPECT_NEAR(ReadoutLipschitz(model), 29.0, 29.0 * kSvdTolerance);
+  // Random wide MLPs: no pair of inputs moves an output by more than Ω·‖Δu‖₂.
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const auto random = [&](Eigen::Index rows, Eigen::Index cols) {
+    Matrix m(rows, cols);
+    for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = normal(rng);
+    return m;
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    Mlp wide{random(5, 2), random(5, 1).col(0), random(2, 5)};
+    model.layers.front().mlp = wide;
+    model.readout_weight = random(3, 2);
+    model.readout_bias = Vector::Zero(3);
+    const double omega = ReadoutLipschitz(model);
+    const auto output = [&](const Vector& u) -> Vector {
+      const Vector hidden = (wide.in * u + wide.in_bias).cwiseMax(0.0);
+      return model.readout_weight * (u + wide.out * hidden);
+    };
+    for (int pair = 0; pair < 50; ++pair) {
+      const Vector a = random(2, 1).col(0), b = random(2, 1).col(0);
+      const double moved = (output(a) - output(b)).cwiseAbs().maxCoeff();
+      EXPECT_LE(moved, omega * (a - b).norm() * (1 + 1e-12)) << "trial " << trial;
+    }
+  }
 }
 
 TEST(LipschitzConstant, NoHeadsIsZero) {
