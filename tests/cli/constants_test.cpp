@@ -16,12 +16,12 @@ TEST_F(CliTest, ConstantsJsonHasTheRegistryAndUserBounds) {
   std::vector<std::string> names;
   for (const Json& bound : doc["bounds"]) names.push_back(bound["name"]);
   const std::vector<std::string> expected = {
-      "thm4.1-hardmax", "thm4.1-length",    "thm4.2", "thm5.2",
-      "lemma5.3",       "frequency-length", "user"};
+      "thm4.1-hardmax", "thm4.1-length",    "thm4.2",           "thm5.2",
+      "lemma5.3",       "frequency-length", "two-layer-length", "user"};
   EXPECT_EQ(names, expected);
   const Json& c = doc["constants"];
   const double user = c["C"].get<double>() / 4 * 1000 / 8000;
-  EXPECT_NEAR(doc["bounds"][6]["value"].get<double>(), user, kPrinted * user);
+  EXPECT_NEAR(doc["bounds"][7]["value"].get<double>(), user, kPrinted * user);
   const double length = std::pow(c["L"].get<double>(), 2) * std::pow(c["Delta"].get<double>(), 7) *
                         std::pow(c["S"].get<double>(), 6) * std::pow(c["tau"].get<double>(), 2) /
                         0.01;

@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "ltsim/check/sandwich.h"
-#include "ltsim/core/error.h"
 #include "ltsim/construct/tasks.h"
+#include "ltsim/core/error.h"
 #include "ltsim/strings/sources.h"
 
 namespace ltsim {
@@ -16,7 +16,7 @@ std::vector<Token> Iid(std::uint64_t length, std::uint64_t seed) {
 TEST(Simulators, RegistryListsEveryMethodAndRefusesUnknownOnes) {
   EXPECT_EQ(SimulatorNames(),
             (std::vector<std::string>{"frequency", "frequency-agnostic", "truncate", "uniform",
-                                      "markov", "blocks"}));
+                                      "markov", "blocks", "balanced-blocks"}));
   EXPECT_THROW(MakeSimulator("nope"), InputError);
 }
 

@@ -516,8 +516,8 @@ TEST(StudyOptionErrors, NameTheFieldNotAFlag) {
   tightness.statistics_budget = 0;
   ExpectOptionError([&] { RunTightness(tightness); }, "statistics_budget");
   tightness = TightnessOptions();
-  tightness.theorem = Theorem::k52;  // 5.2 has rows k and positional-margin, not eps
-  tightness.parameters = {StudyParameter::kEps};
+  tightness.theorem = Theorem::k52;  // 5.2's rows: eps, attention-norm, positional-margin, k
+  tightness.parameters = {StudyParameter::kN};
   ExpectOptionError([&] { RunTightness(tightness); }, "parameters");
   // A parameter of another theorem is no sweep parameter either (named in the message).
   sweep.parameter = StudyParameter::kK;
