@@ -68,9 +68,7 @@ struct BoxOrder {
   }
 };
 
-double ELo(const Box& b) {
-  return b.F_hi == kUnbounded ? 0.0 : 1.0 / static_cast<double>(b.F_hi);
-}
+double ELo(const Box& b) { return b.F_hi == kUnbounded ? 0.0 : 1.0 / static_cast<double>(b.F_hi); }
 double EHi(const Box& b) { return 1.0 / static_cast<double>(b.F_lo); }
 
 class LimitSearch {
@@ -262,8 +260,8 @@ class LimitSearch {
           // T^(a − a*) with the p-bit cut-off is non-increasing in T (a ≤ a*): its values at
           // the box's shortest and longest lengths bound it; at T = ∞ only ties survive.
           hi[j] = AttentionWeight(layer, theta, a, a_max, T_lo);
-          lo[j] = unbounded ? (a >= a_max ? 1.0 : 0.0)
-                            : AttentionWeight(layer, theta, a, a_max, T_hi);
+          lo[j] =
+              unbounded ? (a >= a_max ? 1.0 : 0.0) : AttentionWeight(layer, theta, a, a_max, T_hi);
         }
       }
     }
@@ -369,7 +367,8 @@ class LimitSearch {
       if (heads[a].cls >= 0) continue;
       heads[a].cls = static_cast<int>(classes.size());
       for (std::size_t z = a + 1; z < heads.size(); ++z)
-        if (heads[z].cls < 0 && (same_constant(heads[a], heads[z]) || same_rule(heads[a], heads[z])))
+        if (heads[z].cls < 0 &&
+            (same_constant(heads[a], heads[z]) || same_rule(heads[a], heads[z])))
           heads[z].cls = heads[a].cls;
       AttentionClass cls;
       cls.lo.assign(slots, 0.0);
@@ -398,7 +397,8 @@ class LimitSearch {
     double width = 1.0;
     for (int k = 0; k < D_; ++k)
       if (b.hi[k] > b.lo[k]) width = std::min(width, b.hi[k] - b.lo[k]);
-    const double want = std::min(std::ceil(4.0 / width), static_cast<double>(kLargestRepresentative));
+    const double want =
+        std::min(std::ceil(4.0 / width), static_cast<double>(kLargestRepresentative));
     const std::uint64_t top = std::min(b.F_hi, kLargestRepresentative);
     F = std::clamp(static_cast<std::uint64_t>(want), std::min(b.F_lo, top), top);
     const std::uint64_t R = static_cast<std::uint64_t>(R_);
@@ -416,19 +416,21 @@ class LimitSearch {
         if (b.hi[k] == 0.0) continue;
         const double share = total > 0.0 ? 0.5 * (b.lo[k] + b.hi[k]) / total : 1.0 / S_;
         const double want_k = share * static_cast<double>(N);
-        const std::uint64_t v = std::min<std::uint64_t>(N - used, static_cast<std::uint64_t>(want_k));
+        const std::uint64_t v =
+            std::min<std::uint64_t>(N - used, static_cast<std::uint64_t>(want_k));
         n[k] = v;
         used += v;
         rest.emplace_back(want_k - static_cast<double>(v), k);
       }
-      std::sort(rest.begin(), rest.end(),
-                [](const auto& x, const auto& y) { return x.first > y.first || (x.first == y.first && x.second < y.second); });
+      std::sort(rest.begin(), rest.end(), [](const auto& x, const auto& y) {
+        return x.first > y.first || (x.first == y.first && x.second < y.second);
+      });
       for (std::size_t q = 0; used < N && !rest.empty(); q = (q + 1) % rest.size()) {
         ++n[rest[q].second];
         ++used;
       }
       if (used < N) n[r * S_] += N - used;  // every type absent: a statistic all the same
-      for (int s = 0; s < S_; ++s) {  // present types take one from the largest
+      for (int s = 0; s < S_; ++s) {        // present types take one from the largest
         const int k = r * S_ + s;
         if (!b.present[k] || n[k] > 0) continue;
         int from = -1;
@@ -500,8 +502,8 @@ class LimitSearch {
 
   // Halves the frequency whose range moves the attention most, or splits the lengths when
   // the suffix's share (at most e_hi·W over the far mass) moves it more.
-  void Split(const Box& b, std::priority_queue<Box, std::vector<Box>, BoxOrder>& heap,
-             Report& rep, double& stuck) {
+  void Split(const Box& b, std::priority_queue<Box, std::vector<Box>, BoxOrder>& heap, Report& rep,
+             double& stuck) {
     const LimitContext& c = contexts_[b.context];
     Weights(b, c);  // the box's own weights (its presence is settled)
     std::vector<double> score(D_, 0.0);
@@ -535,10 +537,9 @@ class LimitSearch {
     Box low = b, high = b;
     if (best < 0) {
       // [F_lo, F_mid − 1] and [F_mid, F_hi]; an unbounded range: ×8.
-      const std::uint64_t mid =
-          b.F_hi == kUnbounded
-              ? (b.F_lo > kUnbounded / 16 ? b.F_lo + 1 : 8 * b.F_lo)
-              : b.F_lo + (b.F_hi - b.F_lo + 1) / 2;
+      const std::uint64_t mid = b.F_hi == kUnbounded
+                                    ? (b.F_lo > kUnbounded / 16 ? b.F_lo + 1 : 8 * b.F_lo)
+                                    : b.F_lo + (b.F_hi - b.F_lo + 1) / 2;
       low.F_hi = mid - 1;
       high.F_lo = mid;
     } else {
@@ -569,10 +570,15 @@ void CheckCertify(const Transformer& f, const Transformer& g, const CertifyOptio
     throw OptionError("epsilon", fmt::format("must be finite and ≥ 0, not {}", o.epsilon));
   if (!(o.tolerance > 0.0) || !std::isfinite(o.tolerance))
     throw OptionError("tolerance", fmt::format("must be finite and > 0, not {}", o.tolerance));
-  if (o.initial_length < 1 || o.initial_length > kThresholdMaxLength)
-    throw OptionError("initial_length",
+  if (o.max_exact_length < 1 || o.max_exact_length > kThresholdMaxLength)
+    throw OptionError("max_exact_length",
                       fmt::format("must be in [1, {}] (the threshold limit)", kThresholdMaxLength),
-                      std::to_string(o.initial_length));
+                      std::to_string(o.max_exact_length));
+  if (o.initial_length < 1 || o.initial_length > o.max_exact_length)
+    throw OptionError(
+        "initial_length",
+        fmt::format("must be in [1, {}] (the largest exact length)", o.max_exact_length),
+        std::to_string(o.initial_length));
   if (o.max_boxes < 1) throw OptionError("max_boxes", "must be at least 1");
   if (f.layers.size() != 1 || g.layers.size() != 1)
     throw InputError(fmt::format(
@@ -593,12 +599,31 @@ void CheckCertify(const Transformer& f, const Transformer& g, const CertifyOptio
   std::uint64_t contexts = static_cast<std::uint64_t>(period);
   for (int q = 0; q <= locality; ++q) contexts = SaturatingMul(contexts, f.alphabet);
   if (contexts > kCertifyMaxContexts)
-    throw InputError(fmt::format(
-        "certify: Δ*·S^(τ*+1) = {}·{}^{} contexts, over the limit search's limit of {}", period,
-        f.alphabet, locality + 1, kCertifyMaxContexts));
+    throw InputError(
+        fmt::format("certify: Δ*·S^(τ*+1) = {}·{}^{} contexts, over the limit search's limit of {}",
+                    period, f.alphabet, locality + 1, kCertifyMaxContexts));
 }
 
-std::vector<Run> RunsOf(const TypeCounts& counts) { return ToRuns(Realise(counts)); }
+// The string Realise builds, as runs: directly for Δ = 1 (one run a token, then the suffix),
+// through the tokens up to kThresholdMaxLength, else none (the statistic is reported instead).
+std::vector<Run> RunsOf(const TypeCounts& counts) {
+  if (counts.period == 1) {
+    std::vector<Run> runs;
+    const auto add = [&](Token t, std::uint64_t c) {
+      if (c == 0) return;
+      if (!runs.empty() && runs.back().token == t) {
+        runs.back().count += c;
+      } else {
+        runs.push_back({t, c});
+      }
+    };
+    for (int s = 0; s < counts.alphabet; ++s) add(static_cast<Token>(s), counts.far[s]);
+    for (Token t : counts.suffix) add(t, 1);
+    return runs;
+  }
+  if (counts.length > kThresholdMaxLength) return {};
+  return ToRuns(Realise(counts));
+}
 
 }  // namespace
 }  // namespace threshold
@@ -677,27 +702,27 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
       if (!std::isnan(r.max_gap_per_length[t]))
         short_max = std::max(short_max, r.max_gap_per_length[t]);
     const LimitSearch::Report rep =
-        limit.Run(1, options.epsilon, false, 0, std::max<std::uint64_t>(1, options.max_boxes / 20),
+        limit.Run(1, options.epsilon, false, 0, std::max<std::uint64_t>(1, options.max_boxes / 200),
                   result.boxes);
     take_limit(rep);
     result.sup_gap_upper = std::max({short_max, rep.upper, result.sup_gap_lower});
     return finish();
   };
 
+  const std::uint64_t cap = std::max(options.max_exact_length, m);
   std::uint64_t T0 = std::max(options.initial_length, m);
   while (true) {
     const ThresholdResult r = exact(T0);
     if (r.first_disagreement) return disagrees_at(r);
     take_exact(r);
-    const bool can_extend = T0 < kThresholdMaxLength;
-    const LimitSearch::Report rep =
-        limit.Run(T0 + 1 - m, options.epsilon, true, can_extend ? kThresholdMaxLength : 0,
-                  options.max_boxes, result.boxes);
+    const bool can_extend = T0 < cap;
+    const LimitSearch::Report rep = limit.Run(
+        T0 + 1 - m, options.epsilon, true, can_extend ? cap : 0, options.max_boxes, result.boxes);
     take_limit(rep);
-    note(fmt::format("limit search, T > {}: attained {:.9g}, certified bound {:.9g}", T0,
-                     rep.lower, rep.upper));
+    note(fmt::format("limit search, T > {}: attained {:.9g}, certified bound {:.9g}", T0, rep.lower,
+                     rep.upper));
     if (rep.outcome == LimitSearch::Outcome::kNeedLonger) {
-      T0 = std::min(kThresholdMaxLength, std::max(rep.longer, 8 * T0));
+      T0 = std::min(cap, std::max(rep.longer, 8 * T0));
       continue;
     }
     result.sup_gap_upper = std::max(result.exact_bound, rep.upper);
@@ -706,34 +731,33 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
       return finish();
     }
     if (rep.outcome == LimitSearch::Outcome::kAbove) {
-      // A statistic of length L > T₀ disagrees: the exact threshold finds T* ≤ L.
+      // A statistic of length L > T₀ disagrees: the exact threshold to min(L, its limit) finds
+      // T* (≤ L), unless T* lies beyond that limit.
       const std::uint64_t L = rep.best.length;
       result.verdict = CertifyVerdict::kDisagrees;
-      if (L <= kThresholdMaxLength) {
-        const ThresholdResult full = exact(L);
-        if (full.first_disagreement) {
-          result.first_disagreement = full.first_disagreement;
-          result.witness = full.witness;
-          result.witness_gap = full.gap;
-          if (full.gap > result.sup_gap_lower) {
-            result.sup_gap_lower = full.gap;
-            result.lower_statistic = CertifyStatistic{};
-            result.lower_statistic.length = *full.first_disagreement;
-            result.lower_statistic.gap = full.gap;
-          }
-          return finish();
+      const ThresholdResult full = exact(std::min(L, cap));
+      if (full.first_disagreement) {
+        result.first_disagreement = full.first_disagreement;
+        result.witness = full.witness;
+        result.witness_gap = full.gap;
+        if (full.gap > result.sup_gap_lower) {
+          result.sup_gap_lower = full.gap;
+          result.lower_statistic = CertifyStatistic{};
+          result.lower_statistic.length = *full.first_disagreement;
+          result.lower_statistic.gap = full.gap;
         }
-        // The threshold's own evaluation (another order of sums) put this statistic within
-        // rounding of ε: an attained gap above ε, not a confirmed disagreement.
+        return finish();
+      }
+      if (L <= cap) {
+        // The threshold's own evaluation (sums in another order) put this statistic within
+        // rounding of ε: a gap above ε attained, not a confirmed disagreement.
         result.verdict = CertifyVerdict::kUndecided;
         result.reason = "rounding";
         return finish();
       }
-      {
-        result.first_disagreement_at_most = L;
-        result.witness_gap = rep.best.gap;
-        if (L <= kThresholdMaxLength * 10) result.witness = RunsOf(rep.best.counts);
-      }
+      result.first_disagreement_at_most = L;
+      result.witness_gap = rep.best.gap;
+      result.witness = RunsOf(rep.best.counts);
       return finish();
     }
     result.verdict = CertifyVerdict::kUndecided;

@@ -91,9 +91,10 @@ void PrintText(const CertifyArgs& args, const CertifyResult& r) {
       r.exact_up_to, r.threshold_runs, r.threshold_evaluations, Show(r.exact_bound));
   std::cout << fmt::format("  longer lengths: limit search over {} boxes, certified bound {}\n",
                            r.boxes, Show(r.limit_bound));
-  std::cout << fmt::format("  sup over every length of |f - g|: attained {} (a string has it), "
-                           "certified bound {}\n",
-                           Show(r.sup_gap_lower), Show(r.sup_gap_upper));
+  std::cout << fmt::format(
+      "  sup over every length of |f - g|: attained {} (a string has it), "
+      "certified bound {}\n",
+      Show(r.sup_gap_lower), Show(r.sup_gap_upper));
   std::cout << "\n";
   switch (r.verdict) {
     case CertifyVerdict::kAgrees:
@@ -123,6 +124,7 @@ void PrintText(const CertifyArgs& args, const CertifyResult& r) {
 
 int RunCertify(CertifyArgs args) {
   SetCommandFlags({{"initial_length", "--initial-length"},
+                   {"max_exact_length", "--max-exact-length"},
                    {"max_boxes", "--max-boxes"},
                    {"tolerance", "--tolerance"}});
   const Transformer f = ReadModel(args.f);
@@ -160,21 +162,24 @@ void AddCertifyCommand(CLI::App& app, int& exit_code) {
           "branch and bound over the frequencies n/F and 1/F of every context, whose certified "
           "bound covers every length > T0 up to infinity (docs/theory.md §12). Exit 0: agrees at "
           "every length (sup_gap_upper ≤ ε); 1: disagrees (first_disagreement = T*, exact, with "
-          "witness_text); 3: undecided, the supremum's bracket [sup_gap_lower, sup_gap_upper] holds "
+          "witness_text); 3: undecided, the supremum's bracket [sup_gap_lower, sup_gap_upper] "
+          "holds "
           "ε and is within --tolerance (reason \"tolerance\"), or --max-boxes was spent "
           "(\"budget\"); 2: bad input. One-layer models with bias_scaling none; D* = S·Δ* ≤ {}, "
           "τ* ≤ {}, Δ*·S^(τ*+1) ≤ {} contexts; T* found exactly up to {}.",
           kThresholdMaxTypes, kThresholdMaxLocality, kCertifyMaxContexts, kThresholdMaxLength));
   cmd->add_option("F", args->f, "model f (one layer)")->required();
   cmd->add_option("G", args->g, "model g (same alphabet and number of outputs)")->required();
-  cmd->add_option("--eps", args->options.epsilon, "ε ≥ 0: agreement means |f - g| ≤ ε")
-      ->required();
+  cmd->add_option("--eps", args->options.epsilon, "ε ≥ 0: agreement means |f - g| ≤ ε")->required();
   AddSeed(cmd, args->options.seed, "printed; the decision uses no randomness");
   AddThreads(cmd, args->options.threads);
   cmd->add_option("--initial-length", args->options.initial_length,
                   "T0 to start from (raised ×8 while a finite range of lengths blocks the "
                   "decision)")
       ->default_val(args->options.initial_length);
+  cmd->add_option("--max-exact-length", args->options.max_exact_length,
+                  "the largest T0, and the longest exact search for T*")
+      ->default_val(args->options.max_exact_length);
   cmd->add_option("--tolerance", args->options.tolerance,
                   "undecided when the supremum's certified bracket around ε is this narrow")
       ->default_val(args->options.tolerance);

@@ -22,12 +22,14 @@ inline constexpr std::uint64_t kCertifyMaxContexts = std::uint64_t{1} << 16;
 
 /// What to decide.
 struct CertifyOptions {
-  double epsilon = 0.0;  ///< ε ≥ 0
+  double epsilon = 0.0;    ///< ε ≥ 0
   std::uint64_t seed = 1;  ///< printed; the decision uses no randomness
   int threads = 0;         ///< the exact threshold's threads (results never depend on them)
   /// T₀ to start from: lengths ≤ T₀ by the exact threshold, longer ones by the limit search;
   /// raised ×8 (up to kThresholdMaxLength) while a finite range of lengths blocks the decision.
   std::uint64_t initial_length = 1000;
+  /// The largest T₀ (and the longest exact search for T*): ≤ kThresholdMaxLength.
+  std::uint64_t max_exact_length = kThresholdMaxLength;
   /// A supremum whose certified bracket [lower, upper] ∋ ε has upper − lower ≤ tolerance is
   /// `undecided`; the search refines until the bracket is that narrow or ε lies outside it.
   double tolerance = 1e-6;
@@ -54,7 +56,7 @@ struct CertifyResult {
   CertifyVerdict verdict = CertifyVerdict::kUndecided;
   JointView view;
   /// disagrees: the exact first disagreement (nullopt only when it lies beyond
-  /// kThresholdMaxLength, then first_disagreement_at_most holds a length that disagrees).
+  /// max_exact_length, then first_disagreement_at_most holds a length that disagrees).
   std::optional<std::uint64_t> first_disagreement;
   std::optional<std::uint64_t> first_disagreement_at_most;
   /// disagrees: the threshold's witness at T* (or the statistic at first_disagreement_at_most).
@@ -70,7 +72,7 @@ struct CertifyResult {
   std::uint64_t exact_up_to = 0;
   double exact_bound = 0.0;
   double limit_bound = std::numeric_limits<double>::infinity();
-  std::uint64_t boxes = 0;          ///< boxes of the limit search bounded
+  std::uint64_t boxes = 0;           ///< boxes of the limit search bounded
   std::uint64_t threshold_runs = 0;  ///< exact threshold runs (T₀ raised in between)
   std::uint64_t threshold_evaluations = 0;
   std::string reason;  ///< undecided: "tolerance" (bracket ≤ tolerance) or "budget"
