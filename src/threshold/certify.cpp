@@ -41,6 +41,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::uint64_t kUnbounded = std::numeric_limits<std::uint64_t>::max();
 /// Representatives are evaluated at F ≤ this (counts stay exact in doubles).
 constexpr std::uint64_t kLargestRepresentative = std::uint64_t{1} << 50;
+/// Agreement: the certified bound ≤ ε + this, so no string disagrees by the threshold's rule
+/// (gap > ε + kThresholdGapTolerance·max(1, ‖f‖, ‖g‖), whose slack is at least 10⁻⁹).
+constexpr double kAgreementSlack = kThresholdGapTolerance;
 /// Rounding slack of the box propagation (relative to frequencies ≤ 1).
 constexpr double kSlack = 1e-12;
 
@@ -137,7 +140,7 @@ class LimitSearch {
         rep.outcome = Outcome::kAbove;
         return rep;
       }
-      if (rep.upper <= epsilon && decide) {
+      if (rep.upper <= epsilon + kAgreementSlack && decide) {
         rep.outcome = Outcome::kBelow;
         return rep;
       }
@@ -342,7 +345,7 @@ class LimitSearch {
     std::vector<HeadInfo> heads;
     for (int s = 0; s < 2; ++s)
       for (int h = 0; h < static_cast<int>(table.side[s].heads.size()); ++h) {
-        HeadInfo info{s, h};
+        HeadInfo info{s, h, -1, {}, {}};
         AlphaBox(b, wlo_[s][h], whi_[s][h], slots, info.lo, info.hi);
         heads.push_back(std::move(info));
       }
@@ -640,10 +643,11 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
   const auto note = [&](const std::string& line) {
     if (options.progress) options.progress(result.boxes, line);
   };
-  const auto exact = [&](std::uint64_t N) {
+  const auto exact = [&](std::uint64_t N, std::uint64_t budget) {
     ThresholdOptions t;
     t.epsilon = options.epsilon;
     t.max_length = N;
+    t.max_evaluations = budget;
     t.seed = options.seed;
     t.threads = options.threads;
     ++result.threshold_runs;
@@ -687,6 +691,7 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
   // A disagreement below T₀: exact, and the limit search bounds the supremum over every
   // length ≥ m + 1 (lengths ≤ m were evaluated in full by the threshold).
   const auto disagrees_at = [&](const ThresholdResult& r) {
+    take_exact(r);
     result.verdict = CertifyVerdict::kDisagrees;
     result.first_disagreement = r.first_disagreement;
     result.witness = r.witness;
@@ -709,12 +714,23 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
     return finish();
   };
 
-  const std::uint64_t cap = std::max(options.max_exact_length, m);
+  std::uint64_t cap = std::max(options.max_exact_length, m);
   std::uint64_t T0 = std::max(options.initial_length, m);
+  bool first = true;
   while (true) {
-    const ThresholdResult r = exact(T0);
+    // The first run is complete; a raised T₀ is searched within the extension budget, and
+    // where that stops becomes T₀ and the largest one (the limit search takes over there).
+    const ThresholdResult r =
+        exact(T0, first ? ThresholdOptions{}.max_evaluations : options.extension_evaluations);
     if (r.first_disagreement) return disagrees_at(r);
-    take_exact(r);
+    if (!r.complete) {
+      cap = std::max(result.exact_up_to, r.checked_up_to);
+      T0 = cap;
+      if (r.checked_up_to >= result.exact_up_to) take_exact(r);
+    } else {
+      take_exact(r);
+    }
+    first = false;
     const bool can_extend = T0 < cap;
     const LimitSearch::Report rep = limit.Run(
         T0 + 1 - m, options.epsilon, true, can_extend ? cap : 0, options.max_boxes, result.boxes);
@@ -735,7 +751,7 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
       // T* (≤ L), unless T* lies beyond that limit.
       const std::uint64_t L = rep.best.length;
       result.verdict = CertifyVerdict::kDisagrees;
-      const ThresholdResult full = exact(std::min(L, cap));
+      const ThresholdResult full = exact(std::min(L, cap), ThresholdOptions{}.max_evaluations);
       if (full.first_disagreement) {
         result.first_disagreement = full.first_disagreement;
         result.witness = full.witness;

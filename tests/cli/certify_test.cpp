@@ -38,7 +38,7 @@ TEST_F(CliTest, CertifyIdenticalModelsAgreeWithExitZero) {
   EXPECT_TRUE(doc["first_disagreement"].is_null());
   EXPECT_TRUE(doc["witness_text"].is_null());
   EXPECT_EQ(doc["sup_gap_lower"].get<double>(), 0.0);
-  EXPECT_EQ(doc["sup_gap_upper"].get<double>(), 0.0);
+  EXPECT_LE(doc["sup_gap_upper"].get<double>(), 1e-9);  // relaxed bounds carry their rounding
   EXPECT_EQ(doc["seed"], 7);
 }
 

@@ -99,7 +99,7 @@ void PrintText(const CertifyArgs& args, const CertifyResult& r) {
   switch (r.verdict) {
     case CertifyVerdict::kAgrees:
       std::cout << fmt::format(
-          "  agrees at every length: |f(x) - g(x)| ≤ {} ≤ ε = {} for every string x (certified)\n",
+          "  agrees at every length: |f(x) - g(x)| ≤ {} for every string x (certified; ε = {})\n",
           Show(r.sup_gap_upper), Show(eps));
       break;
     case CertifyVerdict::kDisagrees:
@@ -161,7 +161,8 @@ void AddCertifyCommand(CLI::App& app, int& exit_code) {
           "Lengths ≤ T0 are searched by the exact threshold (docs/theory.md §11); longer ones by a "
           "branch and bound over the frequencies n/F and 1/F of every context, whose certified "
           "bound covers every length > T0 up to infinity (docs/theory.md §12). Exit 0: agrees at "
-          "every length (sup_gap_upper ≤ ε); 1: disagrees (first_disagreement = T*, exact, with "
+          "every length (no string disagrees by the threshold's rule: sup_gap_upper ≤ ε + 1e-9); "
+          "1: disagrees (first_disagreement = T*, exact, with "
           "witness_text); 3: undecided, the supremum's bracket [sup_gap_lower, sup_gap_upper] "
           "holds "
           "ε and is within --tolerance (reason \"tolerance\"), or --max-boxes was spent "

@@ -30,6 +30,10 @@ struct CertifyOptions {
   std::uint64_t initial_length = 1000;
   /// The largest T₀ (and the longest exact search for T*): ≤ kThresholdMaxLength.
   std::uint64_t max_exact_length = kThresholdMaxLength;
+  /// Evaluations of each exact run at a raised T₀ (the threshold's max_evaluations): a pair
+  /// near ε everywhere stops raising T₀ where this budget ends, and the limit search covers
+  /// the rest. The search for T* itself has no such budget.
+  std::uint64_t extension_evaluations = 20'000'000;
   /// A supremum whose certified bracket [lower, upper] ∋ ε has upper − lower ≤ tolerance is
   /// `undecided`; the search refines until the bracket is that narrow or ε lies outside it.
   double tolerance = 1e-6;

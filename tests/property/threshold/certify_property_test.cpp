@@ -102,6 +102,7 @@ RC_GTEST_PROP(CertifyProperty, TheCertificateHoldsAgainstEnumerationAndLongStati
   o.initial_length = *rc::gen::element<std::uint64_t>(8, 30, 100);
   o.max_exact_length = 2000;  // T* or the limit search beyond: kept to a fraction of a second
   o.max_boxes = 5000;
+  o.extension_evaluations = 200'000;
   o.threads = 1;
   const CertifyResult r = Certify(p.f, p.g, o);
   RC_TAG(CertifyVerdictName(r.verdict));
