@@ -721,8 +721,14 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
     // The first run is complete; a raised T₀ is searched within the extension budget, and
     // where that stops becomes T₀ and the largest one (the limit search takes over there).
     const ThresholdResult r =
-        exact(T0, first ? ThresholdOptions{}.max_evaluations : options.extension_evaluations);
+        exact(T0, first ? options.exact_evaluations : options.extension_evaluations);
     if (r.first_disagreement) return disagrees_at(r);
+    if (!r.complete && r.checked_up_to < m) {  // not even the lengths without far keys
+      result.verdict = CertifyVerdict::kUndecided;
+      result.reason = "budget";
+      result.exact_up_to = r.checked_up_to;
+      return finish();
+    }
     if (!r.complete) {
       cap = std::max(result.exact_up_to, r.checked_up_to);
       T0 = cap;
@@ -751,7 +757,7 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
       // T* (≤ L), unless T* lies beyond that limit.
       const std::uint64_t L = rep.best.length;
       result.verdict = CertifyVerdict::kDisagrees;
-      const ThresholdResult full = exact(std::min(L, cap), ThresholdOptions{}.max_evaluations);
+      const ThresholdResult full = exact(std::min(L, cap), options.exact_evaluations);
       if (full.first_disagreement) {
         result.first_disagreement = full.first_disagreement;
         result.witness = full.witness;
@@ -764,14 +770,14 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
         }
         return finish();
       }
-      if (L <= cap) {
+      if (L <= cap && full.complete) {
         // The threshold's own evaluation (sums in another order) put this statistic within
         // rounding of ε: a gap above ε attained, not a confirmed disagreement.
         result.verdict = CertifyVerdict::kUndecided;
         result.reason = "rounding";
         return finish();
       }
-      result.first_disagreement_at_most = L;
+      result.first_disagreement_at_most = L;  // beyond the cap, or the exact budget spent
       result.witness_gap = rep.best.gap;
       result.witness = RunsOf(rep.best.counts);
       return finish();

@@ -34,6 +34,10 @@ struct CertifyOptions {
   /// near ε everywhere stops raising T₀ where this budget ends, and the limit search covers
   /// the rest. The search for T* itself has no such budget.
   std::uint64_t extension_evaluations = 20'000'000;
+  /// Evaluations of the first exact run and of the search for T* (the threshold's
+  /// max_evaluations): when spent, T₀ stays where the first run stopped, and a disagreement
+  /// found beyond is reported as first_disagreement_at_most.
+  std::uint64_t exact_evaluations = 4'000'000'000;
   /// A supremum whose certified bracket [lower, upper] ∋ ε has upper − lower ≤ tolerance is
   /// `undecided`; the search refines until the bracket is that narrow or ε lies outside it.
   double tolerance = 1e-6;
@@ -60,7 +64,8 @@ struct CertifyResult {
   CertifyVerdict verdict = CertifyVerdict::kUndecided;
   JointView view;
   /// disagrees: the exact first disagreement (nullopt only when it lies beyond
-  /// max_exact_length, then first_disagreement_at_most holds a length that disagrees).
+  /// max_exact_length or exact_evaluations ran out before it; then first_disagreement_at_most
+  /// holds a length whose statistic disagrees).
   std::optional<std::uint64_t> first_disagreement;
   std::optional<std::uint64_t> first_disagreement_at_most;
   /// disagrees: the threshold's witness at T* (or the statistic at first_disagreement_at_most).
