@@ -21,6 +21,9 @@ void AddGenerateCommand(CLI::App& app);
 void AddConstructCommand(CLI::App& app);
 void AddStatisticCommand(CLI::App& app);
 void AddThresholdCommand(CLI::App& app);
+/// `certify`: agreement at every length or the exact T* (ltsim/threshold/certify.h); exit_code
+/// 1 disagrees, 3 undecided.
+void AddCertifyCommand(CLI::App& app, int& exit_code);
 /// `constants`: the bound registry and user bound expressions.
 void AddConstantsCommand(CLI::App& app);
 /// `sweep`: needed length against one parameter, fitted exponent, PNG (ltsim/study/sweep.h).
@@ -56,6 +59,7 @@ inline void AddCommands(CLI::App& app, int& exit_code) {
   AddConstructCommand(app);
   AddStatisticCommand(app);
   AddThresholdCommand(app);
+  AddCertifyCommand(app, exit_code);
   AddConstantsCommand(app);
   AddSweepCommand(app);
   AddExperimentCommand(app);

@@ -33,7 +33,7 @@ inline constexpr std::uint64_t kThresholdMaxContexts = std::uint64_t{1} << 20;
 /// same relative 1e-9 as the fuzz and search rechecks (fuzz/recheck.cpp, search_witness_io.h).
 inline constexpr double kThresholdGapTolerance = 1e-9;
 /// N = max length ≤ kThresholdMaxLength, for every pair.
-inline constexpr std::uint64_t kThresholdMaxLength = 1'000'000;
+inline constexpr std::uint64_t kThresholdMaxLength = 10'000'000;
 
 // Pairs with a two-layer model (deeper models are refused):
 

@@ -1,0 +1,75 @@
+// Command-line tests of `ltsim certify` (docs/design.md §8).
+#include "cli_test_support.h"
+
+namespace ltsim::cli_test {
+namespace {
+
+constexpr const char* kFamily = "/corpus/families/bump_s2.71_period2/";
+
+std::string Corpus(const std::string& file) { return std::string(LTSIM_SOURCE_DIR) + file; }
+
+// The family member's certified first disagreement is T* = 38 at ε = 0.05 (families.json).
+TEST_F(CliTest, CertifyJsonGivesTheFamilysFirstDisagreementWithExitOne) {
+  const std::string f = Corpus(std::string(kFamily) + "f.json");
+  const std::string g = Corpus(std::string(kFamily) + "g.json");
+  const Result r = Run({"certify", f, g, "--eps", "0.05", "--json", "--quiet"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["verdict"], "disagrees");
+  EXPECT_EQ(doc["first_disagreement"], 38);
+  EXPECT_TRUE(doc["witness_text"].is_string());
+  EXPECT_GT(doc["sup_gap_lower"].get<double>(), 0.05);
+  EXPECT_GE(doc["sup_gap_upper"].get<double>(), doc["sup_gap_lower"].get<double>());
+  EXPECT_EQ(doc["seed"], 1);
+  // The witness, evaluated by `ltsim eval`, disagrees by more than ε.
+  const std::string w = Temp("w.txt", doc["witness_text"].get<std::string>() + "\n");
+  const Json fw = RunJson({"eval", f, w, "--json"});
+  const Json gw = RunJson({"eval", g, w, "--json"});
+  EXPECT_EQ(fw["length"], 38);
+  EXPECT_GT(std::abs(fw["output"][0].get<double>() - gw["output"][0].get<double>()), 0.05);
+}
+
+TEST_F(CliTest, CertifyIdenticalModelsAgreeWithExitZero) {
+  const std::string f = Corpus("/corpus/models/pair/f.json");
+  const Result r = Run({"certify", f, f, "--eps", "0", "--json", "--seed", "7"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["verdict"], "agrees-at-every-length");
+  EXPECT_TRUE(doc["first_disagreement"].is_null());
+  EXPECT_TRUE(doc["witness_text"].is_null());
+  EXPECT_EQ(doc["sup_gap_lower"].get<double>(), 0.0);
+  EXPECT_LE(doc["sup_gap_upper"].get<double>(), 1e-9);  // relaxed bounds carry their rounding
+  EXPECT_EQ(doc["seed"], 7);
+}
+
+// A budget of one box cannot settle the family member at a larger ε beyond T₀: undecided, 3.
+TEST_F(CliTest, CertifyUndecidedExitsThreeWithBothNumbersLabelled) {
+  const std::string f = Corpus(std::string(kFamily) + "f.json");
+  const std::string g = Corpus(std::string(kFamily) + "g.json");
+  const Result r = Run({"certify", f, g, "--eps", "0.06", "--max-boxes", "1", "--quiet"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("undecided (budget)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(attained)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(certified)"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, CertifyTextLabelsEveryNumber) {
+  const std::string f = Corpus(std::string(kFamily) + "f.json");
+  const std::string g = Corpus(std::string(kFamily) + "g.json");
+  const Result r = Run({"certify", f, g, "--eps", "0.05", "--quiet"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("first disagreement at T* = 38 (exact)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("attained"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("certified bound"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("witness: "), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, CertifyBadInputExitsTwo) {
+  const std::string f = Corpus("/corpus/models/pair/f.json");
+  ExpectInputError({"certify", f, f, "--eps", "-1"}, "--eps");
+  ExpectInputError({"certify", f, Path("missing.json").string(), "--eps", "0.1"}, "missing.json");
+  ExpectInputError({"certify", f, f, "--eps", "0.1", "--tolerance", "0"}, "--tolerance");
+}
+
+}  // namespace
+}  // namespace ltsim::cli_test

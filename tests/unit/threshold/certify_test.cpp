@@ -1,0 +1,164 @@
+// `Certify` on pairs whose supremum over every length is derived by hand (docs/theory.md §12.8).
+#include "ltsim/threshold/certify.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "ltsim/core/error.h"
+#include "ltsim/threshold/threshold.h"
+
+namespace ltsim {
+namespace {
+
+// S = 2, d = 3 (0: [token 0], 1: [token 1], 2: output), Δ = 1, τ = 0: keys holding a 1 have
+// logit `one_logit`, keys holding a 0 logit 0; the output is the attention on the 1s.
+Transformer ShareOfOnes(Attention attention, double one_logit, int bits = 0) {
+  Transformer m;
+  m.name = "share-of-ones";
+  m.alphabet = 2;
+  m.width = 3;
+  m.embedding = Matrix::Zero(2, 3);
+  m.embedding(0, 0) = m.embedding(1, 1) = 1.0;
+  m.positional = Matrix::Zero(1, 3);
+  Head head{Matrix::Zero(3, 3), Matrix::Zero(3, 3), Vector::Zero(1)};
+  head.qk(1, 0) = head.qk(1, 1) = one_logit;
+  head.ov(2, 1) = 1.0;
+  Layer layer;
+  layer.attention = attention;
+  layer.precision_bits = bits;
+  layer.heads.push_back(head);
+  m.layers.push_back(layer);
+  m.readout_weight = Matrix::Zero(1, 3);
+  m.readout_weight(0, 2) = 1.0;
+  m.readout_bias = Vector::Zero(1);
+  ValidateTransformer(m, "share");
+  return m;
+}
+
+// The share of 1s plus a triangular bump h·max(0, 1 − |x − c|/w) on it (MLP).
+Transformer Bump(double c, double w, double h) {
+  Transformer m = ShareOfOnes(Attention::kHardmax, 0.0);
+  Mlp mlp{Matrix::Zero(3, 3), Vector(3), Matrix::Zero(3, 3)};
+  for (int i = 0; i < 3; ++i) mlp.in(i, 2) = 1.0;
+  mlp.in_bias << -(c - w), -c, -(c + w);
+  mlp.out(2, 0) = h / w;
+  mlp.out(2, 1) = -2 * h / w;
+  mlp.out(2, 2) = h / w;
+  m.layers[0].mlp = mlp;
+  ValidateTransformer(m, "bump");
+  return m;
+}
+
+CertifyResult Decide(const Transformer& f, const Transformer& g, double eps,
+                     std::uint64_t max_boxes = 2'000'000) {
+  CertifyOptions o;
+  o.max_boxes = max_boxes;
+  o.epsilon = eps;
+  o.threads = 1;
+  o.extension_evaluations = 2'000'000;
+  return Certify(f, g, o);
+}
+
+constexpr double kGolden = 0.6180339887498949;
+
+TEST(Certify, IdenticalModelsAgreeWithBoundZero) {
+  const Transformer f = ShareOfOnes(Attention::kSoftmax, 0.3);
+  const CertifyResult r = Decide(f, f, 0.0);
+  EXPECT_EQ(r.verdict, CertifyVerdict::kAgrees);
+  EXPECT_FALSE(r.first_disagreement.has_value());
+  EXPECT_EQ(r.sup_gap_lower, 0.0);
+  EXPECT_LE(r.sup_gap_upper, 1e-9);
+}
+
+// g − f = the bump, whose supremum over the rational shares x = n₁/T is h (c irrational: never
+// attained, approached). ε above h: agreement at every length, and the bracket holds h.
+TEST(Certify, BumpBelowEpsilonAgreesAtEveryLengthWithTheBracketAroundItsHeight) {
+  const double h = 0.3;
+  const CertifyResult r =
+      Decide(ShareOfOnes(Attention::kHardmax, 0.0), Bump(kGolden, 0.05, h), 0.31);
+  EXPECT_EQ(r.verdict, CertifyVerdict::kAgrees);
+  EXPECT_LE(r.sup_gap_lower, h);
+  EXPECT_GE(r.sup_gap_lower, h - 0.01);  // shares within 5e-4 of c occur from T = 21 on
+  EXPECT_GE(r.sup_gap_upper, h);
+  EXPECT_LE(r.sup_gap_upper, 0.31);
+}
+
+// ε below the bump's height h = 1 with half-width w = 4e-9: T* is the first denominator of a
+// share within w/2 of c, F(22) = 17711 (unit/threshold/threshold_test.cpp derives it), beyond
+// T₀ = 1000: the limit search finds a disagreeing statistic and the exact threshold T*.
+TEST(Certify, BumpAboveEpsilonFindsTheFibonacciFirstDisagreement) {
+  const CertifyResult r =
+      Decide(ShareOfOnes(Attention::kHardmax, 0.0), Bump(kGolden, 4e-9, 1.0), 0.5);
+  ASSERT_EQ(r.verdict, CertifyVerdict::kDisagrees);
+  ASSERT_TRUE(r.first_disagreement.has_value());
+  EXPECT_EQ(*r.first_disagreement, 17711u);
+  EXPECT_GT(r.witness_gap, 0.5);
+  EXPECT_GE(r.sup_gap_upper, r.sup_gap_lower);
+  EXPECT_LE(r.sup_gap_lower, 1.0 + 1e-9);
+}
+
+// Softmax, keys of 1s e^a times heavier in g: g − f = x(1 − x)(e^a − 1)/(x e^a + 1 − x) at
+// share x, largest at x* = 1/(1 + e^(a/2)) (irrational), sup = tanh(a/4) approached, never
+// attained. Above it: agrees; below: disagrees at the threshold's T*; at it: undecided, with
+// a bracket around it.
+TEST(Certify, SoftmaxTiltHasSupremumTanhAOverFour) {
+  const double a = 0.1, sup = std::tanh(a / 4);
+  const Transformer f = ShareOfOnes(Attention::kSoftmax, 0.0);
+  const Transformer g = ShareOfOnes(Attention::kSoftmax, a);
+  const CertifyResult above = Decide(f, g, sup + 1e-4);
+  EXPECT_EQ(above.verdict, CertifyVerdict::kAgrees);
+  EXPECT_LE(above.sup_gap_lower, sup);
+  EXPECT_GE(above.sup_gap_upper, sup - 1e-12);
+  const CertifyResult below = Decide(f, g, sup - 1e-4);
+  ASSERT_EQ(below.verdict, CertifyVerdict::kDisagrees);
+  ASSERT_TRUE(below.first_disagreement.has_value());
+  const ThresholdResult t =
+      FindThreshold(f, g, {sup - 1e-4, *below.first_disagreement + 10, 1, 100});
+  EXPECT_EQ(t.first_disagreement, below.first_disagreement);
+  // At ε = sup no finite computation can decide: the bracket closes in on sup (measured: within
+  // 5·10⁻⁶ after 2·10⁶ boxes, so the 10⁻⁶ tolerance is not reached and the budget ends it).
+  const CertifyResult at = Decide(f, g, sup, 100'000);
+  EXPECT_EQ(at.verdict, CertifyVerdict::kUndecided) << at.reason;
+  EXPECT_LE(at.sup_gap_lower, sup);
+  EXPECT_GE(at.sup_gap_upper, sup);
+  EXPECT_LE(at.sup_gap_upper - at.sup_gap_lower, 1e-3);
+}
+
+// p-bit finite attention: 0-keys (logit 1 below the 1s) weigh T^(−1) until T ≥ 2^p, where they
+// are dropped. f with p = 12 and g with p = 13 are the same function for T < 4096; at
+// T = 4096 on 0^4095 1, f = 1 and g = 1/(1 + 4095/4096) ≈ 0.5: T* = 4096 > T₀, found through
+// the finite precision's cut-off. Beyond 2^13 both are hardmax again.
+TEST(Certify, FinitePrecisionCutOffsGiveTheFirstDisagreementAtTwoToTheP) {
+  const Transformer f = ShareOfOnes(Attention::kFinite, 1.0, 12);
+  const Transformer g = ShareOfOnes(Attention::kFinite, 1.0, 13);
+  const CertifyResult r = Decide(f, g, 0.4);
+  ASSERT_EQ(r.verdict, CertifyVerdict::kDisagrees);
+  ASSERT_TRUE(r.first_disagreement.has_value());
+  EXPECT_EQ(*r.first_disagreement, 4096u);
+  // Against hardmax: the 0-keys count until 2^p; the gap 1 − 1/(1 + (T−1)/T) < 1/2 for T < 2^p,
+  // 0 beyond: agreement at ε = 1/2 every length.
+  const CertifyResult h = Decide(ShareOfOnes(Attention::kHardmax, 1.0), f, 0.5);
+  EXPECT_EQ(h.verdict, CertifyVerdict::kAgrees);
+  EXPECT_LE(h.sup_gap_upper, 0.5);
+  EXPECT_GE(h.sup_gap_lower, 0.49);
+}
+
+TEST(Certify, BadInputIsAnInputError) {
+  const Transformer f = ShareOfOnes(Attention::kHardmax, 0.0);
+  EXPECT_THROW(Decide(f, f, -1.0), InputError);
+  Transformer two = f;
+  two.layers.push_back(Layer{});
+  EXPECT_THROW(Decide(f, two, 0.1), InputError);
+  Transformer logscaled = f;
+  logscaled.layers[0].bias_scaling = BiasScaling::kLog;
+  EXPECT_THROW(Decide(f, logscaled, 0.1), InputError);
+  CertifyOptions o;
+  o.epsilon = 0.1;
+  o.tolerance = 0.0;
+  EXPECT_THROW(Certify(f, f, o), OptionError);
+}
+
+}  // namespace
+}  // namespace ltsim
