@@ -61,10 +61,23 @@ TEST_F(ThresholdCliTest, TextOutputStatesTheVerdictAndTheWitness) {
 }
 
 // A two-layer pair: every string up to T = 15 (Σ 2^T ≤ 2^16), random strings beyond.
+TEST_F(ThresholdCliTest, TwoLayerPairIsExactThroughPaths) {
+  const std::string kgram = kSource + "/corpus/models/kgram_S2_k1.json";
+  const Json doc =
+      RunJson({"threshold", kgram, kgram, "--eps", "0.01", "--max-length", "40", "--json"});
+  EXPECT_EQ(doc["method"], "paths");
+  EXPECT_TRUE(doc["first_disagreement"].is_null());
+  EXPECT_EQ(doc["exhaustive"], true);
+  EXPECT_EQ(doc["exhaustive_up_to"], 40);
+  EXPECT_EQ(doc["checked_up_to"], 40);
+  EXPECT_EQ(doc["samples_per_length"], 0);
+  EXPECT_TRUE(doc["paths"]["sets_pruned"].get<std::uint64_t>() > 0);
+}
+
 TEST_F(ThresholdCliTest, TwoLayerPairIsLabelledExhaustivePlusRandom) {
   const std::string kgram = kSource + "/corpus/models/kgram_S2_k1.json";
   const Json doc = RunJson({"threshold", kgram, kgram, "--eps", "0.01", "--max-length", "17",
-                            "--seed", "5", "--samples", "20", "--json"});
+                            "--seed", "5", "--samples", "20", "--no-paths", "--json"});
   EXPECT_EQ(doc["context"]["seed"], 5);
   EXPECT_EQ(doc["method"], "exhaustive+random");
   EXPECT_TRUE(doc["first_disagreement"].is_null());
