@@ -1,13 +1,16 @@
 // The two-layer path search (docs/theory.md §11.5) against full enumeration: every string of
-// every length up to N = 6 … 15 (S = 2; N ≤ 9 for S = 3) evaluated by the streaming evaluator,
-// on random two-layer pairs of every attention mode, with and without MLPs and log scaling.
+// every length up to N = 6 … 12 (S = 2; N ≤ 9 for S = 3; up to 15 with LTSIM_PATHS_LONGEST=1)
+// evaluated by the streaming evaluator, on random two-layer pairs of every attention mode, with and
+// without MLPs and log scaling.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <string>
 
 #include "ltsim/eval/evaluate.h"
 #include "ltsim/model/model_file.h"
@@ -69,11 +72,13 @@ Pair GenPair() {
     total += power;
     ++longest;
   }
-  // Mostly N ≤ 12 (a case then costs ≤ 2^13 strings), one case in four the longest.
-  p.max_length = *rc::gen::arbitrary<std::uint8_t>() % 4 == 0
-                     ? longest
-                     : *rc::gen::inRange<std::uint64_t>(std::min<std::uint64_t>(6, longest),
-                                                        std::min<std::uint64_t>(12, longest) + 1);
+  // N ≤ 12 under CTest (a case then costs ≤ 2^13 strings); LTSIM_PATHS_LONGEST=1 takes the
+  // longest, 15 for S = 2 (2^16 strings a case).
+  const char* longest_env = std::getenv("LTSIM_PATHS_LONGEST");
+  const std::uint64_t top = longest_env && std::string(longest_env) == "1"
+                                ? longest
+                                : std::min<std::uint64_t>(12, longest);
+  p.max_length = *rc::gen::inRange<std::uint64_t>(std::min<std::uint64_t>(6, top), top + 1);
   return p;
 }
 
