@@ -2,19 +2,34 @@
 // search the pair allows (exact for one-layer pairs; docs/theory.md §7.2).
 #include "ltsim/threshold/threshold.h"
 
+#include <algorithm>
+
 #include "threshold/limits.h"
+#include "threshold/path_threshold.h"
 #include "threshold/searches.h"
 
 namespace ltsim {
 
 const char* ThresholdMethodName(ThresholdMethod method) {
-  return method == ThresholdMethod::kStatistics ? "statistics" : "exhaustive+random";
+  switch (method) {
+    case ThresholdMethod::kStatistics:
+      return "statistics";
+    case ThresholdMethod::kExhaustiveRandom:
+      return "exhaustive+random";
+    case ThresholdMethod::kPaths:
+      return "paths";
+  }
+  return "?";
 }
 
 ThresholdResult FindThreshold(const Transformer& f, const Transformer& g,
                               const ThresholdOptions& options) {
   threshold::CheckCommon(f, g, options);
   if (threshold::TwoLayerPair(f, g)) {
+    // The path search (docs/theory.md §11.5) while length 1 is within its limits.
+    if (options.two_layer_paths &&
+        threshold::PathSearchLength(f, g, 1, std::max(options.threads, 1)) >= 1)
+      return threshold::FindByPaths(f, g, options);
     threshold::CheckStringLimits(f, g, options);
     return threshold::FindByStrings(f, g, options);
   }

@@ -60,11 +60,76 @@ TEST_F(ThresholdCliTest, TextOutputStatesTheVerdictAndTheWitness) {
   EXPECT_NE(r.out.find("method statistics"), std::string::npos) << r.out;
 }
 
-// A two-layer pair: every string up to T = 15 (Σ 2^T ≤ 2^16), random strings beyond.
+// A two-layer pair through the path search: every string of every length covered.
+TEST_F(ThresholdCliTest, TwoLayerPairIsExactThroughPaths) {
+  const std::string kgram = kSource + "/corpus/models/kgram_S2_k1.json";
+  const Json doc =
+      RunJson({"threshold", kgram, kgram, "--eps", "0.01", "--max-length", "40", "--json"});
+  EXPECT_EQ(doc["method"], "paths");
+  EXPECT_TRUE(doc["first_disagreement"].is_null());
+  EXPECT_EQ(doc["exhaustive"], true);
+  EXPECT_EQ(doc["exhaustive_up_to"], 40);
+  EXPECT_EQ(doc["checked_up_to"], 40);
+  EXPECT_EQ(doc["samples_per_length"], 0);
+  EXPECT_TRUE(doc["paths"]["sets_pruned"].get<std::uint64_t>() > 0);
+}
+
+// The k-gram pair of docs/theory.md §11.5: kgram_S2_k1 against a copy whose second-layer
+// qk[2][0] is 7 instead of 8, ε = 0.05. The 225-token string 0 0 1^222 0 separates them by
+// 0.0501, so T* ≤ 225; the path search computes T* and what it certifies is checked here: T*
+// is its witness's length, `eval` finds the witness's gap above ε, no string below T* disagrees
+// (the engine's exhaustive claim, cross-checked by every string up to 15 with --no-paths).
+TEST_F(ThresholdCliTest, KGramPairFirstDisagreesWithinTheKnownStringsLength) {
+  const std::string f = kSource + "/corpus/models/kgram_S2_k1.json";
+  Json model = Json::parse(ReadFile(f));
+  ASSERT_EQ(model["layers"][1]["heads"][0]["qk"][2][0], 8.0);
+  model["layers"][1]["heads"][0]["qk"][2][0] = 7.0;
+  const std::string g = Temp("kgram_qk7.json", model.dump());
+  auto gap_on = [&](const std::string& string_file) {
+    const Json a = RunJson({"eval", f, string_file, "--json"});
+    const Json b = RunJson({"eval", g, string_file, "--json"});
+    double gap = 0.0;
+    for (std::size_t k = 0; k < a["output"].size(); ++k)
+      gap = std::max(gap, std::abs(a["output"][k].get<double>() - b["output"][k].get<double>()));
+    return gap;
+  };
+  EXPECT_GT(gap_on(Temp("known.txt", "0 0 1^222 0\n")), 0.05);
+  const Json doc = RunJson(
+      {"threshold", f, g, "--eps", "0.05", "--max-length", "225", "--threads", "1", "--json"});
+  EXPECT_EQ(doc["method"], "paths");
+  ASSERT_FALSE(doc["first_disagreement"].is_null());
+  const std::uint64_t t_star = doc["first_disagreement"].get<std::uint64_t>();
+  EXPECT_LE(t_star, 225u);
+  EXPECT_EQ(doc["exhaustive"], true);
+  EXPECT_EQ(doc["exhaustive_up_to"], t_star);
+  EXPECT_EQ(doc["checked_up_to"], t_star);
+  EXPECT_EQ(doc["recheck"]["status"], "confirmed");
+  std::uint64_t length = 0;
+  for (const Json& run : doc["witness"]) length += run[1].get<std::uint64_t>();
+  EXPECT_EQ(length, t_star);
+  const std::string w = Temp("witness.txt", doc["witness_text"].get<std::string>() + "\n");
+  const double gap = gap_on(w);
+  EXPECT_GT(gap, 0.05);
+  EXPECT_NEAR(gap, doc["gap"].get<double>(), 1e-9);
+  // Every string up to 15, evaluated one by one: no disagreement there (consistent with T*).
+  const Json small =
+      RunJson({"threshold", f, g, "--eps", "0.05", "--max-length", "15", "--no-paths", "--json"});
+  EXPECT_EQ(small["exhaustive"], true);
+  EXPECT_TRUE(small["first_disagreement"].is_null());
+  EXPECT_GT(t_star, 15u);
+  // The same search on two threads: the same T*, witness and gap.
+  const Json two = RunJson(
+      {"threshold", f, g, "--eps", "0.05", "--max-length", "225", "--threads", "2", "--json"});
+  EXPECT_EQ(two["first_disagreement"], doc["first_disagreement"]);
+  EXPECT_EQ(two["witness"], doc["witness"]);
+  EXPECT_EQ(two["gap"], doc["gap"]);
+}
+
+// --no-paths: every string up to T = 15 (Σ 2^T ≤ 2^16), random strings beyond.
 TEST_F(ThresholdCliTest, TwoLayerPairIsLabelledExhaustivePlusRandom) {
   const std::string kgram = kSource + "/corpus/models/kgram_S2_k1.json";
   const Json doc = RunJson({"threshold", kgram, kgram, "--eps", "0.01", "--max-length", "17",
-                            "--seed", "5", "--samples", "20", "--json"});
+                            "--seed", "5", "--samples", "20", "--no-paths", "--json"});
   EXPECT_EQ(doc["context"]["seed"], 5);
   EXPECT_EQ(doc["method"], "exhaustive+random");
   EXPECT_TRUE(doc["first_disagreement"].is_null());

@@ -27,6 +27,7 @@ struct ThresholdArgs {
   bool json = false;
   DistArgs dist;
   bool no_prune = false;
+  bool no_paths = false;
   bool quiet = false;
 };
 
@@ -61,6 +62,16 @@ std::string PruningText(const ThresholdResult& r) {
       "cells whose bound on |f - g| is <= eps (at the first disagreement: <= the largest gap "
       "there); the largest bound of a pruned cell was {}",
       r.statistics_evaluated, r.statistics_pruned, Show(r.max_pruned_bound));
+}
+
+std::string PathsText(const ThresholdResult& r) {
+  return fmt::format(
+      "paths of first-layer nodes (docs/theory.md §11.5): every string up to length {} "
+      "evaluated, then {} sets of paths over a DAG of {} nodes, {} settled by a certified bound "
+      "on |f - g| (<= eps; at the first disagreement: <= the largest gap there), {} enumerated, "
+      "{} dynamic programmes; {} strings evaluated in all",
+      r.paths.enumerated_up_to, r.paths.sets, r.paths.nodes, r.paths.sets_pruned, r.paths.leaves,
+      r.paths.programs, r.evaluations);
 }
 
 void PrintJsonResult(const ThresholdArgs& args, const ThresholdResult& r) {
@@ -99,6 +110,16 @@ void PrintJsonResult(const ThresholdArgs& args, const ThresholdResult& r) {
     doc["cells_pruned"] = r.cells_pruned;
     doc["max_pruned_bound"] = r.pruned ? Number(r.max_pruned_bound) : Json(nullptr);
   }
+  if (r.method == ThresholdMethod::kPaths) {
+    doc["paths"] = {{"nodes", r.paths.nodes},
+                    {"enumerated_up_to", r.paths.enumerated_up_to},
+                    {"sets", r.paths.sets},
+                    {"sets_pruned", r.paths.sets_pruned},
+                    {"leaves", r.paths.leaves},
+                    {"programs", r.paths.programs},
+                    {"limit_length", r.paths.limit_length}};
+    doc["pruning"] = PathsText(r);
+  }
   doc["complete"] = r.complete;
   doc["threads"] = r.threads;
   Json gaps = Json::array();
@@ -110,7 +131,13 @@ void PrintJsonResult(const ThresholdArgs& args, const ThresholdResult& r) {
 std::string Coverage(const ThresholdResult& r) {
   if (r.exhaustive && r.pruned)
     return "exact: every statistic evaluated or covered by a certified bound";
+  if (r.exhaustive && r.method == ThresholdMethod::kPaths)
+    return "exact: every string evaluated or covered by a certified bound over sets of paths";
   if (r.exhaustive) return "exact: every string of every length checked";
+  if (r.method == ThresholdMethod::kPaths)
+    return fmt::format(
+        "exact up to length {} (paths; the path search's limit), then {} random strings a length",
+        r.exhaustive_up_to, r.samples_per_length);
   return fmt::format("every string up to length {}, then {} random strings a length",
                      r.exhaustive_up_to, r.samples_per_length);
 }
@@ -141,6 +168,7 @@ void PrintTable(const ThresholdArgs& args, const ThresholdResult& r) {
                            r.threads);
   if (r.method == ThresholdMethod::kStatistics)
     std::cout << fmt::format("  pruning: {}\n", PruningText(r));
+  if (r.method == ThresholdMethod::kPaths) std::cout << fmt::format("  search: {}\n", PathsText(r));
   std::cout << "\n";
   std::cout << fmt::format("  {:>10}  {:>16}\n", "length T", "max |f - g|");
   const std::size_t n = r.max_gap_per_length.size();
@@ -162,6 +190,7 @@ void RunThreshold(ThresholdArgs args) {
   ThresholdOptions options = args.options;
   options.dealer = &dealer.get();  // the lengths, over MPI ranks or shards
   options.prune = !args.no_prune;
+  options.two_layer_paths = !args.no_paths;
   std::shared_ptr<Progress> progress;
   if (!args.quiet && dealer.Reduces()) {
     progress = std::make_shared<Progress>("threshold", "lengths");
@@ -184,11 +213,14 @@ std::string LimitsText() {
       "D* = S·Δ* ≤ {}, τ* ≤ {}; by default cells of statistics are pruned by a certified bound "
       "(docs/theory.md §11), Δ*·S^(τ*+1) ≤ {} contexts, stopping after --max-evaluations; with "
       "--no-prune every statistic is evaluated, at most {} over all lengths ≤ N. Two-layer "
-      "pairs: every string while Σ S^T ≤ {} (T ≤ {}), then --samples random strings a length, "
-      "at most {} tokens in all.",
+      "pairs (exact, every string a path of first-layer nodes, sets of paths pruned by a "
+      "certified bound, docs/theory.md §11.5): lengths whose DAG has at most {} nodes and fits "
+      "the memory estimate of {} GiB, then --samples random strings a length, at most {} tokens "
+      "in all; with --no-paths every string while Σ S^T ≤ {} (T ≤ {}), then random strings.",
       kThresholdGapTolerance, kPreciseDigits, kThresholdMaxLength, kThresholdMaxTypes,
-      kThresholdMaxLocality, kThresholdMaxContexts, kThresholdMaxStatistics,
-      kThresholdExhaustiveStrings, kThresholdExhaustiveMaxLength, kThresholdMaxRandomTokens);
+      kThresholdMaxLocality, kThresholdMaxContexts, kThresholdMaxStatistics, kThresholdPathMaxNodes,
+      kThresholdPathMaxBytes >> 30, kThresholdMaxRandomTokens, kThresholdExhaustiveStrings,
+      kThresholdExhaustiveMaxLength);
 }
 
 }  // namespace
@@ -197,8 +229,8 @@ void AddThresholdCommand(CLI::App& app) {
   auto args = std::make_shared<ThresholdArgs>();
   CLI::App* cmd = app.add_subcommand(
       "threshold",
-      "The smallest length T ≤ N with a string where |f(x) - g(x)| > ε: exact for one-layer "
-      "pairs, exhaustive then random for two-layer pairs.");
+      "The smallest length T ≤ N with a string where |f(x) - g(x)| > ε: exact for one- and "
+      "two-layer pairs within the limits, random strings beyond.");
   SetExamples(cmd,
               {"ltsim threshold corpus/models/pair/f.json corpus/models/pair/g.json --eps 0.1 "
                "--max-length 12",
@@ -222,6 +254,9 @@ void AddThresholdCommand(CLI::App& app) {
   AddThreads(cmd, args->options.threads);
   cmd->add_flag("--no-prune", args->no_prune,
                 "evaluate every statistic (one-layer pairs) instead of pruning cells");
+  cmd->add_flag("--no-paths", args->no_paths,
+                "two-layer pairs: every string up to the exhaustive limit, then random strings, "
+                "instead of the exact path search");
   cmd->add_option("--max-evaluations", args->options.max_evaluations,
                   "pruned search: stop after the window that passes this many evaluations")
       ->default_val(args->options.max_evaluations);

@@ -44,6 +44,12 @@ inline constexpr std::uint64_t kThresholdExhaustiveMaxLength = 64;
 /// Beyond T_ex: `samples_per_length` uniform random strings a length, with
 /// samples · Σ_{T_ex < T ≤ N} T ≤ kThresholdMaxRandomTokens.
 inline constexpr std::uint64_t kThresholdMaxRandomTokens = 100'000'000;
+/// The path search (ThresholdOptions::two_layer_paths) covers lengths 1 … N' for the largest
+/// N' ≤ N whose DAG (docs/theory.md §11.5) has at most kThresholdPathMaxNodes nodes and whose
+/// estimated memory (the y¹ tables, and per thread the arrays of a set over every node) stays
+/// ≤ kThresholdPathMaxBytes; longer lengths get the random strings above.
+inline constexpr std::uint64_t kThresholdPathMaxNodes = std::uint64_t{1} << 25;
+inline constexpr std::uint64_t kThresholdPathMaxBytes = std::uint64_t{3} << 30;
 
 /// What to search.
 struct ThresholdOptions {
@@ -73,6 +79,15 @@ struct ThresholdOptions {
   double leaf_statistics = 16;
   /// Tests: count the statistics of every pruned cell one by one (statistics_pruned_counted).
   bool count_pruned = false;
+  /// Two-layer pairs: search every string as a path of first-layer nodes with certified
+  /// bounds (docs/theory.md §11.5, ThresholdMethod::kPaths); false = every string up to T_ex,
+  /// then random strings (kExhaustiveRandom, the search before the path search existed).
+  bool two_layer_paths = true;
+  /// Path search: sets with at most this many paths are enumerated rather than bounded (≥ 1).
+  double leaf_paths = 16;
+  /// Path search: lengths whose strings number at most this in all are enumerated string by
+  /// string first (so their per-length maxima are exact).
+  std::uint64_t full_strings = 4096;
   /// Called after each window of lengths: last length done, N, evaluations, seconds.
   std::function<void(std::uint64_t, std::uint64_t, std::uint64_t, double)> progress;
 };
@@ -84,9 +99,13 @@ enum class ThresholdMethod {
   kStatistics,
   /// Two-layer pairs: every string up to exhaustive_up_to, uniform random strings beyond.
   kExhaustiveRandom,
+  /// Two-layer pairs: every string as a path of first-layer nodes, evaluated or covered by a
+  /// certified bound over sets of paths (docs/theory.md §11.5) up to exhaustive_up_to; beyond
+  /// the path search's limits, uniform random strings (`samples_per_length`).
+  kPaths,
 };
 
-/// "statistics" or "exhaustive+random".
+/// "statistics", "exhaustive+random" or "paths".
 const char* ThresholdMethodName(ThresholdMethod method);
 
 /// The outcome of a search. A disagreement is a value, not an error.
@@ -131,6 +150,19 @@ struct ThresholdResult {
   std::uint64_t statistics_pruned_counted = 0;  ///< counted cell by cell (options.count_pruned)
   std::uint64_t cells = 0, cells_pruned = 0;
   double max_pruned_bound = 0.0;  ///< the largest certified bound of a pruned cell
+
+  // How the two-layer path search covered the strings (kPaths): every string of every length
+  // ≤ exhaustive_up_to was evaluated or lies in a set of paths whose certified bound is ≤ ε (at
+  // first_disagreement: ≤ the largest gap found there).
+  struct PathSearch {
+    std::uint64_t nodes = 0;  ///< nodes of the DAG built (layers 1 … the last searched)
+    std::uint64_t enumerated_up_to = 0;  ///< lengths whose every string was evaluated one by one
+    std::uint64_t sets = 0;              ///< sets of paths bounded or enumerated
+    std::uint64_t sets_pruned = 0;       ///< sets whose certified bound settled them
+    std::uint64_t leaves = 0;            ///< sets enumerated path by path
+    std::uint64_t programs = 0;          ///< dynamic programmes over sets of paths
+    std::uint64_t limit_length = 0;      ///< the longest N within the path search's limits
+  } paths;
   /// false when the evaluation budget stopped the search before N (no verdict beyond
   /// checked_up_to).
   bool complete = true;

@@ -16,6 +16,7 @@
 #include "ltsim/eval/evaluate.h"
 #include "ltsim/eval/reference.h"
 #include "ltsim/strings/source.h"
+#include "threshold/path_threshold.h"
 
 namespace ltsim {
 namespace {
@@ -387,19 +388,29 @@ TEST(Threshold, RefusesBeyondItsLimits) {
   ExpectRefused(f, two_outputs, {0.1, 5, 1, 100}, "outputs");
   Transformer deep = WithEmptySecondLayer(WithEmptySecondLayer(f));
   ExpectRefused(f, deep, {0.1, 5, 1, 100}, "one or two layers");
-  // Two layers: 100·Σ_{16 ≤ T ≤ N} T ≤ 10^8 ⇔ N(N + 1) ≤ 2,000,240, up to N = 1413.
-  ExpectRefused(f, WithEmptySecondLayer(f), {0.1, 1414, 1, 100},
-                "largest max length within the limit is 1413");
+  // Two layers as before the path search: 100·Σ_{16 ≤ T ≤ N} T ≤ 10^8 ⇔ N(N + 1) ≤ 2,000,240,
+  // up to N = 1413.
+  ThresholdOptions sampled{0.1, 1414, 1, 100};
+  sampled.two_layer_paths = false;
+  ExpectRefused(f, WithEmptySecondLayer(f), sampled, "largest max length within the limit is 1413");
+  // The path search: beyond its node limit the random strings are limited the same way.
+  const std::uint64_t exact = threshold::PathSearchLength(f, WithEmptySecondLayer(f), 1'000'000, 1);
+  ThresholdOptions beyond{0.1, exact + 100'000, 1, 100};
+  beyond.threads = 1;
+  ExpectRefused(f, WithEmptySecondLayer(f), beyond, "beyond the path search's limit");
   ExpectRefused(f, WithEmptySecondLayer(f), {0.1, 20, 1, 0}, "samples_per_length: ");
 }
 
 // ---- Two-layer pairs --------------------------------------------------------------------
 
-// The same function as one and as two layers: no disagreement, but only the strings up to
-// T_ex = 15 (Σ_{T ≤ 15} 2^T = 2^16 − 2) are all checked, so the answer is not exhaustive.
-TEST(Threshold, TwoLayerPairIsExhaustiveOnlyUpToItsLimit) {
+// The same function as one and as two layers: no disagreement. Without the path search only
+// the strings up to T_ex = 15 (Σ_{T ≤ 15} 2^T = 2^16 − 2) are all checked, so the answer is not
+// exhaustive; the path search covers every string of every length.
+TEST(Threshold, TwoLayerPairIsExhaustiveOnlyUpToItsLimitWithoutPaths) {
   const Transformer f = Finite(4);
-  const ThresholdResult r = Find(f, WithEmptySecondLayer(f), 1e-9, 20);
+  ThresholdOptions o{1e-9, 20, 1, 100};
+  o.two_layer_paths = false;
+  const ThresholdResult r = FindThreshold(f, WithEmptySecondLayer(f), o);
   EXPECT_EQ(r.method, ThresholdMethod::kExhaustiveRandom);
   EXPECT_STREQ(ThresholdMethodName(r.method), "exhaustive+random");
   EXPECT_FALSE(r.first_disagreement.has_value());
@@ -409,6 +420,22 @@ TEST(Threshold, TwoLayerPairIsExhaustiveOnlyUpToItsLimit) {
   EXPECT_EQ(r.samples_per_length, 100u);
   EXPECT_EQ(r.evaluations, (1u << 16) - 2 + 5 * 100);
   for (double gap : r.max_gap_per_length) EXPECT_LE(gap, kTolerance);
+}
+
+TEST(Threshold, TwoLayerPairIsExhaustiveThroughPaths) {
+  const Transformer f = Finite(4);
+  const ThresholdResult r = Find(f, WithEmptySecondLayer(f), 1e-9, 200);
+  EXPECT_EQ(r.method, ThresholdMethod::kPaths);
+  EXPECT_STREQ(ThresholdMethodName(r.method), "paths");
+  EXPECT_FALSE(r.first_disagreement.has_value());
+  EXPECT_TRUE(r.exhaustive);
+  EXPECT_TRUE(r.complete);
+  EXPECT_EQ(r.exhaustive_up_to, 200u);
+  EXPECT_EQ(r.checked_up_to, 200u);
+  EXPECT_EQ(r.samples_per_length, 0u);
+  EXPECT_GT(r.paths.sets_pruned, 0u);
+  for (double gap : r.max_gap_per_length)
+    if (!std::isnan(gap)) EXPECT_LE(gap, kTolerance);
 }
 
 // Found inside the exhaustive range, the answer is exact: the tie-rule pair of above.
@@ -428,7 +455,9 @@ TEST(Threshold, TwoLayerPairFoundExhaustivelyIsExact) {
 TEST(Threshold, TwoLayerPairFoundByTheSeededRandomSearch) {
   const Transformer f = WithEmptySecondLayer(Finite(4));
   const Transformer g = Finite(10);
-  const ThresholdResult r = Find(f, g, 0.001, 40, 7);
+  ThresholdOptions o{0.001, 40, 7, 100};
+  o.two_layer_paths = false;
+  const ThresholdResult r = FindThreshold(f, g, o);
   ASSERT_TRUE(r.first_disagreement.has_value());
   EXPECT_EQ(*r.first_disagreement, 16u);
   EXPECT_FALSE(r.exhaustive);
@@ -436,10 +465,37 @@ TEST(Threshold, TwoLayerPairFoundByTheSeededRandomSearch) {
   const std::vector<Token> w = FromRuns(r.witness);
   EXPECT_GT(SupDistance(EvaluateReference(f, w), EvaluateReference(g, w)), 0.001);
   // A function of the seed alone.
-  const ThresholdResult again = Find(f, g, 0.001, 40, 7);
+  const ThresholdResult again = FindThreshold(f, g, o);
   EXPECT_EQ(again.max_gap_per_length, r.max_gap_per_length);
   EXPECT_EQ(again.witness, r.witness);
-  EXPECT_NE(Find(f, g, 0.001, 40, 8).witness, r.witness);
+  o.seed = 8;
+  EXPECT_NE(FindThreshold(f, g, o).witness, r.witness);
+}
+
+// The same pair through the path search: T* = 16 certified (every string below evaluated or
+// bounded), the witness realising the largest gap of length 16 (against every string by the
+// reference evaluator) and confirmed in 50 digits.
+TEST(Threshold, TwoLayerPairFoundExactlyByThePathSearch) {
+  const Transformer f = WithEmptySecondLayer(Finite(4));
+  const Transformer g = Finite(10);
+  const ThresholdResult r = Find(f, g, 0.001, 40);
+  EXPECT_EQ(r.method, ThresholdMethod::kPaths);
+  ASSERT_TRUE(r.first_disagreement.has_value());
+  EXPECT_EQ(*r.first_disagreement, 16u);
+  EXPECT_TRUE(r.exhaustive);
+  EXPECT_EQ(r.exhaustive_up_to, 16u);
+  EXPECT_EQ(r.recheck.status, "confirmed");
+  const std::vector<Token> w = FromRuns(r.witness);
+  ASSERT_EQ(w.size(), 16u);
+  EXPECT_NEAR(SupDistance(EvaluateReference(f, w), EvaluateReference(g, w)), r.gap, 1e-12);
+  // The witness realises the largest gap of length 16 (every string, by the reference).
+  double best = 0.0;
+  for (std::uint32_t code = 0; code < (1u << 16); ++code) {
+    std::vector<Token> x(16);
+    for (int k = 0; k < 16; ++k) x[k] = static_cast<Token>((code >> (15 - k)) & 1);
+    best = std::max(best, SupDistance(EvaluateReference(f, x), EvaluateReference(g, x)));
+  }
+  EXPECT_NEAR(r.gap, best, 1e-12);
 }
 
 // ---- The statistics enumeration against brute force -------------------------------------
