@@ -155,12 +155,15 @@ ConstantMap ModelConstants(const Transformer& model) {
     c["tl_s3"] = k.s3;
     c["tl_e2"] = k.e2;
   }
+  // ϑ: near-ties only matter to a `finite` first layer (docs/theory.md §2.6).
+  c["near_tie_spread"] =
+      one_layer && first.attention == Attention::kFinite ? NearTieSpread(model) : 0.0;
   return c;
 }
 
 ConstantMap PairConstants(const ConstantMap& f, const ConstantMap& g) {
   ConstantMap c;
-  for (const char* name : {"L", "C", "p", "S", "tau"})
+  for (const char* name : {"L", "C", "p", "S", "tau", "near_tie_spread"})
     c[name] = Either(Get(f, name), Get(g, name), [](double a, double b) { return std::max(a, b); });
   for (const char* name : {"gamma", "gamma_pos"})
     c[name] = Either(Get(f, name), Get(g, name), [](double a, double b) { return std::min(a, b); });

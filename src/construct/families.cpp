@@ -9,8 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "construct/skeleton.h"
+#include "ltsim/construct/fractions.h"
 #include "ltsim/core/error.h"
 #include "ltsim/model/constants.h"
+#include "ltsim/model/finite_rounding.h"
 
 namespace ltsim {
 namespace {
@@ -21,6 +23,12 @@ using construct::Skeleton;
 // that double rounding in the evaluators (and a stated comparison tolerance in `threshold`)
 // cannot move T*: parameters closer to a boundary are refused.
 constexpr double kBoundaryMargin = 1e-6;
+// The verdict of `threshold` (kThresholdGapTolerance, check/threshold.h): a statistic disagrees
+// when its gap exceeds ε + 1e-9·max(1, ‖f‖_∞, ‖g‖_∞).
+constexpr double kVerdictTolerance = 1e-9;
+// Distance in gap a closed form keeps from that verdict's boundary (bump): a hundred times below
+// the tolerance, far above the evaluators' rounding of gaps of size ≤ 100·ε.
+constexpr double kBoundaryGap = 1e-11;
 
 Mlp OneUnit(int width) { return {Matrix::Zero(1, width), Vector::Zero(1), Matrix::Zero(width, 1)}; }
 
@@ -36,18 +44,12 @@ double Get(const FamilyValues& v, const std::string& name) { return v.at(name); 
 FamilyMember BuildBump(const FamilyValues& v) {
   const double s = Get(v, "slope"), eps = Get(v, "eps"), kappa = Get(v, "height");
   const int period = static_cast<int>(Get(v, "period"));
-  const double r_hi = (2.0 * kappa - 1.0) * eps / s;  // {f − g > ε} = (ε/s, r_hi)
-  const double n_real = 1.0 / r_hi;
+  const double r_hi = (2.0 * kappa - 1.0) * eps / s;  // {f − g > ε} ≈ (ε/s, r_hi)
   if (r_hi > 1.0 / (2.0 * period))
     throw InputError(
         fmt::format("family bump: slope {} is too small for eps {}, height {}, period {}: the "
                     "derivation needs (2·height − 1)·eps/slope ≤ 1/(2·period)",
                     s, eps, kappa, period));
-  if (std::abs(n_real - std::round(n_real)) <= kBoundaryMargin * n_real)
-    throw InputError(fmt::format(
-        "family bump: slope/((2·height − 1)·eps) = {} is an integer (a boundary case where "
-        "the gap at T* equals eps); change slope slightly",
-        n_real));
   const double b = kappa * eps / s;
   // f has coordinates [token is 1], the residues (Δ > 1), ρ; g one more, holding its unit.
   auto make = [&](int width) {
@@ -78,12 +80,38 @@ FamilyMember BuildBump(const FamilyValues& v) {
   member.g.layers[0].mlp->out(rho + 1, 0) = 1.0;
   member.g.readout_weight(0, rho + 1) = -1.0;
   member.eps = eps;
-  const std::uint64_t n_star = static_cast<std::uint64_t>(std::floor(n_real)) + 1;
+  // The exact T*, for the doubles the models hold (docs/families.md): with c₁ = −(f's bias) and
+  // ρ = s·r, f − g = ρ on [0, c₁] and 2c₁ − ρ on [c₁, c₂], and a statistic disagrees when that
+  // exceeds B = ε + 10⁻⁹ (the verdict of `threshold`, whose max(1, ‖f‖, ‖g‖) is 1 there since
+  // ε ≤ 1). So r = k/n must lie in the open interval (B/s, (2c₁ − B)/s), and n* is the smallest
+  // denominator of a fraction in it. Fractions within 10⁻¹¹/s of an end (a gap within 10⁻¹¹ of
+  // B, a hundred times below the verdict's tolerance and far above the evaluators' rounding) are
+  // refused: the interval shrunk and widened by that much must give the same n*.
+  const double c1 = -member.f.layers[0].mlp->in_bias(0);
+  const Rational verdict = Rational(eps) + Rational(kVerdictTolerance);
+  const Rational lo = verdict / Rational(s), hi = (2 * Rational(c1) - verdict) / Rational(s);
+  const Rational margin = Rational(kBoundaryGap) / Rational(s);
+  const std::uint64_t n_star = SmallestDenominator(lo + margin, hi - margin);
+  if (n_star == 0 || n_star > (std::uint64_t{1} << 56))
+    throw InputError(fmt::format("family bump: T* is beyond 2^56 (slope {}, eps {})", s, eps));
+  if (SmallestDenominator(lo - margin, hi + margin) != n_star)
+    throw InputError(fmt::format(
+        "family bump: a statistic's gap lies within 1e-11 of eps (+ the verdict's 1e-9): a "
+        "boundary case (slope {}, eps {}, height {}, period {}); change slope slightly",
+        s, eps, kappa, period));
   member.first_disagreement = static_cast<std::uint64_t>(period) * n_star;
-  member.closed_form = "Δ·(⌊s/((2κ−1)ε)⌋ + 1)";
+  member.closed_form = "Δ·min{n : some k/n in ((ε + 1e-9)/s, (2κε − ε − 1e-9)/s)}";
   member.growth = "Δ·s/((2κ−1)ε)";
-  const double r = 1.0 / static_cast<double>(n_star);
-  member.gap_at_first_disagreement = s * r - 2.0 * s * std::max(0.0, r - kappa * eps / s);
+  // The largest gap at n*: over the k next to the tent's peak c₁/s.
+  const double n = static_cast<double>(n_star);
+  double best = 0.0;
+  const double k_peak = std::floor(c1 / s * n);
+  for (double k = std::max(0.0, k_peak - 1); k <= std::min(n, k_peak + 2); ++k) {
+    const double rho = s * (k / n);
+    const double c2 = -member.g.layers[0].mlp->in_bias(0);
+    best = std::max(best, rho - 2.0 * std::max(0.0, rho - c1) + std::max(0.0, rho - c2));
+  }
+  member.gap_at_first_disagreement = best;
   member.sup_gap = kappa * eps;
   member.f.name =
       fmt::format("family bump f (slope={}, eps={}, period={}, height={})", s, eps, period, kappa);
@@ -120,13 +148,11 @@ FamilyMember BuildPrecision(const FamilyValues& v) {
   member.f = make(p);
   member.g = make(p + extra);
   member.eps = eps;
-  // The smallest T whose key γ below the maximum is dropped, decided exactly as the evaluators
-  // decide it (log₂ T·(−γ) ≤ −p, eval/layer_math.h): ⌈2^(p/γ)⌉ up to that comparison's rounding.
-  auto dropped = [&](double t, int bits) { return std::log2(t) * (-gamma) <= -bits; };
-  std::uint64_t t =
-      std::max<std::uint64_t>(2, static_cast<std::uint64_t>(std::floor(std::exp2(p / gamma))) - 1);
-  while (t > 2 && dropped(static_cast<double>(t - 1), p)) --t;
-  while (!dropped(static_cast<double>(t), p)) ++t;
+  // The smallest T whose key γ below the maximum is dropped, T ≥ 2^(p/γ), decided exactly as
+  // every evaluator decides it (FiniteKeyDropped, docs/theory.md §8.6).
+  auto dropped = [&](double t, int bits) { return FiniteKeyDropped(-gamma, 0.0, t, bits); };
+  const std::uint64_t t = FiniteDropLength(gamma, p);
+  if (t == 0) throw InputError("family precision: T* is beyond 2^62");
   if (dropped(static_cast<double>(t), p + extra))
     throw InputError("family precision: g drops the key at the same length as f; raise extra-bits");
   const double td = static_cast<double>(t);

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "ltsim/model/finite_rounding.h"
 #include "ltsim/model/transformer.h"
 
 namespace ltsim {
@@ -14,7 +15,7 @@ inline double BiasScale(BiasScaling scaling, double i) {
 
 /// Unnormalised weight of a key with logit `a` when the largest logit is `a_max` at query
 /// position i. Softmax: exp(a − a*). Hardmax: 1 if a ≥ a* − θ else 0. Finite (p bits):
-/// w = i^(a − a*) = 2^(log₂ i·(a − a*)), set to 0 when w ≤ 2^(−p). Both evaluators call this with
+/// w = i^(a − a*) = 2^(log₂ i·(a − a*)), set to 0 when w ≤ 2^(−p) (decided exactly). Both evaluators call this with
 /// bit-identical arguments, so ties and the rounding threshold fall the same way in each.
 inline double AttentionWeight(const Layer& layer, double theta, double a, double a_max, double i) {
   switch (layer.attention) {
@@ -22,12 +23,10 @@ inline double AttentionWeight(const Layer& layer, double theta, double a, double
       return std::exp(a - a_max);
     case Attention::kHardmax:
       return a >= a_max - theta ? 1.0 : 0.0;
-    case Attention::kFinite: {
-      // Compared in log₂ space, where the threshold 2^(−p) is exact: at i = T_hard = 2^(p/γ)
-      // a key γ below the maximum has log₂ w = −p exactly and is dropped, as docs/model.md §3 says.
-      const double log2_w = std::log2(i) * (a - a_max);
-      return log2_w <= -layer.precision_bits ? 0.0 : std::exp2(log2_w);
-    }
+    case Attention::kFinite:
+      // Dropped exactly when (a* − a)·ln i ≥ p·ln 2 for these two doubles, not when their
+      // rounded product reaches p (docs/theory.md §8.6): every evaluator decides it the same way.
+      return std::exp2(FiniteLog2Weight(a, a_max, i, layer.precision_bits));
   }
   return 0.0;
 }

@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <bit>
+#include <boost/multiprecision/cpp_int.hpp>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
 #include "ltsim/core/error.h"
+#include "ltsim/model/finite_rounding.h"
 
 namespace ltsim {
 namespace {
@@ -87,6 +90,8 @@ struct PModel {
   PMat readout;
   PVec readout_bias;
   std::vector<HeadTable> tables;  // first layer; empty unless BuildTables ran
+  // Per first-layer head: (Σ|M|·max|y⁰|², max|φ|), the logit scale of ExactDecisions.
+  std::vector<std::pair<Real, Real>> logit_scales;
 };
 
 PModel Convert(const Transformer& model) {
@@ -115,6 +120,12 @@ PModel Convert(const Transformer& model) {
   }
   m.readout = Convert(model.readout_weight);
   m.readout_bias = Convert(model.readout_bias);
+  Real y = 0;
+  for (const PVec& input : m.inputs)
+    for (const Real& v : input) y = std::max(y, Real(abs(v)));
+  for (const Head& head : model.layers.front().heads)
+    m.logit_scales.push_back({Real(head.qk.cwiseAbs().sum()) * y * y,
+                              Real(head.bias.size() ? head.bias.cwiseAbs().maxCoeff() : 0.0)});
   return m;
 }
 
@@ -172,8 +183,17 @@ Real Weight(const Layer& layer, const Real& theta, const Real& a, const Real& a_
     case Attention::kHardmax:
       return a >= a_max - theta ? Real(1) : Real(0);
     case Attention::kFinite: {
+      // Dropped exactly when (a* − a)·ln i ≥ p·ln 2 (docs/theory.md §8.6): the 168-bit product
+      // decides outside 2^(−150) relative of p, FiniteGapDropped (332 bits, exact for a power of
+      // two) within it, as the double evaluators do for their logits.
       const Real log2_w = at.log2_i * (a - a_max);
-      if (log2_w <= -layer.precision_bits) return Real(0);
+      static const Real kMargin = ldexp(Real(1), -150);
+      const int p = layer.precision_bits;
+      const bool dropped =
+          log2_w <= -p * (1 + kMargin) ||
+          (log2_w < -p * (1 - kMargin) &&
+           FiniteGapDropped(RoundingReal(a_max) - RoundingReal(a), static_cast<double>(at.i), p));
+      if (dropped) return Real(0);
       static const Real kLn2 = log(Real(2));
       return exp(log2_w * kLn2);
     }
@@ -233,6 +253,151 @@ PreciseHeadAttention AttendSoftmax(const HeadTable& t, const PHead& head, const 
   return out;
 }
 
+using Rational = boost::multiprecision::cpp_rational;
+
+// The content part of a first-layer logit, (E_s + P_r)ᵀ M_h (E_y + P_r') for key type k and query
+// type q, in rational arithmetic (every double converts exactly).
+Rational ExactContent(const Transformer& model, std::size_t h, int k, int q) {
+  const int S = model.alphabet, d = model.width;
+  const Head& head = model.layers.front().heads[h];
+  std::vector<Rational> yk(d), yq(d);
+  for (int i = 0; i < d; ++i) {
+    yk[i] = Rational(model.embedding(k % S, i)) + Rational(model.positional(k / S, i));
+    yq[i] = Rational(model.embedding(q % S, i)) + Rational(model.positional(q / S, i));
+  }
+  Rational sum = 0;
+  for (int i = 0; i < d; ++i) {
+    if (yk[i] == 0) continue;
+    Rational mq = 0;
+    for (int l = 0; l < d; ++l)
+      if (head.qk(i, l) != 0 && yq[l] != 0) mq += Rational(head.qk(i, l)) * yq[l];
+    sum += yk[i] * mq;
+  }
+  return sum;
+}
+
+RoundingReal ToRounding(const Rational& x) {
+  return RoundingReal(boost::multiprecision::numerator(x)) /
+         RoundingReal(boost::multiprecision::denominator(x));
+}
+
+// A first-layer logit exactly: c + β(i)·φ with c and φ rational and β(i) = 1 or ln i. A
+// difference of two is exact when their φ are equal (or β = 1); otherwise it involves ln i, and
+// is evaluated in 332 bits (RoundingReal), where it is never exactly 0, θ or p/log₂i for i > 1:
+// e^q is irrational for a rational q ≠ 0, and ln i/ln 2 is irrational or i is a power of two.
+struct ExactLogit {
+  Rational content, phi;
+  // (this − other) as an exact rational when possible.
+  bool ExactDifference(const ExactLogit& other, bool log_scaling, Rational& out) const {
+    if (!log_scaling) {
+      out = (content + phi) - (other.content + other.phi);
+      return true;
+    }
+    if (phi != other.phi) return false;
+    out = content - other.content;
+    return true;
+  }
+  RoundingReal Difference(const ExactLogit& other, const RoundingReal& beta) const {
+    return ToRounding(content - other.content) + beta * ToRounding(phi - other.phi);
+  }
+};
+
+// Whether a finite key an exact gap below the maximum is dropped at position i: exactly for a
+// power of two i = 2^m (m·gap ≥ p), else FiniteGapDropped on the gap in 332 bits (docs/theory.md
+// §8.6).
+bool ExactGapDropped(const Rational& gap, std::uint64_t i, int bits) {
+  if (!(gap > 0) || i <= 1) return false;
+  if (std::has_single_bit(i)) return gap * std::countr_zero(i) >= bits;
+  return FiniteGapDropped(ToRounding(gap), static_cast<double>(i), bits);
+}
+
+// The first layer's hardmax and finite decisions that lie within 2^(−140) of the head's logit
+// scale of their boundary in the 168-bit logits (whose error is far below that), decided for the
+// exact logits of the weights (docs/theory.md §8.7): slot j (far types, then suffix positions) gets
+// weight 0 or 1 (hardmax), 0 (finite, dropped), or keeps its 168-bit weight.
+class ExactDecisions {
+ public:
+  ExactDecisions(const PModel& m, std::size_t h, const View& v, const PVec& far_logits,
+                 const PVec& suffix_logits, const Real& a_max, const Position& at) {
+    const Layer& layer = *m.layers.front().layer;
+    if (layer.attention == Attention::kSoftmax) return;
+    const bool log_scaling = layer.bias_scaling == BiasScaling::kLog;
+    const std::vector<std::uint64_t>& far = *v.far;
+    const std::size_t slots = far.size() + suffix_logits.size();
+    static const Real kMargin = ldexp(Real(1), -140);
+    // The head's logit scale: Σ|M|·max|y|² + β·max|φ|, which the 168-bit logits' error is at most
+    // 2^(−150) of (docs/theory.md §8.7).
+    const Real scale = m.logit_scales[h].first + at.Beta(layer) * m.logit_scales[h].second;
+    const auto logit = [&](std::size_t j) -> const Real& {
+      return j < far.size() ? far_logits[j] : suffix_logits[j - far.size()];
+    };
+    const auto present = [&](std::size_t j) { return j >= far.size() || far[j] > 0; };
+    const Real margin = kMargin * (scale + 1);
+    const auto near = [&](std::size_t j) {
+      const Real gap = a_max - logit(j);
+      if (layer.attention == Attention::kHardmax) return abs(gap - m.theta) <= margin;
+      return abs(at.log2_i * gap - layer.precision_bits) <= at.log2_i * margin;
+    };
+    std::vector<std::size_t> close;
+    for (std::size_t j = 0; j < slots; ++j)
+      if (present(j) && near(j)) close.push_back(j);
+    if (close.empty()) return;
+    const Transformer& model = *m.model;
+    const Head& head = model.layers.front().heads[h];
+    const int q = v.newest_first.front();
+    const auto exact = [&](std::size_t j) {
+      if (j < far.size()) return ExactLogit{ExactContent(model, h, static_cast<int>(j), q), 0};
+      const std::size_t t = j - far.size();
+      return ExactLogit{ExactContent(model, h, v.newest_first[t], q), Rational(head.bias[t])};
+    };
+    const RoundingReal beta = log_scaling ? log(RoundingReal(at.i)) : RoundingReal(1);
+    // a*: the largest exact logit among the keys within the margin of the 168-bit maximum.
+    std::optional<ExactLogit> a_star;
+    for (std::size_t j = 0; j < slots; ++j) {
+      if (!present(j) || a_max - logit(j) > margin) continue;
+      const ExactLogit a = exact(j);
+      Rational diff;
+      const bool above = !a_star || (a.ExactDifference(*a_star, log_scaling, diff)
+                                         ? diff > 0
+                                         : a.Difference(*a_star, beta) > 0);
+      if (above) a_star = a;
+    }
+    LTSIM_CHECK(a_star.has_value());
+    decided_.assign(slots, -1);
+    for (std::size_t j : close) {
+      const ExactLogit a = exact(j);
+      Rational gap;
+      if (a_star->ExactDifference(a, log_scaling, gap)) {
+        if (layer.attention == Attention::kHardmax)
+          decided_[j] = gap <= Rational(model.tie_tolerance) ? 1 : 0;
+        else
+          decided_[j] = ExactGapDropped(gap, at.i, layer.precision_bits) ? 0 : 2;
+      } else {
+        const RoundingReal g = a_star->Difference(a, beta);
+        if (layer.attention == Attention::kHardmax)
+          decided_[j] = g <= RoundingReal(model.tie_tolerance) ? 1 : 0;
+        else
+          decided_[j] =
+              FiniteGapDropped(g, static_cast<double>(at.i), layer.precision_bits) ? 0 : 2;
+      }
+    }
+  }
+
+  // The weight of a slot whose 168-bit weight is `weight` (logit a, maximum a_max).
+  Real Apply(std::size_t slot, const Real& weight, const Layer& layer, const Real& a,
+             const Real& a_max, const Position& at) const {
+    if (decided_.empty() || decided_[slot] < 0) return weight;
+    if (decided_[slot] == 0) return Real(0);
+    if (layer.attention == Attention::kHardmax) return Real(1);
+    if (weight != 0) return weight;  // kept either way
+    static const Real kLn2 = log(Real(2));
+    return exp(at.log2_i * (a - a_max) * kLn2);  // kept by the exact logits
+  }
+
+ private:
+  std::vector<int> decided_;
+};
+
 // Head h's attention at the view's last position (one_layer.cpp's AttendHead).
 PreciseHeadAttention Attend(const PModel& m, std::size_t h, const View& v) {
   const Layer& layer = *m.layers.front().layer;
@@ -264,17 +429,24 @@ PreciseHeadAttention Attend(const PModel& m, std::size_t h, const View& v) {
     suffix_logits[t] = key_logit(v.newest_first[t]) + beta * head.bias[t];
     raise(suffix_logits[t]);
   }
+  // A decision within the 168-bit logits' rounding of its boundary is taken for the exact
+  // logits of the weights instead (docs/theory.md §8.7): `exact` holds 0/1 weights of hardmax
+  // and dropped finite keys, −1 where the 168-bit decision stands.
+  const ExactDecisions exact(m, h, v, far_logits, suffix_logits, a_max, at);
   PreciseHeadAttention out;
   out.far.assign(far.size(), Real(0));
   out.suffix.assign(suffix_logits.size(), Real(0));
   Real total = 0;
   for (std::size_t k = 0; k < far.size(); ++k) {
     if (far[k] == 0) continue;
-    out.far[k] = Weight(layer, m.theta, far_logits[k], a_max, at) * Real(far[k]);
+    out.far[k] = exact.Apply(k, Weight(layer, m.theta, far_logits[k], a_max, at), layer,
+                             far_logits[k], a_max, at) *
+                 Real(far[k]);
     total += out.far[k];
   }
   for (std::size_t t = 0; t < suffix_logits.size(); ++t) {
-    out.suffix[t] = Weight(layer, m.theta, suffix_logits[t], a_max, at);
+    out.suffix[t] = exact.Apply(far.size() + t, Weight(layer, m.theta, suffix_logits[t], a_max, at),
+                                layer, suffix_logits[t], a_max, at);
     total += out.suffix[t];
   }
   LTSIM_CHECK(total > 0);  // the maximal key has weight 1

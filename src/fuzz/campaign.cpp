@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <boost/random/bernoulli_distribution.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
+#include <boost/random/uniform_real_distribution.hpp>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -532,7 +533,14 @@ CaseSpec DrawCase(const CampaignOptions& o, std::uint64_t index) {
   PairSpec pair;
   pair.kind = Pick(o.pairs, engine);
   pair.delta = o.delta;
-  const ModelSpec spec = DrawModelSpec(o, pair.kind, engine);
+  ModelSpec spec = DrawModelSpec(o, pair.kind, engine);
+  // A quarter of the cases draw a large tie tolerance θ = 10^U(−2, 0), so that hardmax treats
+  // real logit gaps as ties and `finite` has near-ties (docs/theory.md §2.6); from a stream of
+  // its own, so the other draws of a case do not depend on it.
+  FuzzEngine theta_engine(StreamSeed(o.seed, "fuzz/theta", index));
+  if (boost::random::bernoulli_distribution<double>(0.25)(theta_engine))
+    spec.tie_tolerance =
+        std::pow(10.0, boost::random::uniform_real_distribution<double>(-2.0, 0.0)(theta_engine));
   std::vector<Attention> others;
   for (Attention a : {Attention::kSoftmax, Attention::kHardmax, Attention::kFinite})
     if (a != spec.attention) others.push_back(a);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ltsim/check/lemma53.h"
 #include "ltsim/check/sandwich.h"
@@ -26,17 +27,15 @@ Outcome Compare(double observed, double bound) {
   return o;
 }
 
-// `finite` one-layer model against the same weights under hardmax, on x, once T ≥ T_hard.
+// `finite` one-layer model against the same weights under hardmax, on x, for T_hard ≤ T <
+// T_split.
 Outcome FiniteEqualsHardmax(const Transformer& model, const Source& x, const Vector& on_x) {
-  if (model.layers.size() != 1 || model.layers[0].attention != Attention::kFinite ||
-      model.layers[0].bias_scaling != BiasScaling::kNone)
-    return {};
-  if (std::log2(static_cast<double>(x.length())) < Log2HardmaxLength(model)) return {};
+  const double bound = FiniteHardmaxTolerance(model, x.length(), on_x.cwiseAbs().maxCoeff());
+  if (std::isnan(bound)) return {};
   Transformer twin = model;
   twin.layers[0].attention = Attention::kHardmax;
   twin.layers[0].precision_bits = 0;
-  const double scale = 1e-9 * (1.0 + on_x.cwiseAbs().maxCoeff());
-  return Compare(SupDistance(on_x, Evaluate(twin, x)), scale);
+  return Compare(SupDistance(on_x, Evaluate(twin, x)), bound);
 }
 
 void CheckStatistic(const CaseSpec& spec, const Source& x, const Source& z, CaseResult& r) {
@@ -84,6 +83,17 @@ void CheckProperties(const CaseSpec& spec, const SandwichResult& s, const Source
 }
 
 }  // namespace
+
+double FiniteHardmaxTolerance(const Transformer& model, std::uint64_t length, double output_scale) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (model.layers.size() != 1 || model.layers[0].attention != Attention::kFinite ||
+      model.layers[0].bias_scaling != BiasScaling::kNone)
+    return nan;
+  const double distance = FiniteHardmaxDistance(model, static_cast<double>(length));
+  if (!std::isfinite(distance)) return nan;  // outside [T_hard, T_split)
+  const double slack = 1e-9 * (1.0 + output_scale);
+  return distance == 0.0 ? slack : slack + LipschitzConstant(model) * distance;
+}
 
 const char* RecheckStatusName(RecheckStatus status) {
   constexpr const char* kStatus[] = {"none", "confirmed", "unconfirmed", "skipped"};

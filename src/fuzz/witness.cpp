@@ -13,6 +13,7 @@
 #include "ltsim/core/seed.h"
 #include "ltsim/eval/precise.h"
 #include "ltsim/fuzz/campaign.h"
+#include "ltsim/fuzz/recorded.h"
 #include "ltsim/io/json.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/sim/simulator.h"
@@ -109,7 +110,9 @@ Witness WitnessFromJson(const io::Json& doc, const std::string& source) {
   w.At("version").UInt(1, 1);
   Witness out;
   out.property = w.At("property").Enum(kPropertyNames);
-  if (w.Has("seed")) w.At("seed").UInt();
+  if (w.Has("seed")) out.campaign_seed = w.At("seed").UInt();
+  for (const char* key : {"observed", "bound", "ratio", "numbers", "recheck", "z"})
+    if (w.Has(key)) out.recorded[key] = doc.at(key);
   if (w.Has("ratio")) {
     const io::JsonReader ratio = w.At("ratio");
     if (ratio.json().is_string()) {
@@ -181,6 +184,14 @@ bool Reproduces(const Witness& witness, CaseResult& result) {
                      PropertyName(witness.property) + " (method " + witness.spec.method + ")");
   }
   return !o.holds;
+}
+
+std::vector<std::string> WitnessDifferences(const Witness& witness, const CaseResult& result) {
+  const Json fresh = WitnessJson(witness.spec, result, witness.property, witness.campaign_seed);
+  std::vector<std::string> differences;
+  for (const auto& [key, value] : witness.recorded.items())
+    CompareRecorded(value, fresh.at(key), key, differences);
+  return differences;
 }
 
 }  // namespace ltsim

@@ -88,6 +88,8 @@ void ValidateSpec(const ModelSpec& spec) {
   if (spec.attention == Attention::kFinite)
     CheckRange(spec.precision_bits, 1, 1024, "precision_bits");
   if (!std::isfinite(spec.scale) || spec.scale <= 0) Fail("scale", "must be finite and positive");
+  if (!std::isfinite(spec.tie_tolerance) || spec.tie_tolerance < 0)
+    Fail("tie_tolerance", "must be finite and at least 0");
   ValidateGrid(spec);
 }
 
@@ -129,6 +131,7 @@ Layer ZeroLayer(const ModelSpec& spec, int index) {
 Transformer ZeroModel(const ModelSpec& spec) {
   Transformer model;
   model.name = "generated";
+  model.tie_tolerance = spec.tie_tolerance;
   model.alphabet = spec.alphabet;
   model.width = spec.width;
   model.period = spec.period;

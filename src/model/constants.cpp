@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "ltsim/model/finite_rounding.h"
+
 namespace ltsim {
 namespace {
 
@@ -60,6 +62,30 @@ std::vector<double> LogitSet(const Transformer& model, const Head& head, int y, 
   return set;
 }
 
+// Largest difference in (0, θ] between two elements of `values` (sorted in place), or 0.
+double LargestNearTie(std::vector<double>& values, double theta) {
+  std::sort(values.begin(), values.end());
+  double spread = 0.0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    // The largest element at most θ above values[i].
+    auto it = std::upper_bound(values.begin() + i, values.end(), values[i] + theta);
+    spread = std::max(spread, *(it - 1) - values[i]);
+  }
+  return spread;
+}
+
+// Applies `visit` to the logit set 𝒜_h(y, r) of every first-layer head and query type.
+template <class Visit>
+void ForEachLogitSet(const Transformer& model, Visit visit) {
+  const std::vector<Vector> far_keys = DistinctFarKeys(model);
+  for (const Head& head : model.layers.front().heads)
+    for (int y = 0; y < model.alphabet; ++y)
+      for (int r = 0; r < model.period; ++r) {
+        std::vector<double> set = LogitSet(model, head, y, r, far_keys);
+        visit(set);
+      }
+}
+
 }  // namespace
 
 const char* HeadRegimeName(HeadRegime regime) {
@@ -82,17 +108,54 @@ double LogitMarginWork(const Transformer& model) {
 
 double LogitMargin(const Transformer& model) {
   if (LogitMarginWork(model) > kMaxLogitMarginWork) return std::numeric_limits<double>::quiet_NaN();
-  const std::vector<Vector> far_keys = DistinctFarKeys(model);
   double margin = kInf;
-  for (const Head& head : model.layers.front().heads) {
-    for (int y = 0; y < model.alphabet; ++y) {
-      for (int r = 0; r < model.period; ++r) {
-        std::vector<double> set = LogitSet(model, head, y, r, far_keys);
-        margin = std::min(margin, SmallestGap(set, model.tie_tolerance));
-      }
-    }
-  }
+  ForEachLogitSet(model, [&](std::vector<double>& set) {
+    margin = std::min(margin, SmallestGap(set, model.tie_tolerance));
+  });
   return margin;
+}
+
+double NearTieSpread(const Transformer& model) {
+  if (LogitMarginWork(model) > kMaxLogitMarginWork) return std::numeric_limits<double>::quiet_NaN();
+  double spread = 0.0;
+  ForEachLogitSet(model, [&](std::vector<double>& set) {
+    spread = std::max(spread, LargestNearTie(set, model.tie_tolerance));
+  });
+  return spread;
+}
+
+double Log2SplitLength(const Transformer& model) {
+  const Layer& layer = model.layers.front();
+  if (layer.attention != Attention::kFinite) return std::numeric_limits<double>::quiet_NaN();
+  const double nu = NearTieSpread(model);
+  if (std::isnan(nu)) return nu;
+  return nu == 0.0 ? kInf : layer.precision_bits / nu;
+}
+
+bool InFiniteHardmaxWindow(const Transformer& model, double length) {
+  const Layer& layer = model.layers.front();
+  if (layer.attention != Attention::kFinite || layer.bias_scaling != BiasScaling::kNone)
+    return false;
+  const double gamma = LogitMargin(model), nu = NearTieSpread(model);
+  if (std::isnan(gamma) || std::isnan(nu)) return false;
+  // γ and ν are rounded differences of two double logits: one ulp below γ and above ν hold the
+  // exact ones, and the rule is monotone in the gap, so a key exactly γ below the maximum is
+  // dropped and one ν below kept (FiniteKeyDropped decides exactly, docs/theory.md §8.6).
+  const int p = layer.precision_bits;
+  const bool past_hard =
+      std::isinf(gamma) || FiniteKeyDropped(-std::nextafter(gamma, 0.0), 0.0, length, p);
+  const bool before_split =
+      nu == 0.0 || !FiniteKeyDropped(-std::nextafter(nu, kInf), 0.0, length, p);
+  return past_hard && before_split;
+}
+
+double FiniteHardmaxDistance(const Transformer& model, double length) {
+  const Layer& layer = model.layers.front();
+  if (layer.attention != Attention::kFinite) return std::numeric_limits<double>::quiet_NaN();
+  if (!InFiniteHardmaxWindow(model, length)) return kInf;  // no bound claimed outside
+  const double nu = NearTieSpread(model);
+  // 2·tanh(ν ln T/4), rounded up by a relative 1e-15 (tanh and the products round).
+  return nu == 0.0 ? 0.0 : 2.0 * std::tanh(nu * std::log(length) / 4.0) * (1 + 1e-15);
 }
 
 double Log2HardmaxLength(const Transformer& model) {

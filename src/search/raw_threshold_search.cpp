@@ -19,6 +19,7 @@
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/eval/precise.h"
+#include "ltsim/fuzz/recorded.h"
 #include "ltsim/io/json.h"
 #include "ltsim/model/constants.h"
 #include "ltsim/model/model_file.h"
@@ -612,12 +613,57 @@ TypeCounts ReadStatistic(const io::JsonReader& s, const Transformer& f) {
   return c;
 }
 
+// The results a raw witness or refute.json records, recomputed from the threshold's result `r`
+// and the recorded separation statistic (as EvaluateRawPair and RecheckRaw compute them).
+nlohmann::json RecomputedResults(const ReplayInput& in, const ThresholdResult& r) {
+  RawSearchOptions o;
+  o.eps = in.eps;
+  o.separation = in.separation;
+  o.cls.alphabet = in.f.alphabet;
+  o.cls.period = in.f.period;
+  o.cls.locality = in.f.locality;
+  RawEvaluation e;
+  e.first_disagreement = r.first_disagreement;
+  e.checked_up_to = r.checked_up_to;
+  const std::size_t below = r.first_disagreement ? *r.first_disagreement - 1 : r.checked_up_to;
+  for (std::size_t k = 0; k < below && k < r.max_gap_per_length.size(); ++k)
+    e.largest_gap_below = std::max(e.largest_gap_below, r.max_gap_per_length[k]);
+  if (r.first_disagreement) {
+    e.witness = r.witness;
+    e.gap = r.gap;
+  }
+  if (in.sup_statistic) {
+    e.sup_statistic = in.sup_statistic;
+    const double gap = raw::StatisticGap(in.f, in.g, *in.sup_statistic);
+    e.sup_gap = std::isfinite(gap) ? gap : 0.0;
+  }
+  e.separated = in.separated;
+  const RawRecheck recheck = RecheckRaw(o, in.f, in.g, e);
+  nlohmann::json j;
+  j["checked_up_to"] = e.checked_up_to;
+  j["witness_text"] = RunLengthText(e.witness);
+  j["gap"] = e.gap;
+  j["largest_gap_below"] = e.largest_gap_below;
+  j["sup_gap"] = e.sup_gap;
+  j["sup_gap_length"] =
+      e.sup_statistic ? nlohmann::json(e.sup_statistic->length) : nlohmann::json(nullptr);
+  j["recheck"] = {{"digits", 50},
+                  {"status", recheck.status},
+                  {"gap", recheck.gap_text},
+                  {"sup_gap", recheck.sup_gap_text}};
+  return j;
+}
+
 bool ReplayPair(const ReplayInput& in, std::string* report) {
   ThresholdOptions t;
   t.epsilon = in.eps;
   t.max_length = in.max_length;
   const ThresholdResult r = FindThreshold(in.f, in.g, t);
   const bool same_t = r.first_disagreement == in.first_disagreement;
+  const nlohmann::json fresh = RecomputedResults(in, r);
+  std::vector<std::string> differences;
+  for (const auto& [key, value] : in.recorded.items())
+    CompareRecorded(value, fresh.at(key), key, differences);
   bool same_sup = true;
   std::string sup_text = "none recorded";
   if (in.sup_statistic) {
@@ -632,10 +678,12 @@ bool ReplayPair(const ReplayInput& in, std::string* report) {
   if (report)
     *report = fmt::format(
         "first disagreement {} (recorded {}), recheck {}; separation gap {} (50 digits), "
-        "separated {} (recorded {})",
+        "separated {} (recorded {}){}",
         show(r.first_disagreement), show(in.first_disagreement), r.recheck.status, sup_text,
-        same_sup == in.separated ? "yes" : "no", in.separated ? "yes" : "no");
-  return same_t && same_sup && r.recheck.status != "unconfirmed";
+        same_sup == in.separated ? "yes" : "no", in.separated ? "yes" : "no",
+        differences.empty() ? std::string()
+                            : "; recorded results that differ: " + DifferenceSummary(differences));
+  return same_t && same_sup && r.recheck.status != "unconfirmed" && differences.empty();
 }
 
 ReplayInput RawWitnessFromJson(const io::Json& doc, const std::string& source) {
@@ -654,6 +702,9 @@ bool ReplayRawWitness(const std::string& path, std::string* report) {
 }
 
 void ReadReplayNumbers(const io::JsonReader& j, ReplayInput& in) {
+  for (const char* key : {"checked_up_to", "witness_text", "gap", "largest_gap_below", "sup_gap",
+                          "sup_gap_length", "recheck"})
+    if (j.Has(key)) in.recorded[key] = nlohmann::json::parse(j.At(key).json().dump());
   in.eps = j.At("eps").Positive();
   in.max_length = j.At("max_length").UInt(1, kThresholdMaxLength);
   in.separation = j.At("separation").Number(1.0);

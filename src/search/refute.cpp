@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "ltsim/core/error.h"
+#include "ltsim/fuzz/recorded.h"
 #include "ltsim/io/json.h"
 #include "ltsim/model/constants.h"
 #include "ltsim/model/model_file.h"
@@ -182,10 +183,39 @@ bool ReplayRefute(const std::string& path, std::string* report) {
                                          : static_cast<double>(in.max_length + 1);
   const bool refuted = in.separated && std::isfinite(value) && value > 0 && t > value;
   const bool same_verdict = refuted == j.At("refuted").Bool();
+  // The verdict's numbers as RefuteToJson writes them, recomputed from the pair and T*; of the
+  // constants, those the file records.
+  auto number = [](double x) {
+    return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
+  };
+  const ConstantMap constants = PairOf(in.f, in.g, in.eps);
+  const double lipschitz = constants.count("L") ? constants.at("L") : std::nan("");
+  nlohmann::json fresh;
+  fresh["first_disagreement_lower_bound"] =
+      in.first_disagreement ? *in.first_disagreement : in.max_length + 1;
+  fresh["bound_value"] = number(value);
+  fresh["ratio"] = number(std::isfinite(value) && value > 0 ? t / value : std::nan(""));
+  fresh["lipschitz"] = number(lipschitz);
+  fresh["first_disagreement_eps_over_L"] = number(t * in.eps / lipschitz);
+  std::vector<std::string> differences;
+  for (const char* key : {"first_disagreement_lower_bound", "bound_value", "ratio", "lipschitz",
+                          "first_disagreement_eps_over_L"})
+    if (j.Has(key) && !(std::string(key) == "ratio" && j.At(key).json().is_null()))
+      CompareRecorded(nlohmann::json::parse(j.At(key).json().dump()), fresh[key], key, differences);
+  if (j.Has("constants") && j.At("constants").json().is_object())
+    for (const auto& [name, recorded] : j.At("constants").json().items()) {
+      const auto it = constants.find(name);
+      CompareRecorded(nlohmann::json::parse(recorded.dump()),
+                      it == constants.end() ? nlohmann::json("absent") : number(it->second),
+                      "constants." + name, differences);
+    }
   if (report)
-    *report = fmt::format("{}; bound '{}' = {} at the pair's constants, refuted {} (recorded {})",
-                          pair_report, bound, value, refuted, j.At("refuted").Bool());
-  return pair_ok && same_verdict;
+    *report = fmt::format("{}; bound '{}' = {} at the pair's constants, refuted {} (recorded {}){}",
+                          pair_report, bound, value, refuted, j.At("refuted").Bool(),
+                          differences.empty() ? std::string()
+                                              : "; recorded verdict numbers that differ: " +
+                                                    DifferenceSummary(differences));
+  return pair_ok && same_verdict && differences.empty();
 }
 
 }  // namespace ltsim

@@ -12,6 +12,7 @@
 #include "ltsim/check/sandwich.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/precise.h"
+#include "ltsim/fuzz/recorded.h"
 #include "ltsim/fuzz/witness.h"
 #include "ltsim/io/json.h"
 #include "ltsim/io/output_file.h"
@@ -283,10 +284,12 @@ SavedSearchWitness SaveSearchWitness(const std::string& dir_or_path, const Searc
 }
 
 SearchWitness SearchWitnessFromText(const std::string& text, const std::string& source,
-                                    std::string* recheck_status) {
+                                    std::string* recheck_status, nlohmann::json* recheck) {
   io::Json parsed = io::ParseJson(text, source);
   nlohmann::json doc(parsed);
   if (recheck_status) recheck_status->clear();
+  if (recheck) *recheck = nullptr;
+  if (recheck && doc.is_object() && doc.contains("recheck")) *recheck = doc.at("recheck");
   if (doc.is_object() && doc.contains("recheck")) {
     const io::JsonReader r(parsed.at("recheck"), source, "recheck");
     r.Keys({"objective", "status", "value", "precise", "digits", "tolerance", "z_length", "values",
@@ -299,14 +302,16 @@ SearchWitness SearchWitnessFromText(const std::string& text, const std::string& 
   return SearchWitnessFromJson(doc, source);
 }
 
-SearchWitness ReadSearchWitness(const std::string& path, std::string* recheck_status) {
+SearchWitness ReadSearchWitness(const std::string& path, std::string* recheck_status,
+                                nlohmann::json* recheck) {
   return SearchWitnessFromText(io::ReadFile(path, "search witness", io::kMaxJsonBytes), path,
-                               recheck_status);
+                               recheck_status, recheck);
 }
 
 SearchReplay ReplaySearchWitness(const std::string& path) {
   SearchReplay r;
-  r.witness = ReadSearchWitness(path, &r.recorded_recheck_status);
+  nlohmann::json recorded;
+  r.witness = ReadSearchWitness(path, &r.recorded_recheck_status, &recorded);
   const SearchCandidate& c = r.witness.candidate;
   SearchOptions o;
   o.objective = r.witness.objective;
@@ -319,7 +324,9 @@ SearchReplay ReplaySearchWitness(const std::string& path) {
       std::abs(r.value - r.stored) <= kSearchReplayTolerance * std::max(1.0, std::abs(r.stored));
   const std::string expected =
       r.recorded_recheck_status.empty() ? "agrees" : r.recorded_recheck_status;
-  r.reproduced = r.same_value && r.recheck.status == expected;
+  if (!recorded.is_null())
+    CompareRecorded(recorded, SearchRecheckToJson(r.recheck), "recheck", r.differences);
+  r.reproduced = r.same_value && r.recheck.status == expected && r.differences.empty();
   return r;
 }
 

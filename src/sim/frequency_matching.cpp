@@ -309,13 +309,23 @@ double GroupDistance(const TypeCounts& counts, const Group& g,
   return distance;
 }
 
+// Hardmax, or finite with both lengths in [T_hard, T_split) (docs/theory.md §2.6): there the
+// finite attention has the hardmax support, with weights in [T^(−ϑ), 1].
 bool InHardmaxRegime(const Transformer& model, std::uint64_t x_length, std::uint64_t z_length) {
   const Layer& layer = model.layers.front();
   if (layer.bias_scaling != BiasScaling::kNone) return false;
   if (layer.attention == Attention::kHardmax) return true;
   if (layer.attention != Attention::kFinite) return false;
-  const double shortest = static_cast<double>(std::min(x_length, z_length));
-  return std::log2(shortest) >= Log2HardmaxLength(model);
+  return InFiniteHardmaxWindow(model, static_cast<double>(x_length)) &&
+         InFiniteHardmaxWindow(model, static_cast<double>(z_length));
+}
+
+// What the finite models' attention may differ from their hardmax twins' on x and z (0 for
+// hardmax models and for finite ones without near-ties).
+double TieSlack(const Transformer& model, std::uint64_t x_length, std::uint64_t z_length) {
+  if (model.layers.front().attention != Attention::kFinite) return 0.0;
+  return FiniteHardmaxDistance(model, static_cast<double>(x_length)) +
+         FiniteHardmaxDistance(model, static_cast<double>(z_length));
 }
 
 // Step 5 for a residue class r whose present types all lie in supports (no filler type): its
@@ -486,6 +496,9 @@ FrequencyPlan PlanFrequencyMatching(const TypeCounts& counts,
   best.hardmax_regime = true;
   for (const Transformer* model : models)
     best.hardmax_regime = best.hardmax_regime && InHardmaxRegime(*model, counts.length, z_length);
+  if (best.hardmax_regime)
+    for (const Transformer* model : models)
+      best.tie_slack = std::max(best.tie_slack, TieSlack(*model, counts.length, z_length));
   return best;
 }
 
@@ -504,7 +517,8 @@ class FrequencyMatching : public Simulator {
     out.z = LayOut(in.counts, region, plan.far);
     out.length = z_length;
     out.theta = plan.theta;
-    out.eta = plan.hardmax_regime ? plan.eta : std::numeric_limits<double>::quiet_NaN();
+    out.eta =
+        plan.hardmax_regime ? plan.eta + plan.tie_slack : std::numeric_limits<double>::quiet_NaN();
     out.detail = fmt::format(
         "Θ = {:.6g}, δ = {:.3g}; {} coupled components ({} copied exactly); {}{} padded groups; {}",
         plan.theta, plan.delta, plan.components, plan.exact_components,
@@ -513,8 +527,13 @@ class FrequencyMatching : public Simulator {
                                     plan.nu, plan.balanced_residues, plan.balance)
                       : std::string(),
         plan.padded_groups,
-        plan.hardmax_regime ? fmt::format("η ≤ {:.3g} (hardmax regime)", plan.eta)
-                            : std::string("outside the hardmax regime: no η bound claimed"));
+        plan.hardmax_regime
+            ? (plan.tie_slack > 0.0
+                   ? fmt::format("η ≤ {:.3g} (hardmax regime; {:.3g} of it for finite attention "
+                                 "on keys within θ of the maximum)",
+                                 plan.eta + plan.tie_slack, plan.tie_slack)
+                   : fmt::format("η ≤ {:.3g} (hardmax regime)", plan.eta))
+            : std::string("outside the hardmax regime: no η bound claimed"));
     return out;
   }
 };

@@ -69,14 +69,43 @@ void Validate(const IidParams& params, const std::string& label) {
     throw InputError(label + ": key 'probs' has " + std::to_string(params.probs.size()) +
                      " values but the alphabet has " + std::to_string(params.alphabet));
   }
-  double sum = 0;
+  double largest = 0;
   for (double p : params.probs) {
     if (!std::isfinite(p) || p < 0) {
       throw InputError(label + ": key 'probs' must be finite and non-negative");
     }
-    sum += p;
+    largest = std::max(largest, p);
   }
-  if (!(sum > 0)) throw InputError(label + ": key 'probs' must have a positive sum");
+  if (!(largest > 0)) throw InputError(label + ": key 'probs' must have a positive sum");
+  for (std::size_t a = 0; a < params.probs.size(); ++a) {
+    if (params.probs[a] > 0 && params.probs[a] / largest == 0) {
+      throw InputError(label + ": key 'probs': value " + FormatDouble(params.probs[a]) +
+                       " (token " + std::to_string(a) + ") is positive but its ratio to the " +
+                       "largest, " + FormatDouble(largest) +
+                       ", is below the smallest double: it cannot be normalised");
+    }
+  }
+}
+
+/// The law of the positive-weight tokens: weights divided by the largest first (so that neither
+/// the sum overflows nor the quotients underflow), tokens of weight 0 left out, so they are never
+/// drawn (docs/formats.md §2).
+struct TokenLaw {
+  std::vector<int> tokens;  // the tokens of positive weight, in order
+  boost::random::discrete_distribution<int, double> law;
+};
+
+TokenLaw MakeTokenLaw(const std::vector<double>& probs) {
+  const double largest = *std::max_element(probs.begin(), probs.end());
+  TokenLaw out;
+  std::vector<double> weights;
+  for (std::size_t a = 0; a < probs.size(); ++a) {
+    if (!(probs[a] > 0)) continue;
+    out.tokens.push_back(static_cast<int>(a));
+    weights.push_back(probs[a] / largest);  // in (0, 1], the largest exactly 1
+  }
+  out.law = boost::random::discrete_distribution<int, double>(weights.begin(), weights.end());
+  return out;
 }
 
 /// One pass: regenerates chunk k from its own engine, so passes never share state.
@@ -87,9 +116,7 @@ class IidReader : public ChunkReader {
         seed_(params.seed),
         uniform_(0, params.alphabet - 1),
         buffer_(std::min(kChunkTokens, params.length)) {
-    if (!params.probs.empty()) {
-      weighted_.emplace(params.probs.begin(), params.probs.end());
-    }
+    if (!params.probs.empty()) weighted_ = MakeTokenLaw(params.probs);
   }
 
   bool Next(Chunk& chunk) override {
@@ -98,7 +125,8 @@ class IidReader : public ChunkReader {
     const std::size_t size = std::min(kChunkTokens, length_ - start);
     engine_.seed(ChunkSeed(seed_, next_chunk_++));
     if (weighted_) {
-      for (std::size_t k = 0; k < size; ++k) buffer_[k] = static_cast<Token>((*weighted_)(engine_));
+      for (std::size_t k = 0; k < size; ++k)
+        buffer_[k] = static_cast<Token>(weighted_->tokens[weighted_->law(engine_)]);
     } else {
       for (std::size_t k = 0; k < size; ++k) buffer_[k] = static_cast<Token>(uniform_(engine_));
     }
@@ -115,7 +143,7 @@ class IidReader : public ChunkReader {
   std::uint64_t next_chunk_ = 0;
   boost::random::mt19937_64 engine_;
   boost::random::uniform_int_distribution<int> uniform_;
-  std::optional<boost::random::discrete_distribution<int, double>> weighted_;
+  std::optional<TokenLaw> weighted_;
   std::vector<Token> buffer_;
 };
 

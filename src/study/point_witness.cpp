@@ -11,6 +11,7 @@
 #include "ltsim/check/sandwich.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/precise.h"
+#include "ltsim/fuzz/recorded.h"
 #include "ltsim/io/json.h"
 #include "ltsim/io/output_file.h"
 #include "ltsim/model/model_file.h"
@@ -108,26 +109,16 @@ void RecheckPoint(PointWitness& w) {
   w.recheck_exceeds = gap > PreciseReal(w.eps);
 }
 
-std::string WritePointWitness(const PointWitness& w, const std::string& stem) {
+// The results a point file records: the string, the number, its censoring and the recheck.
+Json PointResults(const PointWitness& w) {
   const bool needed = w.kind == "needed-length";
   Json j;
-  j["format"] = kFormat;
-  j["version"] = needed ? kVersion : 1;  // first-disagreement files are what version 1 was
-  j["kind"] = w.kind;
-  j["study"] = w.study;
-  j["label"] = w.label;
-  j["context"] = w.context;
-  j["f"] = ModelToJsonValue(w.f);
-  j["g"] = ModelToJsonValue(w.g);
-  j["eps"] = w.eps;
-  j["max_length"] = w.max_length;
   Json runs = Json::array();
   for (const Run& r : w.x) runs.push_back({r.token, r.count});
   j["x_runs"] = runs;
   j["value"] = w.value;
   j["censored"] = w.censored;
   if (needed) {
-    j["simulator"] = {{"method", w.method}, {"seeds", w.sim_seeds}, {"seed", w.sim_seed}};
     Json decisions = Json::array();
     for (const PointWitness::Decision& d : w.decisions)
       decisions.push_back({{"n", d.n}, {"max_sim", d.max_sim}, {"meets_eps", d.meets}});
@@ -142,6 +133,28 @@ std::string WritePointWitness(const PointWitness& w, const std::string& stem) {
                     {"gap", w.gap_text},
                     {"exceeds_eps", w.recheck_exceeds}};
   }
+  return j;
+}
+
+std::string WritePointWitness(const PointWitness& w, const std::string& stem) {
+  const bool needed = w.kind == "needed-length";
+  const Json results = PointResults(w);
+  Json j;
+  j["format"] = kFormat;
+  j["version"] = needed ? kVersion : 1;  // first-disagreement files are what version 1 was
+  j["kind"] = w.kind;
+  j["study"] = w.study;
+  j["label"] = w.label;
+  j["context"] = w.context;
+  j["f"] = ModelToJsonValue(w.f);
+  j["g"] = ModelToJsonValue(w.g);
+  j["eps"] = w.eps;
+  j["max_length"] = w.max_length;
+  j["x_runs"] = results["x_runs"];
+  j["value"] = results["value"];
+  j["censored"] = results["censored"];
+  if (needed) j["simulator"] = {{"method", w.method}, {"seeds", w.sim_seeds}, {"seed", w.sim_seed}};
+  j["recheck"] = results["recheck"];
   // A witness names no directory: a study's outputs are the same bytes wherever they are
   // written (and under any number of ranks, docs/distributed.md).
   std::string replay = needed ? "ltsim replay THIS_FILE" : "ltsim tightness --replay THIS_FILE";
@@ -232,12 +245,19 @@ PointWitness ReadPointWitness(const std::string& path) {
     recheck.Keys({"digits", "f_x", "g_x", "gap", "exceeds_eps"}, {"gap", "exceeds_eps"});
     w.gap_text = recheck.At("gap").String();
     w.recheck_exceeds = recheck.At("exceeds_eps").Bool();
+    // The 50-digit outputs rounded to doubles, compared by replay (ReplayPoint).
+    for (const char* key : {"f_x", "g_x"}) {
+      if (!recheck.Has(key)) continue;
+      std::vector<double>& out = std::string(key) == "f_x" ? w.f_x : w.g_x;
+      for (const io::JsonReader& v : recheck.At(key).Array(0, 1u << 20)) out.push_back(v.Number());
+    }
   }
   return w;
 }
 
 PointReplay ReplayPoint(const PointWitness& w) {
   PointReplay r;
+  PointWitness again = w;  // the point recomputed: every recorded result is compared with it
   if (w.kind == "first-disagreement") {
     ThresholdOptions o;
     o.epsilon = w.eps;
@@ -246,11 +266,16 @@ PointReplay ReplayPoint(const PointWitness& w) {
     r.censored = !t.first_disagreement.has_value();
     r.value = r.censored ? t.checked_up_to : *t.first_disagreement;
     r.reproduced = r.censored == w.censored && r.value == w.value;
+    again.value = r.value;
+    again.censored = r.censored;
+    if (!r.censored) again.x = t.witness;
+    RecheckPoint(again);
+    // Outputs a file does not record (they are optional) are not compared.
+    if (w.f_x.empty()) again.f_x.clear();
+    if (w.g_x.empty()) again.g_x.clear();
     if (!w.censored) {
-      PointWitness again = w;
-      RecheckPoint(again);
-      r.reproduced = r.reproduced && again.recheck_exceeds && again.gap_text == w.gap_text;
-      r.detail = "50-digit gap on the recorded string " + again.gap_text;
+      r.reproduced = r.reproduced && again.recheck_exceeds;
+      r.detail = "50-digit gap on the string at T* " + again.gap_text;
     }
   } else {
     const auto x = MakeRunSource(w.x, "point witness");
@@ -260,9 +285,10 @@ PointReplay ReplayPoint(const PointWitness& w) {
                   : NeededLength(w.f, w.g, *x, w.eps, &reached);
     r.censored = !reached;
     r.reproduced = r.value == w.value && r.censored == w.censored;
+    again.value = r.value;
+    again.censored = r.censored;
     // A version-2 file's recheck must come out the same (a version-1 file recorded none).
     if (!w.recheck_status.empty()) {
-      PointWitness again = w;
       RecheckPoint(again);
       r.reproduced = r.reproduced && again.recheck_status == w.recheck_status;
       r.detail =
@@ -271,8 +297,12 @@ PointReplay ReplayPoint(const PointWitness& w) {
         r.detail += "; n = " + std::to_string(d.n) + ": max sim " +
                     (d.max_sim.empty() ? std::string("(no z)") : d.max_sim) +
                     (d.meets ? " <= eps" : " > eps");
+    } else {
+      again.decisions = w.decisions;  // a version-1 file: nothing recorded to compare
     }
   }
+  CompareRecorded(PointResults(w), PointResults(again), "", r.differences);
+  r.reproduced = r.reproduced && r.differences.empty();
   return r;
 }
 

@@ -614,6 +614,12 @@ io::Json SweepOptionsToJson(const SweepOptions& o) {
 }
 
 double CertifiedLength(const ConstantMap& c) {
+  // A finite pair with near-ties (0 < gap ≤ θ) has no length that certifies every x: past
+  // T_split = 2^(p/ϑ) its attention leaves the hardmax regime the certificate needs
+  // (docs/theory.md §2.6).
+  const auto tie = c.find("near_tie_spread");
+  if (c.at("p") > 0 && tie != c.end() && !(tie->second == 0.0))
+    return std::numeric_limits<double>::infinity();
   double n = FindBound("frequency-length").value(c);
   if (c.at("p") > 0) n = std::max(n, FindBound("thm4.1-hardmax").value(c));
   return n;

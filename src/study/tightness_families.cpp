@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <string>
 
+#include "ltsim/construct/fractions.h"
 #include "ltsim/core/error.h"
+#include "ltsim/model/finite_rounding.h"
 #include "ltsim/threshold/threshold.h"
 
 namespace ltsim {
@@ -21,6 +23,29 @@ Transformer Frame(int alphabet, int width, int period, int locality) {
   m.embedding = Matrix::Zero(alphabet, width);
   m.positional = Matrix::Zero(period, width);
   return m;
+}
+
+// The exact T* of a bump pair (docs/tightness.md §2), or 0 where a statistic's gap lies within
+// 10⁻¹¹ of the verdict's boundary. g − f = bump(μ) with μ the attended share of token 1 and
+// bump(μ) = s·(ReLU(μ − a₁) − 2·ReLU(μ − a₂) + ReLU(μ − a₃)) for the doubles a_i = −(g's biases).
+// A statistic disagrees when bump(μ) > B = ε + 10⁻⁹·max(1, ‖f‖, ‖g‖) (`threshold`'s verdict),
+// i.e. μ = k/n in the open interval (a₁ + B/s, 2a₂ − a₁ − B/s), evaluated exactly. n is the
+// number of attended keys: T for T < Δ (no key at residue 0: every key ties), ⌊T/Δ⌋ from T = Δ.
+std::uint64_t BumpPairFirstDisagreement(const Transformer& g, int period, double s, double eps) {
+  const Vector& bias = g.layers[0].mlp->in_bias;
+  const Rational a1 = -Rational(bias(0)), a2 = -Rational(bias(1));
+  // ‖g‖ = μ + ε at either end of the interval (bump = ε there); f = μ ≤ 1.
+  const auto verdict = [&](double mu) {
+    return Rational(eps) + Rational(kThresholdGapTolerance) * Rational(std::max(1.0, mu + eps));
+  };
+  const double a1d = -bias(0), a2d = -bias(1);
+  const Rational lo = a1 + verdict(a1d + eps / s) / Rational(s);
+  const Rational hi = 2 * a2 - a1 - verdict(2 * a2d - a1d - eps / s) / Rational(s);
+  const Rational margin = Rational(1e-11) / Rational(s);
+  if (!(lo + margin < hi - margin) || lo - margin < 0) return 0;
+  const std::uint64_t n = SmallestDenominator(lo + margin, hi - margin);
+  if (n == 0 || SmallestDenominator(lo - margin, hi + margin) != n) return 0;
+  return n < static_cast<std::uint64_t>(period) ? n : n * static_cast<std::uint64_t>(period);
 }
 
 }  // namespace
@@ -78,10 +103,7 @@ FamilyPair MakeBumpPair(int alphabet, int period, int locality, double slope, do
   mlp.out(bump, 1) = -2 * slope;
   mlp.out(bump, 2) = slope;
   p.g.layers[0].mlp = mlp;
-  // One token 1 among the n = ⌊T/Δ⌋ attended keys gives μ₁ = 1/n; the first n with
-  // 1/n < c + ε/h (and 1/n > c − ε/h, true since consecutive 1/n are closer than 2ε/h there).
-  const double n = std::floor(1 / (centre + eps / slope)) + 1;
-  p.predicted = n * period;
+  p.predicted = static_cast<double>(BumpPairFirstDisagreement(p.g, period, slope, eps));
   const std::string meta =
       "{\"family\": \"bump\", \"alphabet\": " + std::to_string(S) +
       ", \"period\": " + std::to_string(period) + ", \"locality\": " + std::to_string(locality) +
@@ -126,7 +148,15 @@ FamilyPair MakeMarginPair(double margin, int bits, double eta) {
   p.g.layers[0].heads[0].qk(1, 2) = -margin * (1 + eta);
   p.f.name = "margin f";
   p.g.name = "margin g";
-  p.predicted = std::ceil(std::exp2(bits / (margin * (1 + eta))));
+  // g drops the 1-keys, gap γ(1 + η) below the 0-keys, from T ≥ 2^(p/(γ(1 + η))), decided as
+  // every evaluator decides it (docs/theory.md §8.6). That is T* (for 0.45 = the rows' ε) when f
+  // still keeps them there — an integer lies in [T_hard(g), T_hard(f)) — and f's share of 1s on
+  // 1^(T−1) 0 exceeds 1/2; otherwise no closed form is claimed (0).
+  const std::uint64_t t_g = FiniteDropLength(margin * (1 + eta), bits);
+  const std::uint64_t t_f = FiniteDropLength(margin, bits);
+  const double t = static_cast<double>(t_g), w = std::exp2(FiniteLog2Weight(-margin, 0.0, t, bits));
+  const bool window = t_g > 0 && (t_f == 0 || t_f > t_g);
+  p.predicted = window && (t - 1) * w / (1 + (t - 1) * w) > 0.5 ? t : 0.0;
   const std::string meta = "{\"family\": \"margin\", \"margin\": " + std::to_string(margin) +
                            ", \"precision_bits\": " + std::to_string(bits) +
                            ", \"eta\": " + std::to_string(eta) + "}";

@@ -274,6 +274,7 @@ class CellSearch {
       const LengthOutcome outcome =
           SearchStatistics(f_, g_, result_.view, t, options_.epsilon, result_.evaluations);
       result_.statistics_evaluated += result_.evaluations - before;
+      result_.statistics_precise += outcome.precise;
       result_.max_gap_per_length[t - 1] = outcome.max_gap;
       if (outcome.disagrees) {
         SetWitness(f_, g_, t,
@@ -318,6 +319,7 @@ class CellSearch {
     for (std::size_t i = 0; i < tasks.size(); ++i) {
       const TaskOutcome& o = outcomes[i];
       result_.evaluations += o.evaluations;
+      result_.statistics_precise += o.precise;
       result_.cells += o.cells;
       result_.cells_pruned += o.cells_pruned;
       result_.max_pruned_bound = std::max(result_.max_pruned_bound, o.max_pruned_bound);
@@ -353,6 +355,7 @@ class CellSearch {
     for (std::size_t i = 0; i < best.size(); ++i) {
       const TaskOutcome& o = best[i];
       result_.evaluations += o.evaluations;
+      result_.statistics_precise += o.precise;
       result_.cells += o.cells;
       result_.cells_pruned += o.cells_pruned;
       result_.statistics_evaluated += o.evaluated[0];

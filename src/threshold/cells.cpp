@@ -1,12 +1,16 @@
 // The one-layer threshold's tables, fast evaluation and certified cell bound (docs/theory.md §11).
 #include "threshold/cells.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "eval/layer_math.h"
 #include "ltsim/core/error.h"
+#include "ltsim/eval/precise.h"
+#include "ltsim/eval/rounding.h"
 #include "threshold/relaxation.h"
 
 namespace ltsim::threshold {
@@ -430,6 +434,15 @@ class Engine {
     }
     mlo_.assign(table_.slots, 1.0);
     mhi_.assign(table_.slots, 1.0);
+    // Rounding bounds up to the task's longest length (docs/theory.md §8.7), in double and in
+    // the 50 digits a statistic near the verdict's boundary is decided in.
+    const std::uint64_t longest = LengthOf(spec.k_hi);
+    for (int s = 0; s < 2; ++s) {
+      const Transformer& model = *table_.side[s].model;
+      round_[s] = MakeOneLayerRounding(model, longest, static_cast<std::uint64_t>(table_.slots));
+      precise_round_[s] = MakeOneLayerRounding(
+          model, longest, static_cast<std::uint64_t>(table_.slots), kPreciseUnit);
+    }
   }
 
   TaskOutcome Run() {
@@ -521,6 +534,7 @@ class Engine {
   Weights CellWeights(const Cell& c, int& split_type) {
     const double t_lo = static_cast<double>(LengthOf(c.k_lo));
     const double t_hi = static_cast<double>(LengthOf(c.k_hi));
+    uncertain_ = false;
     for (int s = 0; s < 2; ++s) {
       const ModelTable& mt = table_.side[s];
       const double theta = mt.model->tie_tolerance;
@@ -545,6 +559,10 @@ class Engine {
           const double a = AttentionWeight(*mt.layer, theta, head.logit[j], sure, t_lo);
           const double b = AttentionWeight(*mt.layer, theta, head.logit[j], sure, t_hi);
           if ((a == 0.0) != (b == 0.0)) return Weights::kSplitLength;
+          // A decision that rounding could flip somewhere in the cell: no bound (§8.7).
+          if (!uncertain_ &&
+              !DecisionCertain(round_[s], *mt.layer, head.logit[j], sure, t_lo, t_hi))
+            uncertain_ = true;
           wlo_[s][h][j] = std::min(a, b);
           whi_[s][h][j] = std::max(a, b);
         }
@@ -586,31 +604,114 @@ class Engine {
     return k;
   }
 
-  // Evaluates the statistic in n_ at length index k; returns its gap and tallies it.
+  // Bound on |f̂ − f|_∞ of side s at the statistic in n_ (docs/theory.md §8.7): +∞ when a
+  // decision of one of its heads is not certain.
+  double SideBound(int s, std::uint64_t T) {
+    const ModelTable& mt = table_.side[s];
+    const double position = static_cast<double>(T);
+    if (mt.layer->attention != Attention::kSoftmax) {
+      for (const HeadTable& head : mt.heads) {
+        double a_max = -kInf;
+        for (int j = 0; j < table_.slots; ++j)
+          if (j >= D_ || n_[j] > 0) a_max = std::max(a_max, head.logit[j]);
+        for (int j = 0; j < table_.slots; ++j)
+          if ((j >= D_ || n_[j] > 0) &&
+              !DecisionCertain(round_[s], *mt.layer, head.logit[j], a_max, position, position))
+            return kInf;
+      }
+    }
+    if (bound_length_[s] != T) {
+      bound_length_[s] = T;
+      bound_[s] = OutputBound(round_[s], T);
+    }
+    return bound_[s];
+  }
+
+  // The statistic in n_ at length T in model s's own view (its period and locality): far counts
+  // mapped as BuildModelTable maps them, joint suffix positions beyond its locality made far.
+  TypeCounts ModelCounts(int s, std::uint64_t T) const {
+    const Transformer& model = *table_.side[s].model;
+    const std::vector<int>& suffix = spec_.key.suffix;
+    const int m = static_cast<int>(suffix.size());
+    TypeCounts c;
+    c.alphabet = S_;
+    c.period = model.period;
+    c.locality = model.locality;
+    c.length = T;
+    c.far.assign(static_cast<std::size_t>(S_) * model.period, 0);
+    for (int kappa = 0; kappa < D_; ++kappa)
+      c.far[static_cast<std::size_t>((kappa / S_) % model.period) * S_ + kappa % S_] += n_[kappa];
+    const int own = std::min(m, model.locality + 1);
+    for (int t = own; t < m; ++t) {  // t back from the last token: a far key for the model
+      const int r = ((spec_.key.residue - t) % R_ + R_) % R_ % model.period;
+      ++c.far[static_cast<std::size_t>(r) * S_ + suffix[m - 1 - t]];
+    }
+    for (int t = own - 1; t >= 0; --t) c.suffix.push_back(static_cast<Token>(suffix[m - 1 - t]));
+    return c;
+  }
+
+  // The statistic in n_ re-evaluated in 50 digits: its gap and verdict. InputError when even
+  // that cannot be trusted to decide it (docs/theory.md §8.7).
+  double PreciseGap(std::uint64_t T, bool& disagrees) {
+    ++out_.precise;
+    PreciseVector out[2];
+    double error = 0.0;
+    for (int s = 0; s < 2; ++s) {
+      const TypeCounts counts = ModelCounts(s, T);
+      const Transformer& model = *table_.side[s].model;
+      out[s] = EvaluatePreciseOneLayer(model, counts);
+      error += OutputBound(precise_round_[s], T);  // its decisions are the exact logits' ones
+    }
+    const PreciseReal gap = PreciseSupDistance(out[0], out[1]);
+    PreciseReal scale = 1;
+    for (const PreciseVector& v : out)
+      for (const PreciseReal& y : v) scale = std::max(scale, PreciseReal(abs(y)));
+    const PreciseReal boundary =
+        PreciseReal(o_.epsilon) + PreciseReal(kThresholdGapTolerance) * scale;
+    if (!(abs(gap - boundary) > PreciseReal(error) * 2))
+      throw InputError(fmt::format(
+          "threshold: the models cannot be evaluated reliably at length {}: their gap {} lies "
+          "within the 50-digit rounding bound {:.3g} of eps + tolerance (docs/theory.md §8.7)",
+          T, PreciseText(gap, 17), error));
+    disagrees = gap > boundary;
+    return static_cast<double>(gap);
+  }
+
+  // Evaluates the statistic in n_ at length index k; returns its gap and tallies it. A gap
+  // within the rounding bound of the verdict's boundary, or a statistic with an uncertain
+  // decision, is decided in 50 digits (docs/theory.md §8.7).
   double Evaluate(std::int64_t k, bool tally) {
     const std::uint64_t T = LengthOf(k);
     EvaluateSide(table_.side[0], D_, n_, T, value_[0]);
     EvaluateSide(table_.side[1], D_, n_, T, value_[1]);
     ++out_.evaluations;
-    const double gap = OutputGap(value_[0].out, value_[1].out);
+    double gap = OutputGap(value_[0].out, value_[1].out);
     for (const SideValue& v : value_)
       for (double y : v.out) output_scale_ = std::max(output_scale_, std::abs(y));
+    bool disagrees = Disagrees(gap, o_.epsilon, value_[0].out, value_[1].out);
+    const double error = SideBound(0, T) + SideBound(1, T);
+    if (!(std::abs(gap - Boundary()) > 2 * error)) gap = PreciseGap(T, disagrees);
     const std::size_t index = static_cast<std::size_t>(k - spec_.k_lo);
     if (tally) ++out_.evaluated[index];
     double& best = out_.max_gap[index];
     if (std::isnan(best) || gap > best) best = gap;
-    if (Disagrees(gap, o_.epsilon, value_[0].out, value_[1].out)) {
-      if (o_.goal == Goal::kFirst) {
-        if (out_.first_T == 0 || T < out_.first_T) out_.first_T = T;
-      }
+    if (disagrees && o_.goal == Goal::kFirst) {
+      if (out_.first_T == 0 || T < out_.first_T) out_.first_T = T;
     }
-    if (o_.goal == Goal::kMax && gap > out_.best_gap &&
-        Disagrees(gap, o_.epsilon, value_[0].out, value_[1].out)) {
+    if (o_.goal == Goal::kMax && gap > out_.best_gap && disagrees) {
       out_.best_gap = gap;
       out_.best_counts = n_;
       out_.best_T = T;
     }
     return gap;
+  }
+
+  // ε + kThresholdGapTolerance·max(1, ‖f‖_∞, ‖g‖_∞) at the values just evaluated.
+  double Boundary() const {
+    double scale = 1.0;
+    for (const SideValue& v : value_)
+      for (double y : v.out) scale = std::max(scale, std::abs(y));
+    return o_.epsilon + kThresholdGapTolerance * scale;
   }
 
   // Every statistic of the cell: evaluated (evaluate) or counted into `pruned` (count only).
@@ -759,7 +860,17 @@ class Engine {
     }
     if (Volume(c) <= o_.leaf_points) return Enumerate(c, true);
     const double limit = o_.goal == Goal::kFirst ? o_.epsilon : out_.best_gap;
-    const double bound = Bound(c, limit, nullptr);
+    // The bound is computed from the representative's double values: the exact values may differ
+    // by the rounding bound of either side, and the bound's per-slot terms (products of the same
+    // weights) by as much again (docs/theory.md §8.7).
+    const std::uint64_t t_hi = LengthOf(c.k_hi);
+    const double slack =
+        uncertain_ ? kInf : 2 * (OutputBound(round_[0], t_hi) + OutputBound(round_[1], t_hi));
+    if (!std::isfinite(slack)) {
+      score_.clear();
+      return SplitWidest(c, stack);
+    }
+    const double bound = Bound(c, limit - slack, nullptr) + slack;
     if (bound <= limit) {
       ++out_.cells_pruned;
       out_.max_pruned_bound = std::max(out_.max_pruned_bound, bound);
@@ -781,6 +892,10 @@ class Engine {
   std::vector<std::vector<double>> wlo_[2], whi_[2];
   std::vector<double> mlo_, mhi_, score_;
   double output_scale_ = 0.0;  // the largest |output| evaluated (CellCheck)
+  OneLayerRounding round_[2], precise_round_[2];
+  std::uint64_t bound_length_[2] = {0, 0};  // the length bound_ holds OutputBound at
+  double bound_[2] = {0.0, 0.0};
+  bool uncertain_ = false;  // CellWeights found a decision rounding could flip
 };
 
 }  // namespace

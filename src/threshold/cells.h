@@ -138,6 +138,9 @@ struct TaskOutcome {
   std::vector<std::uint64_t> pruned;  ///< [k − k_lo]: statistics in pruned cells (count_pruned)
   std::vector<double> max_gap;        ///< [k − k_lo]: the largest evaluated gap, NaN if none
   std::uint64_t evaluations = 0, cells = 0, cells_pruned = 0;
+  /// Statistics whose double gap lay within the rounding bound of the verdict's boundary (or
+  /// with an uncertain decision), decided in 50 digits instead (docs/theory.md §8.7).
+  std::uint64_t precise = 0;
   double max_pruned_bound = 0.0;  ///< the largest bound of a pruned cell
 };
 

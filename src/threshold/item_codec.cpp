@@ -24,6 +24,7 @@ std::string OutcomeBytes(const LengthOutcome& o, std::uint64_t evaluations) {
     w.PutVector(c.far);
     w.PutVector(c.suffix);
   }
+  w.Put(o.precise);
   return w.Take();
 }
 
@@ -45,6 +46,7 @@ LengthOutcome OutcomeFromBytes(const std::string& bytes, std::uint64_t& evaluati
     c.suffix = r.GetVector<Token>();
     o.argmax_counts = std::move(c);
   }
+  o.precise = r.Get<std::uint64_t>();
   return o;
 }
 
@@ -61,6 +63,7 @@ std::string TaskBytes(const TaskOutcome& o) {
   w.Put(o.cells);
   w.Put(o.cells_pruned);
   w.Put(o.max_pruned_bound);
+  w.Put(o.precise);
   return w.Take();
 }
 
@@ -78,6 +81,7 @@ TaskOutcome TaskFromBytes(const std::string& bytes) {
   o.cells = r.Get<std::uint64_t>();
   o.cells_pruned = r.Get<std::uint64_t>();
   o.max_pruned_bound = r.Get<double>();
+  o.precise = r.Get<std::uint64_t>();
   return o;
 }
 

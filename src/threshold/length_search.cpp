@@ -21,6 +21,7 @@ void Note(double gap, bool disagrees, LengthOutcome& outcome) {
 bool Record(const Transformer& f, const Transformer& g, std::uint64_t length,
             const LengthOutcome& outcome, double epsilon, ThresholdResult& result) {
   result.max_gap_per_length.push_back(outcome.max_gap);
+  result.statistics_precise += outcome.precise;
   result.checked_up_to = length;
   if (!outcome.disagrees) return false;
   SetWitness(f, g, length,

@@ -23,6 +23,7 @@ struct LengthOutcome {
   double witness_gap = -1.0;
   std::vector<Token> argmax;
   std::optional<TypeCounts> argmax_counts;
+  std::uint64_t precise = 0;  ///< statistics decided in 50 digits (docs/theory.md §8.7)
 };
 
 /// Adds one evaluated gap to the length's outcome.

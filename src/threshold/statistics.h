@@ -7,6 +7,7 @@
 
 #include "ltsim/core/types.h"
 #include "ltsim/eval/type_counts.h"
+#include "ltsim/model/transformer.h"
 
 namespace ltsim::threshold {
 
@@ -30,5 +31,11 @@ std::vector<Token> Realise(const TypeCounts& counts);
 /// ‖a − b‖_∞, and +∞ when either output is not finite (weights that are finite can still
 /// overflow an output): such a string disagrees beyond any ε, and NaN never hides it.
 double Gap(const Vector& a, const Vector& b);
+
+/// The summands of one attention sum of an evaluator from type counts: D + τ + 1 (the present
+/// types and the suffix), the `terms` of MakeOneLayerRounding (docs/theory.md §8.7).
+inline std::uint64_t RoundingTerms(const Transformer& m) {
+  return static_cast<std::uint64_t>(m.types()) + static_cast<std::uint64_t>(m.locality) + 1;
+}
 
 }  // namespace ltsim::threshold

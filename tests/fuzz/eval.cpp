@@ -1,7 +1,8 @@
 // Structure-aware fuzz harness: the bytes choose a small model that the reader would accept
 // (every mode, ties, huge, tiny and subnormal weights, extreme tie tolerances) and a string;
 // every evaluator and constant either returns finite numbers or raises InputError
-// (docs/formats.md §6.1: the weight bound that makes this hold).
+// (docs/formats.md §6.1: the weight bound that makes this hold); what `eval` prints is within
+// its stated rounding bound of the 50-digit outputs (docs/theory.md §8.7).
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cfloat>
@@ -114,8 +115,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       CheckFinite(ltsim::EvaluateReference(model, ltsim::FromRuns(runs)));
       std::string why;
       if (ltsim::PreciseEvaluable(model, x->length(), &why)) {
-        for (const auto& v : ltsim::EvaluatePrecise(model, *x))
-          LTSIM_CHECK(boost::multiprecision::isfinite(v));
+        const ltsim::PreciseVector exact = ltsim::EvaluatePrecise(model, *x);
+        for (const auto& v : exact) LTSIM_CHECK(boost::multiprecision::isfinite(v));
+        // What `eval` prints is within its stated rounding bound of the 50-digit outputs
+        // (docs/theory.md §8.7), the rounding to doubles aside.
+        if (model.layers.size() == 1) {
+          const ltsim::CheckedOutput checked = ltsim::EvaluateChecked(model, *x);
+          for (std::size_t k = 0; k < exact.size(); ++k) {
+            const double e = static_cast<double>(exact[k]);
+            if (!std::isfinite(e) || !std::isfinite(checked.error_bound)) continue;
+            LTSIM_CHECK(std::abs(checked.output(static_cast<Eigen::Index>(k)) - e) <=
+                        checked.error_bound + 1e-15 * (1 + std::abs(e)));
+          }
+        }
       }
     }
   } catch (const ltsim::InputError&) {
@@ -128,5 +140,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   LTSIM_CHECK(model.layers.size() != 1 || std::isfinite(lipschitz));
   (void)ltsim::LogComplexity(model);
   (void)ltsim::PositionalMargin(model);
+  if (model.layers.size() == 1) {
+    const double spread = ltsim::NearTieSpread(model);
+    LTSIM_CHECK(std::isnan(spread) || (spread >= 0 && spread <= model.tie_tolerance));
+    (void)ltsim::FiniteHardmaxDistance(model, static_cast<double>(x->length()));
+  }
   return 0;
 }

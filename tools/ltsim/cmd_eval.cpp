@@ -1,6 +1,7 @@
 // `ltsim eval MODEL STRING`: f(x) by the fastest exact evaluator (`--batch LIST`: many strings).
 #include <fmt/format.h>
 
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -48,12 +49,14 @@ void RunBatch(const Transformer& model, const EvalArgs& args) {
   if (args.json) std::cout << Json{{"context", Context("eval", 0)}}.dump() << "\n";
   for (const std::string& spec : specs) {
     const auto x = OpenSource(spec);
-    const Vector output = Evaluate(model, *x);
+    const CheckedOutput checked = EvaluateChecked(model, *x);
+    const Vector& output = checked.output;
     if (args.json) {
       Json line;
       line["string"] = spec;
       line["length"] = x->length();
       line["output"] = Array(output);
+      line["precise"] = checked.precise;
       std::cout << line.dump() << "\n";
     } else {
       std::cout << fmt::format("{}  T = {}  f(x) = {}\n", spec, x->length(), Show(output));
@@ -70,13 +73,25 @@ void RunEval(const EvalArgs& args) {
   if (!args.batch.empty()) return RunBatch(model, args);
   auto progress = std::make_shared<Progress>("eval", "tokens");
   const auto x = WithProgress(OpenSource(args.string), progress);
-  const Vector output = Evaluate(model, *x);
+  const CheckedOutput checked = EvaluateChecked(model, *x);
+  const Vector& output = checked.output;
   progress->Finish();
+  // Where doubles cannot hold the model (docs/theory.md §8.7) the 50-digit values are printed.
+  if (checked.precise)
+    std::cerr << fmt::format(
+        "eval: the double evaluation's rounding bound exceeds 1e-9·max(1, |f(x)|): the outputs "
+        "are the 50-digit evaluation's{} (docs/theory.md §8.7)\n",
+        std::isfinite(checked.error_bound)
+            ? fmt::format(", within {:.3g}", checked.error_bound)
+            : std::string(", which may still be wrong: an attention decision lies within its "
+                          "rounding"));
   if (args.json) {
     Json doc;
     doc["context"] = Context("eval", 0);
     doc["output"] = Array(output);
     doc["length"] = x->length();
+    doc["precise"] = checked.precise;
+    doc["rounding_bound"] = Number(checked.error_bound);
     PrintJson(doc);
     return;
   }

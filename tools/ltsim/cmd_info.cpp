@@ -24,6 +24,7 @@ struct Info {
   double logit_margin, log2_hardmax_length, hardmax_length, lipschitz, positional_margin;
   double log_complexity;
   std::vector<HeadRegime> regimes;
+  double near_tie_spread, log2_split_length;  // ϑ and log₂ T_split (docs/theory.md §2.6)
 };
 
 Info Compute(const Transformer& model) {
@@ -34,7 +35,9 @@ Info Compute(const Transformer& model) {
           LipschitzConstant(model),
           PositionalMargin(model),
           LogComplexity(model),
-          HeadRegimes(model)};
+          HeadRegimes(model),
+          one_layer ? NearTieSpread(model) : std::nan(""),
+          one_layer ? Log2SplitLength(model) : std::nan("")};
 }
 
 void PrintJsonInfo(const Transformer& model, const Info& info) {
@@ -53,6 +56,9 @@ void PrintJsonInfo(const Transformer& model, const Info& info) {
   doc["logit_margin"] = Number(info.logit_margin);
   doc["hardmax_length"] = Number(info.hardmax_length);
   doc["log2_hardmax_length"] = Number(info.log2_hardmax_length);
+  doc["near_tie_spread"] = Number(info.near_tie_spread);
+  doc["split_length"] = Number(std::exp2(info.log2_split_length));
+  doc["log2_split_length"] = Number(info.log2_split_length);
   doc["lipschitz"] = Number(info.lipschitz);
   doc["positional_margin"] = Number(info.positional_margin);
   doc["complexity"] = Number(std::exp(info.log_complexity));
@@ -66,9 +72,12 @@ void PrintJsonInfo(const Transformer& model, const Info& info) {
         fmt::format("{:.3g} logits over the work limit of {:.3g} (docs/formats.md §6.1)",
                     LogitMarginWork(model), kMaxLogitMarginWork);
     doc["not_computed"]["logit_margin"] = why;
+    doc["not_computed"]["near_tie_spread"] = why;
     if (model.layers.front().attention == Attention::kFinite) {
       doc["not_computed"]["hardmax_length"] = why;
       doc["not_computed"]["log2_hardmax_length"] = why;
+      doc["not_computed"]["split_length"] = why;
+      doc["not_computed"]["log2_split_length"] = why;
     }
   }
   doc["null_means"] = "∞ for margins (no positive gap); not applicable otherwise";
@@ -99,6 +108,14 @@ void PrintTextInfo(const Transformer& model, const Info& info) {
   } else {
     std::cout << fmt::format("hardmax length   {} (log2 = {})\n", Show(info.hardmax_length),
                              Show(info.log2_hardmax_length));
+  }
+  // Near-ties (0 < gap ≤ θ) make `finite` differ from hardmax past T_hard (docs/theory.md §2.6).
+  if (info.near_tie_spread > 0 && !std::isnan(info.log2_split_length)) {
+    std::cout << fmt::format(
+        "near ties ϑ      {} ≤ θ = {}: finite differs from hardmax by ‖Δα‖₁ ≤ 2·tanh(ϑ·ln T/4) "
+        "for T_hard ≤ T < T_split = {} (log2 = {}); no bound from T_split on\n",
+        Show(info.near_tie_spread), Show(model.tie_tolerance),
+        Show(std::exp2(info.log2_split_length)), Show(info.log2_split_length));
   }
   std::cout << fmt::format("Lipschitz L(f)   {}\n", Show(info.lipschitz));
   std::cout << fmt::format("positional γ_pos {}\n", Show(info.positional_margin));

@@ -11,6 +11,7 @@
 #include "ltsim/core/error.h"
 #include "ltsim/core/suggest.h"
 #include "ltsim/eval/precise.h"
+#include "ltsim/fuzz/recorded.h"
 #include "ltsim/fuzz/witness.h"
 #include "ltsim/io/json.h"
 #include "ltsim/search/witness_io.h"
@@ -54,7 +55,10 @@ std::string FormatOf(const std::string& path) {
 int RunFuzzReplay(const std::string& path, bool json) {
   const Witness w = ReadWitness(path);
   CaseResult result;
-  const bool again = Reproduces(w, result);
+  const bool refuted = Reproduces(w, result);
+  // Reproduced: the property is still refuted and every recorded result is the recomputed one.
+  const std::vector<std::string> differences = WitnessDifferences(w, result);
+  const bool again = refuted && differences.empty();
   const Outcome& o = result.outcome(w.property);
   const Recheck& r = o.recheck;
   if (json) {
@@ -70,7 +74,8 @@ int RunFuzzReplay(const std::string& path, bool json) {
     doc["ratio"] = Number(o.ratio);
     doc["recheck"] = RecheckStatusName(r.status);
     doc["recorded_recheck"] = w.recorded_recheck;
-    doc["still_refuted"] = again;
+    doc["still_refuted"] = refuted;
+    doc["differences"] = differences;
     doc["reproduced"] = again;
     PrintJson(doc);
     return again ? kReproduced : kNotReproduced;
@@ -79,7 +84,7 @@ int RunFuzzReplay(const std::string& path, bool json) {
       "{}: property {} on case {}: recorded ratio {}, now observed {} vs bound {} (ratio {}): "
       "{}\n",
       path, PropertyName(w.property), w.spec.index, Show(w.recorded_ratio), Show(o.observed),
-      Show(o.bound), Show(o.ratio), again ? "still refuted" : "no longer refuted");
+      Show(o.bound), Show(o.ratio), refuted ? "still refuted" : "no longer refuted");
   if (r.status == RecheckStatus::kNone) {
     std::cout << "  recheck: none (the double check holds)\n";
   } else if (r.status == RecheckStatus::kSkipped) {
@@ -91,8 +96,12 @@ int RunFuzzReplay(const std::string& path, bool json) {
   }
   if (!w.recorded_recheck.empty())
     std::cout << fmt::format("  recorded recheck: {}\n", w.recorded_recheck);
-  std::cout << (again ? "reproduced: the recorded refutation still stands (exit 0)\n"
-                      : "NOT reproduced: the property now holds (exit 1)\n");
+  if (!differences.empty())
+    std::cout << fmt::format("  recorded results that differ: {}\n",
+                             DifferenceSummary(differences));
+  std::cout << (again     ? "reproduced: the recorded refutation still stands (exit 0)\n"
+                : refuted ? "NOT reproduced: the recorded results differ (exit 1)\n"
+                          : "NOT reproduced: the property now holds (exit 1)\n");
   return again ? kReproduced : kNotReproduced;
 }
 
@@ -109,6 +118,7 @@ int RunSearchReplay(const std::string& path, bool json) {
                      {"recheck", r.recheck.status},
                      {"recorded_recheck", recorded},
                      {"precise", r.recheck.precise_text},
+                     {"differences", r.differences},
                      {"reproduced", r.reproduced}};
     out["file"] = path;
     out["format"] = kSearchFormat;
@@ -120,6 +130,9 @@ int RunSearchReplay(const std::string& path, bool json) {
         kSearchObjectiveNames.Name(r.witness.objective), Show(r.value), Show(r.stored),
         r.recheck.status, recorded, r.recheck.precise_text,
         r.reproduced ? "reproduced" : "DIFFERS");
+    if (!r.differences.empty())
+      std::cout << fmt::format("  recorded results that differ: {}\n",
+                               DifferenceSummary(r.differences));
   }
   return r.reproduced ? kReproduced : kNotReproduced;
 }

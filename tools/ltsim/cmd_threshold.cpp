@@ -105,6 +105,7 @@ void PrintJsonResult(const ThresholdArgs& args, const ThresholdResult& r) {
     doc["statistics_total"] = r.statistics_total;
     doc["statistics_evaluated"] = r.statistics_evaluated;
     doc["statistics_pruned"] = r.statistics_pruned;
+    doc["statistics_precise"] = r.statistics_precise;
     doc["pruning"] = PruningText(r);
     doc["cells"] = r.cells;
     doc["cells_pruned"] = r.cells_pruned;
@@ -129,11 +130,24 @@ void PrintJsonResult(const ThresholdArgs& args, const ThresholdResult& r) {
 }
 
 std::string Coverage(const ThresholdResult& r) {
+  // Statistics whose double gap could round across ε + tolerance were decided in 50 digits.
+  const std::string precise =
+      r.statistics_precise > 0
+          ? fmt::format(
+                "; {} decided in 50 digits, their double gap being within its rounding "
+                "bound of eps (docs/theory.md §8.7)",
+                r.statistics_precise)
+          : std::string();
   if (r.exhaustive && r.pruned)
-    return "exact: every statistic evaluated or covered by a certified bound";
+    return "exact: every statistic evaluated or covered by a certified bound" + precise;
   if (r.exhaustive && r.method == ThresholdMethod::kPaths)
-    return "exact: every string evaluated or covered by a certified bound over sets of paths";
-  if (r.exhaustive) return "exact: every string of every length checked";
+    return "exact: every string evaluated or covered by a certified bound over sets of paths, "
+           "in double precision (no rounding bound for two-layer models, docs/theory.md §8.7)";
+  if (r.exhaustive && r.method == ThresholdMethod::kStatistics)
+    return "exact: every string of every length checked" + precise;
+  if (r.exhaustive)
+    return "every string of every length checked, in double precision (no rounding bound for "
+           "two-layer models, docs/theory.md §8.7)";
   if (r.method == ThresholdMethod::kPaths)
     return fmt::format(
         "exact up to length {} (paths; the path search's limit), then {} random strings a length",

@@ -10,6 +10,7 @@
 #include "common_options.h"
 #include "help.h"
 #include "ltsim/core/error.h"
+#include "ltsim/fuzz/recorded.h"
 #include "ltsim/study/attack_witness.h"
 #include "ltsim/study/point_witness.h"
 #include "ltsim/study/tightness.h"
@@ -541,6 +542,7 @@ int RunPointReplay(const std::string& path, bool json) {
     doc["replayed"] = {{"value", r.value}, {"censored", r.censored}};
     doc["format"] = "ltsim-point";
     doc["reproduced"] = r.reproduced;
+    doc["differences"] = r.differences;
     doc["detail"] = r.detail;
     PrintJson(doc);
   } else {
@@ -549,6 +551,8 @@ int RunPointReplay(const std::string& path, bool json) {
                              r.censored ? " (censored)" : "",
                              r.reproduced ? "reproduced" : "DIFFERS");
     if (!r.detail.empty()) std::cout << "  " << r.detail << "\n";
+    if (!r.differences.empty())
+      std::cout << "  recorded results that differ: " << DifferenceSummary(r.differences) << "\n";
   }
   return r.reproduced ? kReproduced : kNotReproduced;
 }

@@ -35,7 +35,10 @@ inline constexpr std::uint64_t kPreciseTwoLayerLimit = 20000;
 
 /// f(x) of a one-layer model from x's type counts (docs/theory.md §2.2), in PreciseReal: the same
 /// rules as EvaluateOneLayer / layer_math.h (softmax exp(a − a*); hardmax a ≥ a* − θ; finite
-/// w = 2^(log₂ i·(a − a*)) dropped when log₂ w ≤ −p; β(i) = ln i for `log`). Any T.
+/// w = 2^(log₂ i·(a − a*)) dropped when log₂ w ≤ −p; β(i) = ln i for `log`). Any T. Every
+/// first-layer hardmax or finite decision within 2^(−140) of the logit scale of its boundary is
+/// taken for the exact (rational) logits of the weights (docs/theory.md §8.7), so the decisions
+/// are those of the exact model.
 PreciseVector EvaluatePreciseOneLayer(const Transformer& model, const TypeCounts& counts);
 
 /// The attention of every first-layer head at position T in PreciseReal, grouped like

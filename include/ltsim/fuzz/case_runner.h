@@ -36,7 +36,8 @@ enum class Property {
                    ///< vectors, a sanity check of the arithmetic, not a statement of a theorem
   kTransfer,       ///< gap_z ≤ ε ⇒ gap_x ≤ ε + sim_f + sim_g
   kFrequencyRate,  ///< the method's η: sim_f ≤ L(f)·η and sim_g ≤ L(g)·η
-  kFiniteHardmax,  ///< a `finite` one-layer model equals its hardmax twin once T ≥ T_hard
+  kFiniteHardmax,  ///< a `finite` one-layer model is within FiniteHardmaxTolerance of its
+                   ///< hardmax twin for T_hard ≤ T < T_split (docs/theory.md §2.6)
   kLemma53,        ///< markov/blocks: |avg_x p − avg_z p| ≤ C·(G + L)(τ + 1)/n^(1/3)
   kTwoLayerBound,  ///< two layers, softmax second layer: sim ≤ B(f, x, z) (docs/theory.md §4.7)
 };
@@ -60,6 +61,12 @@ Property ParseProperty(const std::string& name);
 /// finite-hardmax, lemma53, two-layer-bound), or is only a sanity check that cannot fail but by a
 /// bug in the arithmetic (sandwich: the triangle inequality on the numbers the case computed).
 bool IsTheoremProperty(Property property);
+
+/// The finite-hardmax property's bound for a `finite` one-layer model with `none` bias scaling
+/// on a string of length T whose output is `on_x`: 10⁻⁹·(1 + ‖f(x)‖_∞) + L(f)·2·tanh(ϑ ln T/4)
+/// (docs/theory.md §2.6, §8.5); NaN when the property does not apply (another mode or depth,
+/// `log` scaling, T outside [T_hard, T_split)).
+double FiniteHardmaxTolerance(const Transformer& model, std::uint64_t length, double output_scale);
 
 /// What re-computing a refutation in high precision (50 digits, eval/precise.h) found
 /// (docs/design.md §5). kNone: the double verdict held, nothing to recheck.

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "ltsim/fuzz/case_runner.h"
 
@@ -39,6 +40,9 @@ struct Witness {
   /// The recorded recheck status ("confirmed", "skipped (\"…\")"); empty for witnesses
   /// written before rechecks existed.
   std::string recorded_recheck;
+  std::uint64_t campaign_seed = 0;  ///< `seed`, as recorded (0 when absent)
+  /// The file's recorded results (observed, bound, ratio, numbers, recheck, z), as written.
+  nlohmann::ordered_json recorded = nlohmann::ordered_json::object();
 };
 
 /// Parses a witness file strictly (io/json.h: InputError naming the file and key path): also
@@ -53,5 +57,11 @@ Witness WitnessFromJson(const nlohmann::ordered_json& doc, const std::string& so
 /// result.outcome(property).recheck). `result` receives the fresh numbers. InputError when
 /// the case cannot run or does not check the property: no verdict either way.
 bool Reproduces(const Witness& witness, CaseResult& result);
+
+/// Every recorded result of the witness (observed, bound, ratio, the numbers block, the recheck
+/// block with its 50-digit texts, z) that differs from the one recomputed in `result`
+/// (CompareRecorded, fuzz/recorded.h); empty when all agree. A field the file does not record is
+/// not compared.
+std::vector<std::string> WitnessDifferences(const Witness& witness, const CaseResult& result);
 
 }  // namespace ltsim

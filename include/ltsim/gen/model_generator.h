@@ -32,6 +32,8 @@ struct ModelSpec {
   /// T_hard ≤ 2^(p/grid³) and γ_pos ≥ grid (proof in model_generator.cpp).
   double scale = 1.0;
   double grid = 0.0;
+  /// θ of the models (docs/model.md §3), ≥ 0 and finite.
+  double tie_tolerance = 1e-9;
 };
 
 /// A model of the spec, a pure function of the spec and the engine's state.

@@ -27,11 +27,36 @@ double LogitMarginWork(const Transformer& model);
 inline constexpr double kMaxLogitMarginWork = 1 << 27;
 
 /// T_hard = 2^(p/γ(f)) for a model whose first layer is `finite` with p bits (+∞ if it
-/// overflows); 1 when γ = ∞. Only meaningful for `finite` layers: NaN otherwise.
+/// overflows); 1 when γ = ∞. Only meaningful for `finite` layers: NaN otherwise. From T_hard on
+/// every key more than θ below the maximum is dropped; `finite` then equals its hardmax twin
+/// when ν(f) = 0, and is within FiniteHardmaxDistance of it otherwise (NearTieSpread).
 double HardmaxLength(const Transformer& model);
 
 /// log₂ T_hard = p/γ, finite even when T_hard overflows a double; NaN if not `finite`.
 double Log2HardmaxLength(const Transformer& model);
+
+/// ν(f), the near-tie spread: the largest difference in (0, θ] between two elements of one set
+/// 𝒜_h(y, r) of LogitMargin (first layer); 0 when every such difference is 0 or above θ, NaN
+/// when LogitMarginWork exceeds kMaxLogitMarginWork. Hardmax treats such keys as ties (weight 1);
+/// `finite` gives them i^(−d) ∈ [i^(−ν), 1], so it equals its hardmax twin past T_hard only when
+/// ν = 0 (docs/model.md §4.3, docs/theory.md §2.6).
+double NearTieSpread(const Transformer& model);
+
+/// log₂ T_split = p/ν: from T_split = 2^(p/ν) on, `finite` may drop a key that hardmax keeps
+/// (+∞ when ν = 0, NaN if the first layer is not `finite` or ν is not computed).
+double Log2SplitLength(const Transformer& model);
+
+/// Whether a query position T lies in the window T_hard ≤ T < T_split of a `finite` first layer
+/// with `none` bias scaling, decided with the exact rounding rule (FiniteKeyDropped): every key
+/// more than θ below the maximum is dropped at T and every key within θ kept. False for other
+/// modes and when γ or ν is not computed.
+bool InFiniteHardmaxWindow(const Transformer& model, double length);
+
+/// The bound of docs/theory.md §2.6 on the ℓ1 distance between a `finite` first-layer head's
+/// attention and its hardmax twin's at a query position T ≥ 1, for T_hard ≤ T < T_split:
+/// 2·tanh(ν·ln T/4) (0 when ν = 0). +∞ outside that window (T < T_hard, T ≥ T_split, `log` bias
+/// scaling, a margin not computed), NaN when the first layer is not `finite`.
+double FiniteHardmaxDistance(const Transformer& model, double length);
 
 /// L(f) = ‖W‖·(1 + ‖B‖‖A‖)·Σ_h ‖O_h‖·R with R = max_{s,r} ‖E_s + P_r‖ (spectral norms),
 /// the Lipschitz constant of a one-layer model with respect to the per-head attention

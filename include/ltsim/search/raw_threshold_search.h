@@ -153,11 +153,17 @@ struct ReplayInput {
   std::optional<std::uint64_t> first_disagreement;
   bool separated = false;
   std::optional<TypeCounts> sup_statistic;
+  /// The other recorded results, as written (checked_up_to, witness_text, gap,
+  /// largest_gap_below, sup_gap, sup_gap_length, recheck): each is recomputed and compared.
+  nlohmann::json recorded = nlohmann::json::object();
 };
 
 /// Re-runs FindThreshold (T* must be the recorded one, its witness not unconfirmed in 50
-/// digits) and re-evaluates the separation statistic in 50 digits (gap ≥ κε must match
-/// `separated`). True when all reproduce; `report` gets one line.
+/// digits), re-evaluates the separation statistic in 50 digits (gap ≥ κε must match
+/// `separated`) and compares every other recorded result with its recomputed value
+/// (fuzz/recorded.h: checked_up_to, the witness string, its gap, the largest gap below T*, the
+/// separation gap and its length, the 50-digit recheck block). True when all reproduce;
+/// `report` gets one line naming the fields that differ.
 bool ReplayPair(const ReplayInput& input, std::string* report);
 
 /// The separation statistic of a witness or refute.json (`{length, far, suffix}` in f's view);

@@ -83,10 +83,13 @@ SavedSearchWitness SaveSearchWitness(const std::string& dir_or_path, const Searc
 /// Reads a search witness with or without a `recheck` block: the strict SearchWitnessFromJson
 /// on the rest. InputError naming the path and key. `recheck_status` (optional) receives the
 /// block's status, or "" when the file has none.
-SearchWitness ReadSearchWitness(const std::string& path, std::string* recheck_status = nullptr);
+SearchWitness ReadSearchWitness(const std::string& path, std::string* recheck_status = nullptr,
+                                nlohmann::json* recheck = nullptr);
 /// The same from text (io::ParseJson: depth and number checks); `source` names it in errors.
+/// `recheck`, when given, receives the recorded recheck block (null when there is none).
 SearchWitness SearchWitnessFromText(const std::string& text, const std::string& source,
-                                    std::string* recheck_status = nullptr);
+                                    std::string* recheck_status = nullptr,
+                                    nlohmann::json* recheck = nullptr);
 
 /// What a replay found.
 struct SearchReplay {
@@ -96,8 +99,11 @@ struct SearchReplay {
   bool same_value = false;  ///< |value − stored| ≤ kSearchReplayTolerance·max(1, |stored|)
   SearchRecheck recheck;    ///< recomputed now
   std::string recorded_recheck_status;  ///< from the file; empty when it had none
-  /// same_value, and the fresh recheck's status is the recorded one ("agrees" when the file
-  /// has no recheck block): the witness reproduces its recorded result.
+  /// Every field of the recorded recheck block that differs from the recomputed one (value,
+  /// the 50-digit texts, tolerance, z_length, note, status; fuzz/recorded.h).
+  std::vector<std::string> differences;
+  /// same_value, the fresh recheck's status is the recorded one ("agrees" when the file has no
+  /// recheck block) and no recorded recheck field differs: the witness reproduces.
   bool reproduced = false;
 };
 

@@ -29,8 +29,9 @@ namespace ltsim {
 /// each, with the balance e = max_r |ν_r − ν|/ν. δ = 0 is one scale per coupled support; the plan
 /// kept is the one with the smallest certificate over δ ∈ {0, 2^−k} (and Θ, ν for step 5).
 ///
-/// Certificate: in the hardmax regime (every layer hardmax, or finite with T, |z| ≥ T_hard,
-/// with bias_scaling none) η = max_h ‖α_h(x) − α_h(z)‖₁ computed exactly from the counts, and
+/// Certificate: in the hardmax regime (every layer hardmax, or finite with T_hard ≤ T, |z| <
+/// T_split, with bias_scaling none) η = max_h ‖α_h(x) − α_h(z)‖₁ computed exactly from the
+/// counts for the hardmax attention (plus tie_slack for finite models with near-ties), and
 ///     η_h ≤ 2(|K_h| + m_h)/Θ + 4·F_h·δ + 2e      when no padding entered the group,
 /// F_h the types of h outside its component (e = 0 without step 5). The total length is
 /// bounded uniformly in |x|: Σ c' ≤ D·(Θ·3^(H/3)·δ^−(H−1) + 1) for H distinct heads, and at
@@ -46,6 +47,10 @@ struct FrequencyPlan {
   double balance = 0.0;         ///< e = max_r |ν_r − ν|/ν over the balanced residue classes
   int balanced_residues = 0;    ///< residue classes whose room the elastic types shared
   bool hardmax_regime = false;  ///< whether the certificate applies to these models
+  /// For `finite` models whose near-ties ϑ > 0 (docs/theory.md §2.6): the largest over them of
+  /// 2·tanh(ϑ ln|x|/4) + 2·tanh(ϑ ln|z|/4), what their attention may differ from the hardmax
+  /// attention `eta` is computed for; the simulator certifies η = eta + tie_slack. 0 otherwise.
+  double tie_slack = 0.0;
   int groups = 0;               ///< distinct heads (supports) of the models on x
   int components = 0;           ///< scale classes
   int exact_components = 0;     ///< components copied exactly (λ_C = 1)

@@ -80,6 +80,9 @@ struct PointReplay {
   /// 50-digit gap; needed-length: the recheck's status)
   bool reproduced = false;
   std::string detail;
+  /// Recorded results (x, value, censored, the recheck block) that differ from the recomputed
+  /// ones (fuzz/recorded.h); `reproduced` is false when any does.
+  std::vector<std::string> differences;
 };
 
 /// Recomputes the point's number from the file alone.

@@ -215,7 +215,8 @@ io::Json SweepOptionsToJson(const SweepOptions& options);
 
 /// The construction's certified length for a pair (the upper side of sweeps and tightness):
 /// the registry's frequency-length, and for `finite` attention at least thm4.1-hardmax
-/// 2^(p/γ), below which the certificate does not apply (docs/theory.md §2.4).
+/// 2^(p/γ), below which the certificate does not apply (docs/theory.md §2.4); +∞ for a `finite`
+/// pair with near-ties, which no length certifies for every x (docs/theory.md §2.6).
 double CertifiedLength(const ConstantMap& constants);
 
 }  // namespace ltsim

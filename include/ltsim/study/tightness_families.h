@@ -22,6 +22,9 @@ struct FamilyPair {
 /// token 1 among them; f = μ₁, g = μ₁ + h·tri(μ₁), tri the triangle of half-width w = 2ε/h
 /// centred at c = w·(1 + offset), offset ∈ [0, 1). |f − g| > ε ⇔ |μ₁ − c| < ε/h, first
 /// reachable with one token 1 among the ⌊T/Δ⌋ attended keys: T* ≈ Δ/(c + ε/h) ∝ Δ·h/ε.
+/// `predicted` is the exact T* (the smallest denominator of a share in the disagreement
+/// interval, in rationals, for `threshold`'s verdict), 0 where a share lies within 10⁻¹¹/h of an
+/// end of that interval.
 /// InputError for alphabet < 2, period < 1, locality < 0, slope ≤ 0, ε ∉ (0, 1) or a bump
 /// that does not fit in [0, 1].
 FamilyPair MakeBumpPair(int alphabet, int period, int locality, double slope, double eps,
@@ -31,7 +34,9 @@ FamilyPair MakeBumpPair(int alphabet, int period, int locality, double slope, do
 /// token 1 logit −γ (f) or −γ(1 + η) (g), and both read the attention share of token 1.
 /// Below T_hard(g) = 2^(p/(γ(1+η))) both weights survive and differ by at most a factor
 /// T^(γη); from T_hard(g) on g drops token 1 while f keeps it (weight ≈ 2^(−p)), so with
-/// one 0 and T − 1 ones the gap is ≥ 1/2 once γ ≤ 0.8: T* = ⌈2^(p/(γ(1+η)))⌉ for ε < 1/2.
+/// one 0 and T − 1 ones the gap is ≥ 1/2 once γ ≤ 0.8: T* = ⌈2^(p/(γ(1+η)))⌉ for ε < 1/2
+/// (decided by the evaluators' exact rule, FiniteDropLength). `predicted` is 0 when no integer
+/// lies in [T_hard(g), T_hard(f)) or f's share there is not above 1/2: no closed form then.
 /// InputError for γ ∉ (0, 0.8], bits ∉ [1, 30], η ∉ (0, 0.1].
 FamilyPair MakeMarginPair(double margin, int bits, double eta);
 

@@ -148,6 +148,9 @@ struct ThresholdResult {
   std::uint64_t statistics_evaluated = 0;  ///< evaluated one by one
   std::uint64_t statistics_pruned = 0;     ///< total − evaluated: covered by a cell's bound
   std::uint64_t statistics_pruned_counted = 0;  ///< counted cell by cell (options.count_pruned)
+  /// Statistics whose double gap lay within the rounding bound of ε + tolerance, or with an
+  /// attention decision rounding could flip, decided in 50 digits (docs/theory.md §8.7).
+  std::uint64_t statistics_precise = 0;
   std::uint64_t cells = 0, cells_pruned = 0;
   double max_pruned_bound = 0.0;  ///< the largest certified bound of a pruned cell
 

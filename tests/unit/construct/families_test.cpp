@@ -44,6 +44,22 @@ TEST(Families, BumpClosedFormIsTheExactThreshold) {
   ExpectCertified("bump", {{"slope", 4.13}, {"eps", 0.02}, {"height", 3.0}});
 }
 
+// The tent's discrete maximum equal to ε is not a disagreement (a gap must exceed ε). The old
+// closed form Δ·(⌊s/((2κ−1)ε)⌋ + 1) recorded T* = 10 for the first member (1/10 gives a gap of
+// exactly ε) and 5 for the second (1/5 likewise), where the exact answers are 59 (k/n = 6/59) and
+// 9 (2/9); s/((2κ−1)ε) integer, as for s = 3, ε = 0.1, κ = 2, is an interior point now (1/10 is
+// the hole's right end, not in it).
+TEST(Families, BumpAtTheTentsBoundaryIsTheExactThreshold) {
+  const auto member = [](double s, double eps, double kappa) {
+    return BuildFamilyMember("bump", {{"slope", s}, {"eps", eps}, {"height", kappa}});
+  };
+  EXPECT_EQ(member(0.5, 0.05, 1.01).first_disagreement, 59u);
+  EXPECT_EQ(member(0.5, 0.1, 1.1).first_disagreement, 9u);
+  ExpectCertified("bump", {{"slope", 0.5}, {"eps", 0.05}, {"height", 1.01}});
+  ExpectCertified("bump", {{"slope", 0.5}, {"eps", 0.1}, {"height", 1.1}});
+  ExpectCertified("bump", {{"slope", 3.0}, {"eps", 0.1}});
+}
+
 TEST(Families, BumpGrowsLinearlyInSlopeOverEps) {
   // T* = Δ·(⌊s/((2κ−1)ε)⌋ + 1): doubling s doubles T* up to the floor's ±1.
   const auto t = [](double s) {
@@ -83,7 +99,9 @@ TEST(Families, BadParametersAreInputErrors) {
   EXPECT_THROW(BuildFamilyMember("bump", {{"bits", 3}}), InputError);
   EXPECT_THROW(BuildFamilyMember("bump", {{"period", 1.5}}), InputError);
   EXPECT_THROW(BuildFamilyMember("bump", {{"slope", -1}}), InputError);
-  EXPECT_THROW(BuildFamilyMember("bump", {{"slope", 3.0}, {"eps", 0.1}}), InputError);  // integer
+  // A fraction within 1e-11 of an end of the hole decides T*: 1/20 against (ε + 1e-9)/s = 0.05.
+  EXPECT_THROW(BuildFamilyMember("bump", {{"slope", 1.0}, {"eps", 0.05 - 1e-9}, {"height", 1.01}}),
+               InputError);
   EXPECT_THROW(BuildFamilyMember("nested", {{"slope", 0.1}}), InputError);  // a ≤ κε
 }
 

@@ -4,13 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "ltsim/eval/evaluate.h"
 #include "ltsim/model/transformer.h"
+#include "ltsim/strings/sources.h"
 
 namespace ltsim {
 namespace {
@@ -270,6 +273,74 @@ TEST(HardmaxLength, NaNForNonFiniteLayers) {
     EXPECT_TRUE(std::isnan(HardmaxLength(model))) << AttentionName(attention);
     EXPECT_TRUE(std::isnan(Log2HardmaxLength(model))) << AttentionName(attention);
   }
+}
+
+// θ = 0.4, p = 4, key logits 0, 0.3, 1.3 by token whatever the query (docs/theory.md §2.6's
+// example): γ = 1, ϑ = 0.3, T_hard = 16, T_split = 2^(40/3) ≈ 10321.3. `ltsim info` reported
+// T_hard = 16 as if finite equalled hardmax from there on, yet at T = 64 they differ.
+Transformer NearTieModel() {
+  Transformer model = OneHotModel(3, 1, 0, Attention::kFinite, 4);
+  model.tie_tolerance = 0.4;
+  Matrix qk = Zero(model);
+  for (int q = 0; q < model.alphabet; ++q) {  // key row s, query token column y
+    qk(1, q) = 0.3;
+    qk(2, q) = 1.3;
+  }
+  AddHead(model, qk, {0.0});
+  model.readout_weight(0, 0) = 1.0;  // the share of token 0
+  return model;
+}
+
+TEST(NearTies, SpreadSplitLengthAndWindow) {
+  const Transformer model = NearTieModel();
+  ExpectValid(model);
+  EXPECT_NEAR(LogitMargin(model), 1.0, 1e-15);
+  EXPECT_NEAR(NearTieSpread(model), 0.3, 1e-15);
+  EXPECT_NEAR(Log2HardmaxLength(model), 4.0, 1e-14);
+  EXPECT_NEAR(Log2SplitLength(model), 40.0 / 3.0, 1e-12);
+  EXPECT_FALSE(InFiniteHardmaxWindow(model, 15.0));
+  // At T = 16 a key exactly γ below is dropped only if the exact difference of the two double
+  // logits is ≥ 1; γ is itself a rounded difference, so the window is taken from one ulp below
+  // it (docs/theory.md §2.6) and starts just after 16.
+  EXPECT_TRUE(InFiniteHardmaxWindow(model, 17.0));
+  EXPECT_TRUE(InFiniteHardmaxWindow(model, 10321.0));
+  EXPECT_FALSE(InFiniteHardmaxWindow(model, 10322.0));
+  EXPECT_EQ(FiniteHardmaxDistance(model, 15.0), kInf);
+  EXPECT_EQ(FiniteHardmaxDistance(model, 10322.0), kInf);
+  EXPECT_NEAR(FiniteHardmaxDistance(model, 64.0), 2 * std::tanh(0.3 * std::log(64.0) / 4), 1e-14);
+  // Without near-ties (θ below 0.3) finite equals hardmax from T_hard on: distance 0, no T_split.
+  Transformer tight = model;
+  tight.tie_tolerance = 0.1;
+  EXPECT_EQ(NearTieSpread(tight), 0.0);
+  EXPECT_EQ(Log2SplitLength(tight), kInf);
+  EXPECT_EQ(FiniteHardmaxDistance(tight, 1e6), 0.0);
+}
+
+// The lemma of docs/theory.md §2.6 on this model, for every string of tokens 0 and 1 with k
+// zeros among T (hardmax ties the two, finite gives token 0 the weight T^(−0.3)): the finite
+// output is within L(f)·2·tanh(ϑ ln T/4) of the hardmax twin's at every T in the window, and the
+// bound is attained within 1% at the worst k for T = 64 (it is tight, not merely valid).
+TEST(NearTies, FiniteIsWithinTheTieBoundOfItsHardmaxTwin) {
+  const Transformer model = NearTieModel();
+  const double L = LipschitzConstant(model);
+  for (double T : {16.0, 64.0, 1000.0, 10321.0}) {
+    const double w = std::pow(T, -0.3), bound = L * FiniteHardmaxDistance(model, T);
+    double worst = 0.0;
+    for (double k = 1; k < T; k += 1) {  // k zeros, T − k ones (the last one a 1)
+      const double finite = k * w / (k * w + (T - k)), hardmax = k / T;
+      worst = std::max(worst, std::abs(finite - hardmax));
+    }
+    EXPECT_LE(worst, bound) << T;
+    if (T == 64.0) EXPECT_GE(worst, 0.99 * bound / (2 * L)) << "the ℓ1 bound is twice the share";
+  }
+  // The closed forms above are the evaluators' outputs: 42 zeros then 22 ones at T = 64.
+  std::vector<Token> x(64, 1);
+  std::fill(x.begin(), x.begin() + 42, Token{0});
+  Transformer twin = model;
+  twin.layers[0].attention = Attention::kHardmax;
+  const double w = std::pow(64.0, -0.3);
+  EXPECT_NEAR(Evaluate(model, *MakeTokenSource(x, "x"))(0), 42 * w / (42 * w + 22), 1e-12);
+  EXPECT_NEAR(Evaluate(twin, *MakeTokenSource(x, "x"))(0), 42.0 / 64.0, 1e-12);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -87,6 +87,30 @@ TEST(IidSourceTest, FrequenciesMatchTheProbabilities) {
   ExpectFrequencies(*MakeIidSource(1000000, 3, 13, {0, 1, 0}), {0, 1, 0});  // never a 0 or 2
 }
 
+// Weights whose sum overflows or whose quotients underflow are scaled by the largest first;
+// before, probs=1.7e308/1.7e308/0 fell back to uniform and drew token 2 a third of the time.
+TEST(IidSourceTest, ExtremeWeightsAreNormalisedAndZeroWeightsNeverDrawn) {
+  ExpectFrequencies(*MakeIidSource(300000, 3, 21, {1.7e308, 1.7e308, 0}), {0.5, 0.5, 0});
+  ExpectFrequencies(*MakeIidSource(300000, 3, 22, {1e-320, 2e-320, 0}), {1.0 / 3, 2.0 / 3, 0});
+  ExpectFrequencies(*MakeIidSource(300000, 4, 23, {0, 1e300, 3e300, 0}), {0, 0.25, 0.75, 0});
+  ExpectFrequencies(*MakeIidSource(300000, 3, 24, {5e-324, 0, 5e-324}), {0.5, 0, 0.5});
+  // A positive weight that no double can hold relative to the largest is refused, not dropped.
+  const std::string spec = "iid:length=10,alphabet=3,seed=1,probs=1.7e308/5e-324/0";
+  EXPECT_NE(SpecError(spec).find("cannot be normalised"), std::string::npos) << SpecError(spec);
+}
+
+// Zero-weight tokens are left out of the law itself: among many tokens of weight 0 and a few
+// positive ones of very different sizes, no draw of 2·10^5 is ever a zero-weight token.
+TEST(IidSourceTest, ZeroWeightTokensAreNeverDrawnAmongMany) {
+  std::vector<double> probs(64, 0.0);
+  probs[3] = 1e-200;
+  probs[17] = 1.0;
+  probs[40] = 1e200;
+  probs[63] = 3e-300;
+  const std::vector<Token> x = ReadAll(*MakeIidSource(200000, 64, 25, probs), 200000);
+  for (Token t : x) ASSERT_GT(probs[t], 0.0) << "drew token " << t;
+}
+
 TEST(IidSourceTest, NameIsTheSpecAndReopens) {
   EXPECT_EQ(MakeIidSource(100, 3, 7, {})->name(), "iid:length=100,alphabet=3,seed=7");
   const auto weighted = MakeIidSource(1000, 2, 9, {0.25, 0.75});
