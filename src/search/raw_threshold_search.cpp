@@ -313,7 +313,8 @@ std::vector<std::pair<std::string, std::pair<Transformer, Transformer>>> FamilyS
     const double norm_a = c.max_lipschitz / (sum_o * std::sqrt(2.0)) - 1.0;
     const double sq = norm_a * norm_a - (S - 1) * 4.0 * theta * theta;
     double a = sq > 0 ? std::sqrt(sq / S) * 0.999 : 0.0;
-    for (int k = 0; k < 12 && a > theta; ++k, a *= 0.8) {
+    // A member on a boundary case is refused: a slightly smaller slope first, then ×0.8.
+    for (int k = 0; k < 16 && a > theta; ++k, a *= k < 4 ? 0.999 : 0.8) {
       if (auto m = TryBuild(
               "nested",
               {{"alphabet", S}, {"slope", a}, {"eps", o.eps}, {"height", o.separation + 1.0}})) {

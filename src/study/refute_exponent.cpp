@@ -197,7 +197,7 @@ RefuteExponentResult RunRefuteExponent(const RefuteExponentOptions& o) {
     result.verdict = "contradicts";
     result.reason = fmt::format(
         "the certified T*'s exponent {:.3f} has its 95% interval [{:.3f}, {:.3f}] above the "
-        "bound's exponent {:.3f}: T* grows faster than the bound allows{}",
+        "bound's exponent {:.3f}: over this grid T* grows faster than the bound allows{}",
         result.estimate.exponent, ci->first, ci->second, result.bound_exponent, unsep);
   } else {
     result.verdict = "consistent";

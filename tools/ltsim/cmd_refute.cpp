@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -96,7 +97,8 @@ void PrintTable(const RefuteResult& r) {
   else
     std::cout << "  best built-in family for this class: none fits\n";
   std::cout << fmt::format("  recheck (50 digits): {}\n", Json(r.search.recheck.status).dump());
-  for (const auto& [mode, scale] : LengthScales(o).items())
+  const nlohmann::json scales = LengthScales(o);  // kept alive while items() iterates it
+  for (const auto& [mode, scale] : scales.items())
     std::cout << fmt::format("  length scale of {} pairs: {} = {}\n", mode,
                              scale["constant"].get<std::string>(),
                              scale["value"].is_null() ? std::string("unbounded")
@@ -206,8 +208,16 @@ int RunExponent(RefuteArgs& args, std::unique_ptr<io::OutputSet>& set) {
 int Run(RefuteArgs& args) {
   if (!args.replay.empty()) return RunRefuteReplay(args.replay, args.json);
   SetCommandFlags({{"precision_bits", "--precision"}, {"max_length", "--max-length"}});
-  for (const CLI::Option* option : args.required)
+  // With --exponent the grid sets its parameter's flag.
+  const std::map<std::string, std::string> grid_flag = {
+      {"eps", "--eps"},          {"scale", "--max-lipschitz"}, {"period", "--period"},
+      {"alphabet", "--alphabet"}, {"locality", "--locality"},  {"heads", "--heads"}};
+  const auto varied = grid_flag.find(args.exponent);
+  if (!args.exponent.empty()) kExponentParameterNames.Parse(args.exponent);
+  for (const CLI::Option* option : args.required) {
+    if (varied != grid_flag.end() && option->get_name() == varied->second) continue;
     if (option->count() == 0) throw InputError(fmt::format("{}: required", option->get_name()));
+  }
   RawSearchOptions& s = args.options.search;
   s.cls.modes = ParseModes(args.modes);
   s.starts = ParseStarts(args.starts);

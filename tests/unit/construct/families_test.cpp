@@ -93,11 +93,12 @@ TEST(Families, NestedMinimaEqualTheQuadraticRecursion) {
 // Members past the old caps (8000 at S = 3, 600 at S = 4) are built, and the smaller ones are
 // certified by the exact threshold.
 TEST(Families, NestedMembersPastTheOldCapsAreBuiltAndCertified) {
-  const FamilyMember three = BuildFamilyMember("nested", {{"alphabet", 3}, {"slope", 0.5}});
-  EXPECT_GT(three.first_disagreement, 8000u);
-  const FamilyMember four = BuildFamilyMember("nested", {{"alphabet", 4}, {"slope", 0.3}});
-  EXPECT_GT(four.first_disagreement, 600u);
-  ExpectCertified("nested", {{"alphabet", 4}, {"slope", 0.3}});
+  const FamilyMember three = BuildFamilyMember("nested", {{"alphabet", 3}, {"slope", 0.8}});
+  EXPECT_EQ(three.first_disagreement, 13242u);  // > 8000
+  const FamilyMember four =
+      BuildFamilyMember("nested", {{"alphabet", 4}, {"slope", 0.27}, {"height", 5}});
+  EXPECT_EQ(four.first_disagreement, 684u);  // > 600
+  ExpectCertified("nested", {{"alphabet", 4}, {"slope", 0.27}, {"height", 5}});
 }
 
 TEST(Families, BadParametersAreInputErrors) {
