@@ -621,7 +621,8 @@ bool CertifyPastCap(const RawSearchOptions& o, const Transformer& f, const Trans
     t.max_length = length;
     t.threads = threads;
     // Without a rate yet, the first run is bounded only by its length (N·4).
-    if (rate > 0) t.max_evaluations = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(rate * left));
+    if (rate > 0)
+      t.max_evaluations = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(rate * left));
     const auto run_started = std::chrono::steady_clock::now();
     ThresholdResult r;
     try {

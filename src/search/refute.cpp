@@ -126,7 +126,7 @@ void DecideLimits(const RefuteOptions& o, RefuteResult& result) {
     if (o.maximise_first_disagreement) {
       if (Censored(best.best))
         reason = fmt::format(
-            "the best pair agrees up to {} (certified), so its T* is only a lower bound", 
+            "the best pair agrees up to {} (certified), so its T* is only a lower bound",
             best.best.checked_up_to);
     } else {
       for (const RawRestart& r : s.restarts) {
@@ -149,10 +149,11 @@ void DecideLimits(const RefuteOptions& o, RefuteResult& result) {
   }
   if (s.stopped_by_time) {
     result.limited_by.push_back("time_budget");
-    reason += fmt::format("{}the time budget stopped the search after {} of {} evaluations "
-                          "({} of {} climbs run)",
-                          reason.empty() ? "" : "; ", s.evaluations, o.search.budget,
-                          s.restarts_run, s.restarts.size());
+    reason += fmt::format(
+        "{}the time budget stopped the search after {} of {} evaluations "
+        "({} of {} climbs run)",
+        reason.empty() ? "" : "; ", s.evaluations, o.search.budget, s.restarts_run,
+        s.restarts.size());
   }
   result.limited_by_reason = reason;
 }
@@ -242,8 +243,8 @@ nlohmann::json RefuteToJson(const RefuteResult& result) {
       r.best.first_disagreement ? *r.best.first_disagreement : r.best.checked_up_to + 1;
   j["checked_up_to"] = r.best.checked_up_to;
   j["certified_max_length"] = std::max(r.best.certified_max_length, std::uint64_t{1});
-  j["limited_by"] = result.limited_by.empty() ? nlohmann::json(nullptr)
-                                              : nlohmann::json(result.limited_by);
+  j["limited_by"] =
+      result.limited_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.limited_by);
   j["limited_by_reason"] = result.limited_by_reason;
   j["certified_past_cap"] = result.certified_past_cap;
   j["max_logit"] = std::isfinite(o.search.cls.max_logit) ? nlohmann::json(o.search.cls.max_logit)

@@ -148,7 +148,8 @@ RefuteExponentResult RunRefuteExponent(const RefuteExponentOptions& o) {
     p.start = best.start;
     if (!o.witness_dir.empty()) {
       const std::string name = fmt::format("point_{}.json", i);
-      const nlohmann::json w = RawWitnessToJson(at.search, best.f, best.g, e, p.refute.search.recheck);
+      const nlohmann::json w =
+          RawWitnessToJson(at.search, best.f, best.g, e, p.refute.search.recheck);
       io::WriteFileAtomically((std::filesystem::path(o.witness_dir) / name).string(),
                               w.dump(2) + "\n");
       const std::string shown = o.witness_name_dir.empty() ? o.witness_dir : o.witness_name_dir;
@@ -226,8 +227,8 @@ nlohmann::json RefuteExponentToJson(const RefuteExponentResult& r) {
   j["bound"] = o.refute.bound;
   j["max_length"] = o.refute.search.max_length;
   j["budget"] = o.refute.search.budget;
-  j["starts"] = RawStartsName(o.refute.search.family_seeds ? o.refute.search.starts
-                                                           : RawStarts::kRandom);
+  j["starts"] =
+      RawStartsName(o.refute.search.family_seeds ? o.refute.search.starts : RawStarts::kRandom);
   nlohmann::json points = nlohmann::json::array();
   for (const ExponentPoint& p : r.points) {
     points.push_back(

@@ -170,11 +170,38 @@ TEST_F(RefuteCli, BadInputIsExitTwo) {
 // 2·(1 + θ'/(4a)), so over a denser grid the interval narrows to just above 2), the bound
 // (L/eps)^2 has exponent 2, the verdict is consistent (exit 0), and every point replays.
 TEST_F(RefuteCli, ExponentOfTheNestedFamilyIsRecoveredAndEveryPointReplays) {
-  const Result r = Run({"refute", "--exponent", "eps", "--grid", "0.1,0.05,0.025",
-                        "--bound", "(L/eps)^2", "--max-lipschitz", "20", "--alphabet", "2",
-                        "--period", "1", "--locality", "0", "--width", "5", "--heads", "2",
-                        "--mlp-width", "1", "--budget", "2", "--iterations", "0", "--starts",
-                        "families", "--max-length", "300", "--json", "--out-dir", Path("exp")});
+  const Result r = Run({"refute",
+                        "--exponent",
+                        "eps",
+                        "--grid",
+                        "0.1,0.05,0.025",
+                        "--bound",
+                        "(L/eps)^2",
+                        "--max-lipschitz",
+                        "20",
+                        "--alphabet",
+                        "2",
+                        "--period",
+                        "1",
+                        "--locality",
+                        "0",
+                        "--width",
+                        "5",
+                        "--heads",
+                        "2",
+                        "--mlp-width",
+                        "1",
+                        "--budget",
+                        "2",
+                        "--iterations",
+                        "0",
+                        "--starts",
+                        "families",
+                        "--max-length",
+                        "300",
+                        "--json",
+                        "--out-dir",
+                        Path("exp")});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const Json j = Json::parse(r.out);
   for (const char* key : {"points", "exponent", "exponent_ci", "bound_exponent", "verdict"})
@@ -201,19 +228,45 @@ TEST_F(RefuteCli, ExponentOfTheNestedFamilyIsRecoveredAndEveryPointReplays) {
   EXPECT_EQ(j["verdict"], "consistent");
   EXPECT_TRUE(fs::exists(dir_ / "exp" / "exponent.json"));
   // A bound that grows more slowly (L/eps: exponent 1) is contradicted: exit 1.
-  const Result linear = Run({"refute", "--exponent", "eps", "--grid", "0.1,0.05,0.025",
-                             "--bound", "L/eps", "--max-lipschitz", "20", "--alphabet", "2",
-                             "--period", "1", "--locality", "0", "--width", "5", "--heads", "2",
-                             "--mlp-width", "1", "--budget", "2", "--iterations", "0", "--starts",
-                             "families", "--max-length", "300", "--json", "--out-dir",
+  const Result linear = Run({"refute",
+                             "--exponent",
+                             "eps",
+                             "--grid",
+                             "0.1,0.05,0.025",
+                             "--bound",
+                             "L/eps",
+                             "--max-lipschitz",
+                             "20",
+                             "--alphabet",
+                             "2",
+                             "--period",
+                             "1",
+                             "--locality",
+                             "0",
+                             "--width",
+                             "5",
+                             "--heads",
+                             "2",
+                             "--mlp-width",
+                             "1",
+                             "--budget",
+                             "2",
+                             "--iterations",
+                             "0",
+                             "--starts",
+                             "families",
+                             "--max-length",
+                             "300",
+                             "--json",
+                             "--out-dir",
                              Path("exp1")});
   EXPECT_EQ(linear.exit_code, 1) << linear.err;
   EXPECT_EQ(Json::parse(linear.out)["verdict"], "contradicts");
 }
 
 // A censored best pair is certified past the search's N before the verdict: the nested family
-// start (L₀ = 8: T* = 324) agrees up to N = 50, the exact threshold then finds its T* beyond it, and the
-// result (certified past N) replays. A time budget that stops the search makes the verdict
+// start (L₀ = 8: T* = 324) agrees up to N = 50, the exact threshold then finds its T* beyond it,
+// and the result (certified past N) replays. A time budget that stops the search makes the verdict
 // limited (exit 3, limited_by), never a silent "not refuted".
 TEST_F(RefuteCli, CensoredPairsAreCertifiedPastTheCapAndLimitsAreSaid) {
   std::vector<std::string> args =
@@ -242,8 +295,7 @@ TEST_F(RefuteCli, CensoredPairsAreCertifiedPastTheCapAndLimitsAreSaid) {
   EXPECT_LT(tj["evaluations"].get<std::uint64_t>(), 40u);
   const Result table = Run(SmallClass("1e7"), {"--threads", "1", "--time-budget", "0.001"});
   EXPECT_EQ(table.exit_code, 3);
-  EXPECT_NE(table.out.find("INCONCLUSIVE (limited by time_budget"), std::string::npos)
-      << table.out;
+  EXPECT_NE(table.out.find("INCONCLUSIVE (limited by time_budget"), std::string::npos) << table.out;
 }
 
 }  // namespace

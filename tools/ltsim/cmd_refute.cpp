@@ -99,10 +99,9 @@ void PrintTable(const RefuteResult& r) {
   std::cout << fmt::format("  recheck (50 digits): {}\n", Json(r.search.recheck.status).dump());
   const nlohmann::json scales = LengthScales(o);  // kept alive while items() iterates it
   for (const auto& [mode, scale] : scales.items())
-    std::cout << fmt::format("  length scale of {} pairs: {} = {}\n", mode,
-                             scale["constant"].get<std::string>(),
-                             scale["value"].is_null() ? std::string("unbounded")
-                                                      : scale["value"].dump());
+    std::cout << fmt::format(
+        "  length scale of {} pairs: {} = {}\n", mode, scale["constant"].get<std::string>(),
+        scale["value"].is_null() ? std::string("unbounded") : scale["value"].dump());
   if (r.certified_past_cap > 0)
     std::cout << fmt::format(
         "  certified past the search's N = {}: {} censored pair(s), the best now exact up to {}\n",
@@ -159,21 +158,22 @@ void PrintExponentTable(const RefuteExponentResult& r) {
   std::cout << fmt::format("  {:>10} {:>12} {:>10} {:>12} {:>12}  {}\n", "value", "T*", "L",
                            "bound", "limited by", "witness");
   for (const ExponentPoint& p : r.points) {
-    const std::string t = !p.separated ? fmt::format("({} unsep.)", p.lower_bound)
+    const std::string t = !p.separated           ? fmt::format("({} unsep.)", p.lower_bound)
                           : p.first_disagreement ? std::to_string(*p.first_disagreement)
                                                  : fmt::format("> {}", p.lower_bound - 1);
-    std::cout << fmt::format("  {:>10} {:>12} {:>10} {:>12} {:>12}  {}\n", JsonText(p.value), t,
-                             fmt::format("{:.4g}", p.lipschitz),
-                             fmt::format("{:.4g}", p.bound_value),
-                             p.limited_by.empty() ? "-" : fmt::format("{}", fmt::join(p.limited_by, ",")),
-                             p.witness_file.empty() ? "-" : p.witness_file);
+    std::cout << fmt::format(
+        "  {:>10} {:>12} {:>10} {:>12} {:>12}  {}\n", JsonText(p.value), t,
+        fmt::format("{:.4g}", p.lipschitz), fmt::format("{:.4g}", p.bound_value),
+        p.limited_by.empty() ? "-" : fmt::format("{}", fmt::join(p.limited_by, ",")),
+        p.witness_file.empty() ? "-" : p.witness_file);
   }
   const auto& ci = r.estimate.ci;
   std::cout << fmt::format(
       "  exponent of T* in {} (certified lower bounds, censored points not fitted): {}\n",
       r.options.parameter == ExponentParameter::kEps ? "1/eps"
-      : r.options.parameter == ExponentParameter::kLocality ? "tau+1"
-                                                            : kExponentParameterNames.Name(o.parameter),
+      : r.options.parameter == ExponentParameter::kLocality
+          ? "tau+1"
+          : kExponentParameterNames.Name(o.parameter),
       ci ? fmt::format("{:.3f} [{:.3f}, {:.3f}] (95%)", r.estimate.exponent, ci->first, ci->second)
          : std::string("none"));
   std::cout << fmt::format("  bound's own exponent: {}\n", JsonText(r.bound_exponent));
@@ -210,8 +210,8 @@ int Run(RefuteArgs& args) {
   SetCommandFlags({{"precision_bits", "--precision"}, {"max_length", "--max-length"}});
   // With --exponent the grid sets its parameter's flag.
   const std::map<std::string, std::string> grid_flag = {
-      {"eps", "--eps"},          {"scale", "--max-lipschitz"}, {"period", "--period"},
-      {"alphabet", "--alphabet"}, {"locality", "--locality"},  {"heads", "--heads"}};
+      {"eps", "--eps"},           {"scale", "--max-lipschitz"}, {"period", "--period"},
+      {"alphabet", "--alphabet"}, {"locality", "--locality"},   {"heads", "--heads"}};
   const auto varied = grid_flag.find(args.exponent);
   if (!args.exponent.empty()) kExponentParameterNames.Parse(args.exponent);
   for (const CLI::Option* option : args.required) {
@@ -290,7 +290,10 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
       "refute",
       "Search a class of one-layer pairs for one whose certified first disagreement T* (exact "
       "threshold) exceeds a conjectured training length EXPR at the pair's own constants "
-      "(docs/refute.md). Exit 1 when refuted, 0 when not, 2 on bad input.");
+      "(docs/refute.md); censored best pairs are certified past N before the verdict. Exit 1 "
+      "when refuted (--exponent: contradicted), 0 for a genuine \"not refuted within the "
+      "budget\", 3 when the verdict is limited by a cap or the time budget (limited_by), 2 on "
+      "bad input.");
   SetExamples(
       cmd,
       {"ltsim refute --bound 'L/eps' --eps 0.05 --max-lipschitz 8 --alphabet 2 --period 1 "
@@ -301,12 +304,19 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
        "--budget 40 --iterations 5 --threads 2 --json",
        "ltsim refute --bound '0.01*L/eps' --eps 0.05 --max-lipschitz 8 --alphabet 2 "
        "--period 2 --locality 0 --width 6 --heads 2 --mlp-width 1 --max-length 300 --budget 40 "
-       "--iterations 5 --out-dir refute-out; ltsim replay refute-out/refute.json"},
+       "--iterations 5 --out-dir refute-out; ltsim replay refute-out/refute.json",
+       "ltsim refute --exponent eps --grid 0.1,0.05,0.025 --bound 'L/eps' --max-lipschitz 20 "
+       "--alphabet 2 --period 1 --locality 0 --width 5 --heads 2 --mlp-width 1 --starts "
+       "families --budget 2 --iterations 0 --max-length 300 --out-dir refute-exp"},
       "The first and third example refute their bound (exit 1), the second does not "
-      "(exit 0). The defaults (--budget 10000 evaluations, --max-length 20000) take about "
-      "half a minute on 2 free cores (32 s measured for the first example's class, 56 s of "
-      "CPU) and longer on a loaded machine; the examples use 40. `ltsim replay "
-      "DIR/refute.json` re-derives T*, the separation and the verdict from the files.");
+      "(exit 0); the fourth fits T*'s exponent in 1/eps over the nested family's starts (2.03, "
+      "interval [1.93, 2.12]) against the bound's 1 (contradicts, exit 1; `ltsim replay "
+      "refute-exp/point_0.json` re-derives a point). The defaults (--budget 10000 evaluations, "
+      "--max-length 20000, --time-budget 60) finish within about a minute: 32 s on 2 free cores "
+      "for the first example's class, and the time budget stops larger classes (three heads: "
+      "about 0.1 s an evaluation) with the best certified pair, saying so; the examples use "
+      "tiny budgets. `ltsim replay DIR/refute.json` re-derives T*, the separation and the "
+      "verdict from the files.");
   auto need = [&](CLI::Option* option) { args->required.push_back(option); };
   need(cmd->add_option("--bound", args->options.bound,
                        "conjectured N: a muParser expression over L, Delta, S, tau, gamma, p, C, "
@@ -329,7 +339,7 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
                   "B for softmax and finite layers: max_h (‖M_h‖₂·R₀² + max_t |φ_h[t]|) ≤ B, "
                   "R₀ = max ‖E_s + P_r‖, so every logit lies in [−B, B] (default: unbounded)");
   cmd->add_option("--max-length", s.max_length, "N: T* is exact up to N")->default_val(20000);
-  cmd->add_option("--budget", s.budget, "T* evaluations (default ≈ half a minute on 2 cores)")
+  cmd->add_option("--budget", s.budget, "T* evaluations (the time budget may stop them first)")
       ->default_val(10000);
   cmd->add_option("--iterations", s.iterations, "proposals per hill climb")->default_val(49);
   cmd->add_option("--starts", args->starts,

@@ -140,7 +140,7 @@ struct RawSearchResult {
   /// Shrinking of the best pair (ShrinkRestart): evaluations spent, simplifications kept.
   std::uint64_t shrink_evaluations = 0;
   int shrink_accepted = 0;
-  RawRecheck recheck;  ///< of the best pair, after shrinking
+  RawRecheck recheck;            ///< of the best pair, after shrinking
   bool stopped_by_time = false;  ///< the time budget stopped climbs or shrinking early
   int restarts_run = 0;          ///< climbs that evaluated at least their start
   double seconds = 0.0;          ///< wall time of the search (never in a reproducible output)

@@ -53,7 +53,7 @@ struct ExponentPoint {
   std::optional<std::uint64_t> first_disagreement;  ///< certified T*; none: censored
   std::uint64_t lower_bound = 0;                    ///< T*, or checked_up_to + 1 when censored
   bool separated = false;
-  double lipschitz = std::numeric_limits<double>::quiet_NaN();  ///< L of the pair
+  double lipschitz = std::numeric_limits<double>::quiet_NaN();    ///< L of the pair
   double bound_value = std::numeric_limits<double>::quiet_NaN();  ///< at the pair's constants
   std::string witness_file;  ///< path of the point's witness ("" when none written)
   std::uint64_t evaluations = 0;
