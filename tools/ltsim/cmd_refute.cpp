@@ -153,7 +153,9 @@ void PrintExponentTable(const RefuteExponentResult& r) {
       "refute --exponent {} --bound '{}' (seed {}, starts {}, {} evaluations and {} s a point, "
       "N = {})\n",
       kExponentParameterNames.Name(o.parameter), o.refute.bound, s.seed,
-      RawStartsName(s.family_seeds ? s.starts : RawStarts::kRandom), s.budget, s.time_budget,
+      RawStartsName(s.family_seeds ? s.starts : RawStarts::kRandom), s.budget,
+      s.time_budget > 0 ? fmt::format("{:g}", s.time_budget + o.refute.certify_seconds)
+                        : std::string("unlimited"),
       s.max_length);
   std::cout << fmt::format("  {:>10} {:>12} {:>10} {:>12} {:>12}  {}\n", "value", "T*", "L",
                            "bound", "limited by", "witness");
