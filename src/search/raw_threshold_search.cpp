@@ -648,6 +648,10 @@ bool CertifyPastCap(const RawSearchOptions& o, const Transformer& f, const Trans
     }
     if (!r.complete) break;  // the evaluation budget (time) stopped it
   }
+  // The score counts a censored pair at one past the length it is now certified to.
+  e.score = e.separated ? static_cast<double>(e.first_disagreement ? *e.first_disagreement
+                                                                   : e.checked_up_to + 1)
+                        : Score(o, e);
   return e.checked_up_to > before || e.first_disagreement.has_value();
 }
 

@@ -139,9 +139,9 @@ void DecideLimits(const RefuteOptions& o, RefuteResult& result) {
             "a separated pair agrees up to {} (certified) while the bound at its constants is "
             "{:.6g}: its T* may exceed the bound; certification stopped at {}",
             r.best.checked_up_to, c.bound_value,
-            r.best.checked_up_to >= kThresholdMaxLength ? "the exact threshold's largest length"
-                                                        : "the certification's time budget "
-                                                          "(--certify-time) or the search's N");
+            r.best.checked_up_to >= kThresholdMaxLength
+                ? "the exact threshold's largest length"
+                : "the end of the certification's time (or its pair limit)");
         break;
       }
     }
