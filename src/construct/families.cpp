@@ -182,7 +182,9 @@ FamilyMember BuildPrecision(const FamilyValues& v) {
 // ≈ 1/T, Σ_j u_j ≥ S·T^(−1/S) roughly, so f > ε needs T ≳ (S·a/((κ − 1)ε))^S.
 // Coordinates: 0 = constant 1, 1 … S−1 = one-hot of tokens 1 … S−1, S … 2S−1 = u₁ … u_S,
 // 2S = the unit.
-constexpr int kNestedMaxClosedForm = 40'000;
+// The largest T* computed: the exact threshold's largest length (kThresholdMaxLength, which
+// `construct` cannot include), so every member can be certified.
+constexpr int kNestedMaxClosedForm = 1'000'000;
 
 // min over 1 ≤ c ≤ C of 1/(c + 1) + c/C: convex in c with real minimiser √C − 1, so the
 // integer minimum is at one of the integers next to it.
@@ -192,6 +194,29 @@ long double ChainStart(int C) {
   for (int c = std::max(1, c0 - 1); c <= std::min(C, c0 + 2); ++c)
     best = std::min(best, 1.0L / (c + 1) + static_cast<long double>(c) / C);
   return best;
+}
+
+// next[c] = min over 1 ≤ c' ≤ min(c, c_max) of F[c'] + c'/c, for c = 1 … limit. The cost
+// w(c', c) = F[c'] + c'/c satisfies the quadrangle inequality (for c'₁ < c'₂, c₁ < c₂:
+// w(c'₁, c₁) + w(c'₂, c₂) ≤ w(c'₁, c₂) + w(c'₂, c₁) ⟺ (c'₂ − c'₁)(1/c₂ − 1/c₁) ≤ 0; a pair
+// with c' > c is +∞ and satisfies it trivially), so the leftmost minimiser is non-decreasing
+// in c and divide and conquer finds every minimum exactly in O(limit·log limit) evaluations.
+void NextLevel(const std::vector<long double>& F, std::vector<long double>& next, int lo, int hi,
+               int opt_lo, int opt_hi, int shift) {
+  if (lo > hi) return;
+  const int mid = lo + (hi - lo) / 2;
+  long double best = std::numeric_limits<long double>::infinity();
+  int arg = opt_lo;
+  for (int c = opt_lo; c <= std::min(opt_hi, mid - shift); ++c) {
+    const long double v = F[c] + static_cast<long double>(c) / mid;
+    if (v < best) {
+      best = v;
+      arg = c;
+    }
+  }
+  next[mid] = best;
+  NextLevel(F, next, lo, mid - 1, opt_lo, arg, shift);
+  NextLevel(F, next, mid + 1, hi, arg, opt_hi, shift);
 }
 
 // m(T) = min over the statistics of length T with query 0 and C₁ ≥ 1 of Σ_j u_j
@@ -212,6 +237,26 @@ std::vector<long double> NestedMinima(int alphabet, int limit) {
   for (int c = 1; c <= limit; ++c) F[c] = ChainStart(c);  // level 2: C₁/C₂ after 1/(C₁+1)
   for (int level = 3; level <= alphabet - 1; ++level) {
     std::vector<long double> next(limit + 1, inf);
+    NextLevel(F, next, 1, limit, 1, limit, 0);  // C_{level−1} ≤ C_level
+    F = std::move(next);
+  }
+  NextLevel(F, m, 2, limit, 1, limit, 1);  // the last ratio C_{S−1}/T, C_{S−1} ≤ T − 1
+  return m;
+}
+
+}  // namespace
+
+std::vector<long double> NestedChainMinimaReference(int alphabet, int limit) {
+  const long double inf = std::numeric_limits<long double>::infinity();
+  std::vector<long double> m(limit + 1, inf);
+  std::vector<long double> F(limit + 1, inf);
+  for (int c = 1; c <= limit; ++c) F[c] = ChainStart(c);
+  if (alphabet == 2) {
+    for (int t = 2; t <= limit; ++t) m[t] = ChainStart(t);
+    return m;
+  }
+  for (int level = 3; level <= alphabet - 1; ++level) {
+    std::vector<long double> next(limit + 1, inf);
     for (int c = 1; c <= limit; ++c)
       for (int c_prev = 1; c_prev <= c; ++c_prev)
         next[c] = std::min(next[c], F[c_prev] + static_cast<long double>(c_prev) / c);
@@ -221,6 +266,12 @@ std::vector<long double> NestedMinima(int alphabet, int limit) {
     for (int c = 1; c <= t - 1; ++c) m[t] = std::min(m[t], F[c] + static_cast<long double>(c) / t);
   return m;
 }
+
+std::vector<long double> NestedChainMinima(int alphabet, int limit) {
+  return NestedMinima(alphabet, limit);
+}
+
+namespace {
 
 FamilyMember BuildNested(const FamilyValues& v) {
   const int S = static_cast<int>(Get(v, "alphabet"));
@@ -259,16 +310,21 @@ FamilyMember BuildNested(const FamilyValues& v) {
   Transformer g = f;
   g.readout_weight.setZero();
 
-  const int limit = S == 2 ? kNestedMaxClosedForm : S == 3 ? 8000 : 600;
-  const std::vector<long double> m = NestedMinima(S, limit);
+  // m_S up to growing limits (×8 from 1000) until T* is found, up to the exact threshold's
+  // largest length, so that every member is one `ltsim threshold` can certify.
   const long double target = static_cast<long double>(theta_low) / a;  // f > ε ⟺ Σu < target
   int t_star = 0;
-  for (int t = 2; t <= limit && t_star == 0; ++t)
-    if (m[t] < target) t_star = t;
-  if (t_star == 0)
-    throw InputError(fmt::format(
-        "family nested: T* is beyond the closed form's range ({}) for alphabet {}; lower slope",
-        limit, S));
+  std::vector<long double> m;
+  for (int limit = std::min(1000, kNestedMaxClosedForm); t_star == 0;
+       limit = std::min(limit * 8, kNestedMaxClosedForm)) {
+    m = NestedMinima(S, limit);
+    for (int t = 2; t <= limit && t_star == 0; ++t)
+      if (m[t] < target) t_star = t;
+    if (t_star == 0 && limit == kNestedMaxClosedForm)
+      throw InputError(fmt::format(
+          "family nested: T* is beyond the closed form's range ({}) for alphabet {}; lower slope",
+          limit, S));
+  }
   const long double below = t_star > 2 ? m[t_star - 1] : 1.0L;
   if (!(m[t_star] < target * (1 - kBoundaryMargin)) || !(below > target * (1 + kBoundaryMargin)))
     throw InputError(

@@ -147,15 +147,40 @@ void ValidatePairClass(const PairClass& c) {
        fmt::format("must be finite and ≥ 0, not {}", c.min_margin));
   need(std::isfinite(c.max_lipschitz) && c.max_lipschitz > 0, "max_lipschitz",
        fmt::format("must be finite and > 0, not {}", c.max_lipschitz));
+  need(!std::isnan(c.max_logit) && c.max_logit > 0, "max_logit",
+       fmt::format("must be > 0, not {}", c.max_logit));
   need(c.alphabet * c.period <= kThresholdMaxTypes, "alphabet",
        fmt::format("alphabet·period = {} over the exact threshold's {} types",
                    c.alphabet * c.period, kThresholdMaxTypes));
+}
+
+double LogitScale(const Transformer& m) {
+  double radius = 0.0;
+  for (int s = 0; s < m.alphabet; ++s)
+    for (int r = 0; r < m.period; ++r)
+      radius = std::max(radius, (m.embedding.row(s) + m.positional.row(r)).norm());
+  double scale = 0.0;
+  for (const Head& h : m.layers[0].heads)
+    scale = std::max(scale, SpectralNorm(h.qk) * radius * radius +
+                                (h.bias.size() ? h.bias.cwiseAbs().maxCoeff() : 0.0));
+  return scale;
 }
 
 bool ProjectOntoClass(const PairClass& cls, Transformer& model) {
   const double L = LipschitzConstant(model);
   if (!std::isfinite(L)) return false;
   if (L > cls.max_lipschitz) model.readout_weight *= cls.max_lipschitz / L * (1.0 - 1e-12);
+  if (model.layers[0].attention != Attention::kHardmax && std::isfinite(cls.max_logit)) {
+    const double scale = LogitScale(model);
+    if (!std::isfinite(scale)) return false;
+    if (scale > cls.max_logit) {
+      const double k = cls.max_logit / scale * (1.0 - 1e-12);
+      for (Head& h : model.layers[0].heads) {
+        h.qk *= k;
+        h.bias *= k;
+      }
+    }
+  }
   if (model.layers[0].attention == Attention::kFinite && cls.min_margin > 0) {
     const double gamma = LogitMargin(model);
     if (!(gamma > 0)) return false;
@@ -182,6 +207,9 @@ bool InClass(const PairClass& cls, const Transformer& m) {
     return false;
   if (!(LipschitzConstant(m) <= cls.max_lipschitz * (1 + 1e-9))) return false;
   if (layer.attention == Attention::kFinite && !(LogitMargin(m) >= cls.min_margin * (1 - 1e-9)))
+    return false;
+  if (layer.attention != Attention::kHardmax && std::isfinite(cls.max_logit) &&
+      !(LogitScale(m) <= cls.max_logit * (1 + 1e-9)))
     return false;
   return true;
 }
@@ -211,6 +239,7 @@ RawEvaluation EvaluateRawPair(const RawSearchOptions& o, const Transformer& f, c
   e.valid = true;
   e.first_disagreement = r.first_disagreement;
   e.checked_up_to = r.checked_up_to;
+  e.certified_max_length = o.max_length;
   e.statistics = r.evaluations;
   const std::size_t below = r.first_disagreement ? *r.first_disagreement - 1 : r.checked_up_to;
   for (std::size_t k = 0; k < below && k < r.max_gap_per_length.size(); ++k)
@@ -285,7 +314,8 @@ std::vector<std::pair<std::string, std::pair<Transformer, Transformer>>> FamilyS
     const double norm_a = c.max_lipschitz / (sum_o * std::sqrt(2.0)) - 1.0;
     const double sq = norm_a * norm_a - (S - 1) * 4.0 * theta * theta;
     double a = sq > 0 ? std::sqrt(sq / S) * 0.999 : 0.0;
-    for (int k = 0; k < 12 && a > theta; ++k, a *= 0.8) {
+    // A member on a boundary case is refused: a slightly smaller slope first, then ×0.8.
+    for (int k = 0; k < 16 && a > theta; ++k, a *= k < 4 ? 0.999 : 0.8) {
       if (auto m = TryBuild(
               "nested",
               {{"alphabet", S}, {"slope", a}, {"eps", o.eps}, {"height", o.separation + 1.0}})) {
@@ -301,7 +331,7 @@ namespace {
 
 RawRestart Climb(const RawSearchOptions& o, int index, const std::string& start_name,
                  std::pair<Transformer, Transformer> start, std::vector<TypeCounts> start_hints,
-                 raw::Memory memory, int iterations) {
+                 raw::Memory memory, int iterations, const std::function<bool()>& stop) {
   RawRestart restart;
   restart.index = index;
   restart.start = start_name;
@@ -317,6 +347,7 @@ RawRestart Climb(const RawSearchOptions& o, int index, const std::string& start_
   const std::vector<double>& weights = raw::ProposalWeights();
   boost::random::discrete_distribution<int> pick(weights.begin(), weights.end());
   for (int step = 0; step < iterations; ++step) {
+    if (stop()) break;  // the time budget: every evaluation done so far is kept
     Transformer f, g;
     raw::Memory next;
     TypeCounts hint;
@@ -424,7 +455,7 @@ bool Round3(Eigen::Ref<Matrix> a) {
 }  // namespace
 
 int ShrinkRestart(const RawSearchOptions& o, RawRestart& restart, std::uint64_t budget,
-                  std::uint64_t* spent) {
+                  std::uint64_t* spent, const std::function<bool()>& stop) {
   auto rank = [&](const Transformer& f, const Transformer& g, const RawEvaluation& e) {
     return o.rank ? o.rank(f, g, e) : std::array<double, 3>{e.score, 0.0, 0.0};
   };
@@ -435,7 +466,7 @@ int ShrinkRestart(const RawSearchOptions& o, RawRestart& restart, std::uint64_t 
   for (int move = 0; move < 2; ++move)
     for (int side = 0; side < 2; ++side)
       for (std::size_t k = 0; k < arrays; ++k) {
-        if (used >= budget) goto done;
+        if (used >= budget || (stop && stop())) goto done;
         Transformer f = restart.f, g = restart.g;
         Transformer& m = side == 0 ? f : g;
         auto list = WeightArrays(m);
@@ -461,6 +492,18 @@ done:
   return kept;
 }
 
+const char* RawStartsName(RawStarts starts) {
+  switch (starts) {
+    case RawStarts::kRandom:
+      return "random";
+    case RawStarts::kFamilies:
+      return "families";
+    case RawStarts::kBoth:
+      return "both";
+  }
+  return "both";
+}
+
 RawSearchResult RunRawSearch(const RawSearchOptions& o) {
   ValidatePairClass(o.cls);
   if (!(o.eps > 0) || !std::isfinite(o.eps)) throw OptionError("eps", "must be finite and > 0");
@@ -468,12 +511,20 @@ RawSearchResult RunRawSearch(const RawSearchOptions& o) {
   if (!(o.separation > 1.0)) throw OptionError("separation", "must exceed 1");
   if (o.max_length < 1 || o.max_length > kThresholdMaxLength)
     throw OptionError("max_length", fmt::format("must be in [1, {}]", kThresholdMaxLength));
+  if (!(o.time_budget >= 0) || !std::isfinite(o.time_budget))
+    throw OptionError("time_budget", "must be finite and ≥ 0");
   RawSearchResult result;
   result.options = o;
+  const RawStarts starts = o.family_seeds ? o.starts : RawStarts::kRandom;
   const auto seeds =
-      o.random_only || !o.family_seeds
+      o.random_only || starts == RawStarts::kRandom
           ? std::vector<std::pair<std::string, std::pair<Transformer, Transformer>>>{}
           : FamilySeeds(o);
+  if (!o.random_only && starts == RawStarts::kFamilies && seeds.empty())
+    throw OptionError("starts",
+                      "no built-in family fits this class (docs/families.md: bump needs width "
+                      "2 + Δ, nested Δ = 1, width 2·min(S, H) + 1; both need hardmax and an MLP "
+                      "unit); use random or both");
   int restarts, iterations;
   const std::uint64_t shrink_budget = o.random_only ? 0 : std::min(o.shrink_budget, o.budget / 10);
   const std::uint64_t search_budget = o.budget - shrink_budget;
@@ -487,43 +538,122 @@ RawSearchResult RunRawSearch(const RawSearchOptions& o) {
   result.restarts.resize(restarts);
   std::atomic<int> done{0};
   std::atomic<std::uint64_t> spent{0};
+  std::atomic<bool> timed_out{false};
   std::mutex report;
   double best_so_far = -1.0;
   const auto started = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+  const std::function<bool()> stop = [&] {
+    if (o.time_budget <= 0) return false;
+    if (elapsed() < o.time_budget) return false;
+    timed_out = true;
+    return true;
+  };
   auto run = [&](int i) {
-    if (i < static_cast<int>(seeds.size())) {
+    // Climb 0 always evaluates its start, so a result has at least one evaluated pair.
+    if (i > 0 && stop()) {
+      result.restarts[i].index = i;
+      result.restarts[i].start = "not run (time budget)";
+      result.restarts[i].best.note = "not run: the time budget ran out first";
+      result.restarts[i].best.score = -1.0;
+      return;
+    }
+    const bool from_family =
+        !seeds.empty() && (starts == RawStarts::kFamilies || i < static_cast<int>(seeds.size()));
+    if (from_family) {
+      const auto& seed = seeds[static_cast<std::size_t>(i) % seeds.size()];
       result.restarts[i] =
-          Climb(o, i, "family " + seeds[i].first, seeds[i].second, {}, raw::Memory{}, iterations);
+          Climb(o, i, "family " + seed.first, seed.second, {}, raw::Memory{}, iterations, stop);
     } else {
       Start s = RandomStart(o, i);
       result.restarts[i] = Climb(o, i, "random", std::move(s.pair), std::move(s.hints),
-                                 std::move(s.memory), iterations);
+                                 std::move(s.memory), iterations, stop);
     }
     spent += result.restarts[i].trajectory.size();
     const int finished = ++done;
     if (o.progress) {
       const std::lock_guard<std::mutex> lock(report);
       best_so_far = std::max(best_so_far, result.restarts[i].best.score);
-      o.progress(finished, restarts, spent.load(), best_so_far,
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      o.progress(finished, restarts, spent.load(), best_so_far, elapsed());
     }
   };
   tbb::task_arena arena(o.threads > 0 ? o.threads : tbb::task_arena::automatic);
   arena.execute([&] { tbb::parallel_for(0, restarts, run); });
   auto rank = [&](const RawRestart& r) {
+    if (r.trajectory.empty()) return std::array<double, 3>{-2.0, -2.0, -2.0};
     return o.rank ? o.rank(r.f, r.g, r.best) : std::array<double, 3>{r.best.score, 0.0, 0.0};
   };
   for (int i = 0; i < restarts; ++i) {
     result.evaluations += result.restarts[i].trajectory.size();
+    if (!result.restarts[i].trajectory.empty()) ++result.restarts_run;
     if (rank(result.restarts[i]) > rank(result.restarts[result.best_restart]))
       result.best_restart = i;
   }
   RawRestart& best = result.restarts[result.best_restart];
   if (!o.random_only && shrink_budget > 0)
-    result.shrink_accepted = ShrinkRestart(o, best, shrink_budget, &result.shrink_evaluations);
+    result.shrink_accepted =
+        ShrinkRestart(o, best, shrink_budget, &result.shrink_evaluations, stop);
   result.evaluations += result.shrink_evaluations;
   result.recheck = RecheckRaw(o, best.f, best.g, best.best);
+  result.stopped_by_time = timed_out.load();
+  result.seconds = elapsed();
   return result;
+}
+
+bool CertifyPastCap(const RawSearchOptions& o, const Transformer& f, const Transformer& g,
+                    RawEvaluation& e, std::uint64_t target, double seconds, int threads) {
+  target = std::min(target, kThresholdMaxLength);
+  if (!e.valid || e.first_disagreement || e.checked_up_to >= target) return false;
+  const auto started = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+  const std::uint64_t before = e.checked_up_to;
+  double rate = 0.0;  // statistics evaluated per second in the previous run
+  std::uint64_t length = e.checked_up_to;
+  while (!e.first_disagreement && e.checked_up_to >= length && length < target) {
+    const double left = seconds - elapsed();
+    if (left <= 0) break;
+    length = std::min(target, std::max<std::uint64_t>(length * 4, length + 1));
+    ThresholdOptions t;
+    t.epsilon = o.eps;
+    t.max_length = length;
+    t.threads = threads;
+    // Without a rate yet, the first run is bounded only by its length (N·4).
+    if (rate > 0)
+      t.max_evaluations = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(rate * left));
+    const auto run_started = std::chrono::steady_clock::now();
+    ThresholdResult r;
+    try {
+      r = FindThreshold(f, g, t);
+    } catch (const InputError&) {
+      break;
+    }
+    const double run_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - run_started).count();
+    if (run_seconds > 0) rate = static_cast<double>(r.evaluations) / run_seconds;
+    if (r.checked_up_to <= e.checked_up_to && !r.first_disagreement) break;
+    e.first_disagreement = r.first_disagreement;
+    e.checked_up_to = r.checked_up_to;
+    e.certified_max_length = r.first_disagreement ? length : r.checked_up_to;
+    e.statistics += r.evaluations;
+    const std::size_t below = r.first_disagreement ? *r.first_disagreement - 1 : r.checked_up_to;
+    e.largest_gap_below = 0.0;
+    for (std::size_t k = 0; k < below && k < r.max_gap_per_length.size(); ++k)
+      e.largest_gap_below = std::max(e.largest_gap_below, r.max_gap_per_length[k]);
+    if (r.first_disagreement) {
+      e.witness = r.witness;
+      e.gap = r.gap;
+    }
+    if (!r.complete) break;  // the evaluation budget (time) stopped it
+  }
+  // The score counts a censored pair at one past the length it is now certified to.
+  e.score = e.separated ? static_cast<double>(e.first_disagreement ? *e.first_disagreement
+                                                                   : e.checked_up_to + 1)
+                        : Score(o, e);
+  return e.checked_up_to > before || e.first_disagreement.has_value();
 }
 
 RawRecheck RecheckRaw(const RawSearchOptions& o, const Transformer& f, const Transformer& g,
@@ -566,6 +696,7 @@ nlohmann::json RawWitnessToJson(const RawSearchOptions& o, const Transformer& f,
   j["version"] = 1;
   j["eps"] = o.eps;
   j["max_length"] = o.max_length;
+  j["certified_max_length"] = std::max(e.certified_max_length, std::uint64_t{1});
   j["separation"] = o.separation;
   j["seed"] = o.seed;
   j["f"] = ModelToJsonValue(f);
@@ -707,6 +838,9 @@ void ReadReplayNumbers(const io::JsonReader& j, ReplayInput& in) {
     if (j.Has(key)) in.recorded[key] = nlohmann::json::parse(j.At(key).json().dump());
   in.eps = j.At("eps").Positive();
   in.max_length = j.At("max_length").UInt(1, kThresholdMaxLength);
+  // Past the search's cap (CertifyPastCap) the result was certified up to a longer length.
+  if (j.Has("certified_max_length"))
+    in.max_length = j.At("certified_max_length").UInt(1, kThresholdMaxLength);
   in.separation = j.At("separation").Number(1.0);
   if (!j.At("first_disagreement").json().is_null())
     in.first_disagreement = j.At("first_disagreement").UInt(1);

@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 
@@ -33,8 +35,10 @@ RefuteCandidate Judge(const RefuteOptions& o, const RawRestart& r) {
   c.restart = r.index;
   c.constants = PairOf(r.f, r.g, o.search.eps);
   c.bound_value = EvaluateRefuteBound(o.bound, c.constants);
+  // A censored pair counts at one past the length it is certified to (N, or more after
+  // CertifyPastCap): a lower bound on its T*.
   const double t = r.best.first_disagreement ? static_cast<double>(*r.best.first_disagreement)
-                                             : static_cast<double>(o.search.max_length + 1);
+                                             : static_cast<double>(r.best.checked_up_to + 1);
   if (c.constants.count("L")) c.lipschitz = c.constants.at("L");
   c.eps_over_L = t * o.search.eps / c.lipschitz;
   if (r.best.valid && std::isfinite(c.bound_value) && c.bound_value > 0) {
@@ -59,27 +63,129 @@ void ValidateRefuteBound(const std::string& bound) {
   EvaluateRefuteBound(bound, probe);  // throws InputError naming the expression
 }
 
+namespace {
+
+bool Censored(const RawEvaluation& e) { return e.valid && e.separated && !e.first_disagreement; }
+
+std::array<double, 3> RankOf(const RefuteOptions& o, const RawRestart& r) {
+  if (r.trajectory.empty()) return {-2.0, -2.0, -2.0};  // never evaluated (time budget)
+  if (o.maximise_first_disagreement) return {r.best.score, 0.0, 0.0};
+  const RefuteCandidate c = Judge(o, r);
+  return {c.refutes ? 1.0 : 0.0, r.best.valid && r.best.separated ? 1.0 : 0.0,
+          std::isnan(c.ratio) ? -1.0 : c.ratio};
+}
+
+// Certifies the best censored pairs past the search's cap (docs/refute.md §4): in rank order,
+// each given an equal share of the seconds left, up to the bound's value (enough to decide it)
+// or, when maximising T*, up to the exact threshold's largest length.
+void CertifyCensored(const RefuteOptions& o, RefuteResult& result) {
+  RawSearchResult& s = result.search;
+  std::vector<int> order;
+  for (int i = 0; i < static_cast<int>(s.restarts.size()); ++i)
+    if (!s.restarts[i].trajectory.empty() && Censored(s.restarts[i].best)) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return RankOf(o, s.restarts[a]) > RankOf(o, s.restarts[b]);
+  });
+  if (static_cast<int>(order.size()) > o.certify_pairs) order.resize(o.certify_pairs);
+  const auto started = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    RawRestart& r = s.restarts[order[k]];
+    std::uint64_t target = kThresholdMaxLength;
+    if (!o.maximise_first_disagreement) {
+      const RefuteCandidate c = Judge(o, r);
+      if (c.refutes) break;  // already decided: T* ≥ N + 1 > bound
+      if (!std::isfinite(c.bound_value) || !(c.bound_value > 0)) continue;
+      // Certified agreement up to ⌈bound⌉ gives T* > bound.
+      if (c.bound_value < static_cast<double>(kThresholdMaxLength))
+        target = static_cast<std::uint64_t>(std::ceil(c.bound_value));
+    }
+    const double left = (o.certify_seconds - elapsed()) / static_cast<double>(order.size() - k);
+    if (left <= 0) break;
+    if (CertifyPastCap(o.search, r.f, r.g, r.best, target, left, o.search.threads))
+      ++result.certified_past_cap;
+    if (!o.maximise_first_disagreement && Judge(o, r).refutes) break;
+  }
+  result.certify_seconds = elapsed();
+  // The best pair again, by the same order, and its 50-digit recheck (its witness may be new).
+  int best = s.best_restart;
+  for (int i = 0; i < static_cast<int>(s.restarts.size()); ++i)
+    if (RankOf(o, s.restarts[i]) > RankOf(o, s.restarts[best])) best = i;
+  s.best_restart = best;
+  if (result.certified_past_cap > 0)
+    s.recheck = RecheckRaw(o.search, s.restarts[best].f, s.restarts[best].g, s.restarts[best].best);
+}
+
+// What limits the verdict (empty: genuine) and why, in words.
+void DecideLimits(const RefuteOptions& o, RefuteResult& result) {
+  const RawSearchResult& s = result.search;
+  std::string reason;
+  if (!result.refuted) {
+    const RawRestart& best = s.restarts[result.best.restart];
+    if (o.maximise_first_disagreement) {
+      if (Censored(best.best))
+        reason = fmt::format(
+            "the best pair agrees up to {} (certified), so its T* is only a lower bound",
+            best.best.checked_up_to);
+    } else {
+      for (const RawRestart& r : s.restarts) {
+        if (r.trajectory.empty() || !Censored(r.best)) continue;
+        const RefuteCandidate c = Judge(o, r);
+        if (std::isfinite(c.bound_value) &&
+            static_cast<double>(r.best.checked_up_to) >= c.bound_value)
+          continue;
+        reason = fmt::format(
+            "a separated pair agrees up to {} (certified) while the bound at its constants is "
+            "{:.6g}: its T* may exceed the bound; certification stopped at {}",
+            r.best.checked_up_to, c.bound_value,
+            r.best.checked_up_to >= kThresholdMaxLength
+                ? "the exact threshold's largest length"
+                : "the end of the certification's time (or its pair limit)");
+        break;
+      }
+    }
+    if (!reason.empty()) result.limited_by.push_back("max_length");
+  }
+  if (s.stopped_by_time) {
+    result.limited_by.push_back("time_budget");
+    reason += fmt::format(
+        "{}the time budget stopped the search after {} of {} evaluations "
+        "({} of {} climbs run)",
+        reason.empty() ? "" : "; ", s.evaluations, o.search.budget, s.restarts_run,
+        s.restarts.size());
+  }
+  result.limited_by_reason = reason;
+}
+
+}  // namespace
+
 RefuteResult RunRefute(const RefuteOptions& o) {
   ValidateRefuteBound(o.bound);
+  if (!(o.certify_seconds >= 0) || !std::isfinite(o.certify_seconds))
+    throw OptionError("certify_seconds", "must be finite and ≥ 0");
   RefuteResult result;
   result.options = o;
   // The best candidate: a refuting one first, then separated pairs (the only ones that count,
   // docs/refute.md) by ratio, then the rest by ratio; ties keep the lower restart index. The
-  // search reports (and shrinks) its best by this order.
+  // search reports (and shrinks) its best by this order. Maximising T*: by the score.
   RawSearchOptions search = o.search;
-  search.rank = [&o](const Transformer& f, const Transformer& g, const RawEvaluation& e) {
-    RawRestart r;
-    r.f = f;
-    r.g = g;
-    r.best = e;
-    const RefuteCandidate c = Judge(o, r);
-    return std::array<double, 3>{c.refutes ? 1.0 : 0.0, e.valid && e.separated ? 1.0 : 0.0,
-                                 std::isnan(c.ratio) ? -1.0 : c.ratio};
-  };
+  if (!o.maximise_first_disagreement)
+    search.rank = [&o](const Transformer& f, const Transformer& g, const RawEvaluation& e) {
+      RawRestart r;
+      r.f = f;
+      r.g = g;
+      r.best = e;
+      r.trajectory.push_back(e.score);
+      return RankOf(o, r);
+    };
   result.search = RunRawSearch(search);
   result.search.options.rank = nullptr;
+  if (o.certify_seconds > 0) CertifyCensored(o, result);
   result.best = Judge(o, result.search.restarts[result.search.best_restart]);
   result.refuted = result.best.refutes;
+  DecideLimits(o, result);
   // The best family for the class, evaluated like any pair.
   for (const auto& [name, pair] : FamilySeeds(o.search)) {
     const RawEvaluation e = EvaluateRawPair(o.search, pair.first, pair.second);
@@ -93,6 +199,32 @@ RefuteResult RunRefute(const RefuteOptions& o) {
     }
   }
   return result;
+}
+
+nlohmann::json LengthScales(const RawSearchOptions& o) {
+  nlohmann::json scales = nlohmann::json::object();
+  const PairClass& c = o.cls;
+  auto number = [](double x) {
+    return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
+  };
+  for (const Attention mode : c.modes) {
+    nlohmann::json s;
+    if (mode == Attention::kHardmax) {
+      s = {{"constant", "L0/eps"}, {"value", c.max_lipschitz / o.eps}};
+    } else if (mode == Attention::kSoftmax) {
+      // Logits in [−B, B]: a key's weight is at least e^(−2B) times any other's, so one key
+      // type moves an average by ≈ e^(2B)/T and lengths beyond e^(2B) are needed before a
+      // single type's count stops mattering (docs/refute.md §5.2).
+      s = {{"constant", "exp(2*B)"}, {"value", number(std::exp(2.0 * c.max_logit))}};
+    } else {
+      s = {{"constant", "2^(p/gamma0)"},
+           {"value", number(c.min_margin > 0 ? std::exp2(c.precision_bits / c.min_margin)
+                                             : std::numeric_limits<double>::infinity())}};
+    }
+    if (s["value"].is_null()) s["note"] = "unbounded: T* is not bounded by L in this mode";
+    scales[kAttentionNames.Name(mode)] = s;
+  }
+  return scales;
 }
 
 nlohmann::json RefuteToJson(const RefuteResult& result) {
@@ -109,8 +241,19 @@ nlohmann::json RefuteToJson(const RefuteResult& result) {
   j["first_disagreement"] = r.best.first_disagreement ? nlohmann::json(*r.best.first_disagreement)
                                                       : nlohmann::json(nullptr);
   j["first_disagreement_lower_bound"] =
-      r.best.first_disagreement ? *r.best.first_disagreement : o.search.max_length + 1;
+      r.best.first_disagreement ? *r.best.first_disagreement : r.best.checked_up_to + 1;
   j["checked_up_to"] = r.best.checked_up_to;
+  j["certified_max_length"] = std::max(r.best.certified_max_length, std::uint64_t{1});
+  j["limited_by"] =
+      result.limited_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.limited_by);
+  j["limited_by_reason"] = result.limited_by_reason;
+  j["certified_past_cap"] = result.certified_past_cap;
+  j["max_logit"] = std::isfinite(o.search.cls.max_logit) ? nlohmann::json(o.search.cls.max_logit)
+                                                         : nlohmann::json(nullptr);
+  j["length_scale"] = LengthScales(o.search);
+  j["starts"] = RawStartsName(o.search.family_seeds ? o.search.starts : RawStarts::kRandom);
+  j["time_budget"] = o.search.time_budget;
+  j["stopped_by_time"] = s.stopped_by_time;
   j["bound"] = o.bound;
   j["bound_value"] = number(result.best.bound_value);
   j["ratio"] = number(result.best.ratio);

@@ -39,6 +39,14 @@ std::vector<std::string> SmallClass(const std::string& bound) {
           "300",    "--seed",     "3"};
 }
 
+// `args` with the value after `flag` replaced (the flag must be present).
+std::vector<std::string> With(std::vector<std::string> args, const std::string& flag,
+                              const std::string& value) {
+  const auto it = std::find(args.begin(), args.end(), flag);
+  if (it != args.end() && it + 1 != args.end()) *(it + 1) = value;
+  return args;
+}
+
 class RefuteCli : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -153,6 +161,141 @@ TEST_F(RefuteCli, BadInputIsExitTwo) {
   alphabet[8] = "1";
   ExpectInputError(alphabet, "--alphabet");
   ExpectInputError({"refute", "--replay", Path("missing.json")}, "missing.json");
+}
+
+// --exponent eps over the nested family (S = 2 heads, L₀ = 20, its two family starts only: no
+// climbing): each point's T* is certified past N = 300 by the exact threshold, the fitted
+// exponent of 1/ε has the family's 2 ((S·a/((κ−1)ε))^S, docs/families.md) in its 95% interval
+// (measured 2.025 [1.929, 2.120]; the exact T* ≈ (2a/θ' − 1/2)² have local exponent
+// 2·(1 + θ'/(4a)), so over a denser grid the interval narrows to just above 2), the bound
+// (L/eps)^2 has exponent 2, the verdict is consistent (exit 0), and every point replays.
+TEST_F(RefuteCli, ExponentOfTheNestedFamilyIsRecoveredAndEveryPointReplays) {
+  const Result r = Run({"refute",
+                        "--exponent",
+                        "eps",
+                        "--grid",
+                        "0.1,0.05,0.025",
+                        "--bound",
+                        "(L/eps)^2",
+                        "--max-lipschitz",
+                        "20",
+                        "--alphabet",
+                        "2",
+                        "--period",
+                        "1",
+                        "--locality",
+                        "0",
+                        "--width",
+                        "5",
+                        "--heads",
+                        "2",
+                        "--mlp-width",
+                        "1",
+                        "--budget",
+                        "2",
+                        "--iterations",
+                        "0",
+                        "--starts",
+                        "families",
+                        "--max-length",
+                        "300",
+                        "--json",
+                        "--out-dir",
+                        Path("exp")});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const Json j = Json::parse(r.out);
+  for (const char* key : {"points", "exponent", "exponent_ci", "bound_exponent", "verdict"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  ASSERT_EQ(j["points"].size(), 3u);
+  std::uint64_t previous = 0;
+  for (const Json& p : j["points"]) {
+    for (const char* key : {"value", "first_disagreement", "lipschitz", "witness_file"})
+      EXPECT_TRUE(p.contains(key)) << key;
+    ASSERT_TRUE(p["first_disagreement"].is_number_unsigned()) << p.dump();
+    const auto t = p["first_disagreement"].get<std::uint64_t>();
+    EXPECT_GT(t, previous);  // grows as ε falls
+    previous = t;
+    EXPECT_EQ(p["start"], "family nested");
+    const Result replay = Run({"replay", p["witness_file"].get<std::string>()});
+    EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  }
+  EXPECT_GT(previous, 300u);  // the last points are certified past the search's N
+  const double lo = j["exponent_ci"][0].get<double>(), hi = j["exponent_ci"][1].get<double>();
+  EXPECT_LE(lo, 2.0) << j["exponent"];
+  EXPECT_GE(hi, 2.0) << j["exponent"];
+  EXPECT_LT(hi - lo, 1.0);
+  EXPECT_NEAR(j["bound_exponent"].get<double>(), 2.0, 1e-9);
+  EXPECT_EQ(j["verdict"], "consistent");
+  EXPECT_TRUE(fs::exists(dir_ / "exp" / "exponent.json"));
+  // A bound that grows more slowly (L/eps: exponent 1) is contradicted: exit 1.
+  const Result linear = Run({"refute",
+                             "--exponent",
+                             "eps",
+                             "--grid",
+                             "0.1,0.05,0.025",
+                             "--bound",
+                             "L/eps",
+                             "--max-lipschitz",
+                             "20",
+                             "--alphabet",
+                             "2",
+                             "--period",
+                             "1",
+                             "--locality",
+                             "0",
+                             "--width",
+                             "5",
+                             "--heads",
+                             "2",
+                             "--mlp-width",
+                             "1",
+                             "--budget",
+                             "2",
+                             "--iterations",
+                             "0",
+                             "--starts",
+                             "families",
+                             "--max-length",
+                             "300",
+                             "--json",
+                             "--out-dir",
+                             Path("exp1")});
+  EXPECT_EQ(linear.exit_code, 1) << linear.err;
+  EXPECT_EQ(Json::parse(linear.out)["verdict"], "contradicts");
+}
+
+// A censored best pair is certified past the search's N before the verdict: the nested family
+// start (L₀ = 8: T* = 324) agrees up to N = 50, the exact threshold then finds its T* beyond it,
+// and the result (certified past N) replays. A time budget that stops the search makes the verdict
+// limited (exit 3, limited_by), never a silent "not refuted".
+TEST_F(RefuteCli, CensoredPairsAreCertifiedPastTheCapAndLimitsAreSaid) {
+  std::vector<std::string> args =
+      With(With(With(With(SmallClass("1e7"), "--max-length", "50"), "--budget", "2"),
+                "--iterations", "0"),
+           "--max-lipschitz", "8");
+  args.insert(args.end(), {"--json", "--starts", "families", "--out-dir", Path("cap")});
+  const Result r = Run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const Json j = Json::parse(r.out);
+  EXPECT_EQ(j["certified_past_cap"], 1);
+  ASSERT_TRUE(j["first_disagreement"].is_number_unsigned()) << j.dump();
+  EXPECT_GT(j["first_disagreement"].get<std::uint64_t>(), 50u);
+  EXPECT_GT(j["certified_max_length"].get<std::uint64_t>(), 50u);
+  EXPECT_TRUE(j["limited_by"].is_null());
+  const Result replay = Run({"replay", Path("cap/refute.json")});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  // The time budget (1 ms) stops the search after climb 0's start.
+  std::vector<std::string> timed = SmallClass("1e7");
+  timed.insert(timed.end(), {"--json", "--threads", "1", "--time-budget", "0.001"});
+  const Result t = Run(timed);
+  ASSERT_EQ(t.exit_code, 3) << t.err << t.out;
+  const Json tj = Json::parse(t.out);
+  EXPECT_NE(std::find(tj["limited_by"].begin(), tj["limited_by"].end(), "time_budget"),
+            tj["limited_by"].end());
+  EXPECT_LT(tj["evaluations"].get<std::uint64_t>(), 40u);
+  const Result table = Run(SmallClass("1e7"), {"--threads", "1", "--time-budget", "0.001"});
+  EXPECT_EQ(table.exit_code, 3);
+  EXPECT_NE(table.out.find("INCONCLUSIVE (limited by time_budget"), std::string::npos) << table.out;
 }
 
 }  // namespace

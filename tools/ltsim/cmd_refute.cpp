@@ -1,11 +1,14 @@
 // `ltsim refute --bound EXPR …`: search a class for a pair whose certified first disagreement
 // exceeds a conjectured training length (docs/refute.md).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -18,6 +21,7 @@
 #include "ltsim/io/output_file.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/search/refute.h"
+#include "ltsim/study/refute_exponent.h"
 #include "output.h"
 #include "progress.h"
 #include "replay.h"
@@ -28,6 +32,10 @@ namespace {
 struct RefuteArgs {
   RefuteOptions options;
   std::string modes = "hardmax";
+  std::string starts = "both";
+  std::string exponent;  ///< the parameter of --exponent ("" = one refute search)
+  std::string grid;      ///< its values, comma-separated
+  double time_budget = 60.0;
   std::string out;
   std::string replay;
   bool json = false;
@@ -89,22 +97,147 @@ void PrintTable(const RefuteResult& r) {
   else
     std::cout << "  best built-in family for this class: none fits\n";
   std::cout << fmt::format("  recheck (50 digits): {}\n", Json(r.search.recheck.status).dump());
-  std::cout << (r.refuted ? "REFUTED: a separated pair's certified T* exceeds the bound\n"
-                          : "not refuted (the best ratio T*/bound above)\n");
+  const nlohmann::json scales = LengthScales(o);  // kept alive while items() iterates it
+  for (const auto& [mode, scale] : scales.items())
+    std::cout << fmt::format(
+        "  length scale of {} pairs: {} = {}\n", mode, scale["constant"].get<std::string>(),
+        scale["value"].is_null() ? std::string("unbounded") : scale["value"].dump());
+  if (r.certified_past_cap > 0)
+    std::cout << fmt::format(
+        "  certified past the search's N = {}: {} censored pair(s), the best now exact up to {}\n",
+        o.max_length, r.certified_past_cap, e.certified_max_length);
+  if (r.refuted)
+    std::cout << "REFUTED: a separated pair's certified T* exceeds the bound\n";
+  else if (!r.limited_by.empty())
+    std::cout << fmt::format("INCONCLUSIVE (limited by {}): {}\n", fmt::join(r.limited_by, ", "),
+                             r.limited_by_reason);
+  else
+    std::cout << "not refuted within the budget (the best ratio T*/bound above)\n";
+}
+
+// Exit codes: 1 refuted (or an exponent that contradicts the bound), 3 a verdict limited by a
+// cap or the time budget (inconclusive), 0 a genuine "not refuted within the budget".
+constexpr int kLimited = 3;
+
+RawStarts ParseStarts(const std::string& text) {
+  if (text == "random") return RawStarts::kRandom;
+  if (text == "families") return RawStarts::kFamilies;
+  if (text == "both") return RawStarts::kBoth;
+  throw InputError("--starts: unknown value '" + text.substr(0, 40) +
+                   "' (known: random, families, both)");
+}
+
+std::vector<double> ParseGrid(const std::string& text) {
+  std::vector<double> values;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || !std::isfinite(v))
+      throw InputError("--grid: '" + item.substr(0, 40) + "' is not a number");
+    values.push_back(v);
+  }
+  return values;
+}
+
+void PrintExponentTable(const RefuteExponentResult& r) {
+  const RefuteExponentOptions& o = r.options;
+  const RawSearchOptions& s = o.refute.search;
+  std::cout << fmt::format(
+      "refute --exponent {} --bound '{}' (seed {}, starts {}, {} evaluations and {} s a point, "
+      "N = {})\n",
+      kExponentParameterNames.Name(o.parameter), o.refute.bound, s.seed,
+      RawStartsName(s.family_seeds ? s.starts : RawStarts::kRandom), s.budget,
+      s.time_budget > 0 ? fmt::format("{:g}", s.time_budget + o.refute.certify_seconds)
+                        : std::string("unlimited"),
+      s.max_length);
+  std::cout << fmt::format("  {:>10} {:>12} {:>10} {:>12} {:>12}  {}\n", "value", "T*", "L",
+                           "bound", "limited by", "witness");
+  for (const ExponentPoint& p : r.points) {
+    const std::string t = !p.separated           ? fmt::format("({} unsep.)", p.lower_bound)
+                          : p.first_disagreement ? std::to_string(*p.first_disagreement)
+                                                 : fmt::format("> {}", p.lower_bound - 1);
+    std::cout << fmt::format(
+        "  {:>10} {:>12} {:>10} {:>12} {:>12}  {}\n", JsonText(p.value), t,
+        fmt::format("{:.4g}", p.lipschitz), fmt::format("{:.4g}", p.bound_value),
+        p.limited_by.empty() ? "-" : fmt::format("{}", fmt::join(p.limited_by, ",")),
+        p.witness_file.empty() ? "-" : p.witness_file);
+  }
+  const auto& ci = r.estimate.ci;
+  std::cout << fmt::format(
+      "  exponent of T* in {} (certified lower bounds, censored points not fitted): {}\n",
+      r.options.parameter == ExponentParameter::kEps ? "1/eps"
+      : r.options.parameter == ExponentParameter::kLocality
+          ? "tau+1"
+          : kExponentParameterNames.Name(o.parameter),
+      ci ? fmt::format("{:.3f} [{:.3f}, {:.3f}] (95%)", r.estimate.exponent, ci->first, ci->second)
+         : std::string("none"));
+  std::cout << fmt::format("  bound's own exponent: {}\n", JsonText(r.bound_exponent));
+  std::cout << fmt::format("  verdict: {} ({})\n", r.verdict, r.reason);
+}
+
+int RunExponent(RefuteArgs& args, std::unique_ptr<io::OutputSet>& set) {
+  RefuteExponentOptions o;
+  o.refute = args.options;
+  o.parameter = kExponentParameterNames.Parse(args.exponent);
+  o.grid = ParseGrid(args.grid);
+  // Witness files go to --out-dir (default refute-exponent): every point replays.
+  const std::string out = args.out.empty() ? "refute-exponent" : args.out;
+  set = std::make_unique<io::OutputSet>(out, "refute");
+  o.witness_dir = set->staging();
+  o.witness_name_dir = out;
+  o.progress = [](int i, int n, double v) {
+    std::cerr << fmt::format("refute: point {} of {} (value {})\n", i + 1, n, v);
+  };
+  const RefuteExponentResult result = RunRefuteExponent(o);
+  const nlohmann::json j = RefuteExponentToJson(result);
+  WriteText(std::filesystem::path(set->staging()) / "exponent.json", j.dump(2) + "\n");
+  set->Commit();
+  if (args.json)
+    std::cout << j.dump(2) << "\n";
+  else
+    PrintExponentTable(result);
+  if (result.verdict == "contradicts") return 1;
+  return result.verdict == "consistent" ? 0 : kLimited;
 }
 
 int Run(RefuteArgs& args) {
   if (!args.replay.empty()) return RunRefuteReplay(args.replay, args.json);
   SetCommandFlags({{"precision_bits", "--precision"}, {"max_length", "--max-length"}});
-  for (const CLI::Option* option : args.required)
+  // With --exponent the grid sets its parameter's flag.
+  const std::map<std::string, std::string> grid_flag = {
+      {"eps", "--eps"},           {"scale", "--max-lipschitz"}, {"period", "--period"},
+      {"alphabet", "--alphabet"}, {"locality", "--locality"},   {"heads", "--heads"}};
+  const auto varied = grid_flag.find(args.exponent);
+  if (!args.exponent.empty()) kExponentParameterNames.Parse(args.exponent);
+  for (const CLI::Option* option : args.required) {
+    if (varied != grid_flag.end() && option->get_name() == varied->second) continue;
     if (option->count() == 0) throw InputError(fmt::format("{}: required", option->get_name()));
+  }
   RawSearchOptions& s = args.options.search;
   s.cls.modes = ParseModes(args.modes);
+  s.starts = ParseStarts(args.starts);
+  if (!(args.time_budget >= 0) || !std::isfinite(args.time_budget))
+    throw InputError("--time-budget: must be finite and ≥ 0");
+  // The search stops starting evaluations after 2/3 of the budget; certifying censored pairs
+  // past N gets the rest (0: no limit on either).
+  s.time_budget = args.time_budget * 2.0 / 3.0;
+  args.options.certify_seconds =
+      args.time_budget > 0 ? args.time_budget / 3.0 : std::numeric_limits<double>::max();
   ValidateRefuteBound(args.options.bound);
   ValidatePairClass(s.cls);
+  if (args.exponent.empty() != args.grid.empty())
+    throw InputError("--exponent and --grid go together");
   // The output directory is locked, checked and staged before the search (a bad --out-dir
   // costs nothing); its four files appear together or not at all (io/output_dir.h).
   std::unique_ptr<io::OutputSet> set;
+  if (!args.exponent.empty()) return RunExponent(args, set);
   if (!args.out.empty()) set = std::make_unique<io::OutputSet>(args.out, "refute");
   // Progress on stderr (results never depend on it): climbs, with evaluations and the best.
   auto progress = std::make_shared<Progress>(
@@ -129,7 +262,8 @@ int Run(RefuteArgs& args) {
     std::cout << j.dump(2) << "\n";
   else
     PrintTable(result);
-  return result.refuted ? 1 : 0;
+  if (result.refuted) return 1;
+  return result.limited_by.empty() ? 0 : kLimited;
 }
 
 }  // namespace
@@ -158,7 +292,10 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
       "refute",
       "Search a class of one-layer pairs for one whose certified first disagreement T* (exact "
       "threshold) exceeds a conjectured training length EXPR at the pair's own constants "
-      "(docs/refute.md). Exit 1 when refuted, 0 when not, 2 on bad input.");
+      "(docs/refute.md); censored best pairs are certified past N before the verdict. Exit 1 "
+      "when refuted (--exponent: contradicted), 0 for a genuine \"not refuted within the "
+      "budget\", 3 when the verdict is limited by a cap or the time budget (limited_by), 2 on "
+      "bad input.");
   SetExamples(
       cmd,
       {"ltsim refute --bound 'L/eps' --eps 0.05 --max-lipschitz 8 --alphabet 2 --period 1 "
@@ -169,12 +306,19 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
        "--budget 40 --iterations 5 --threads 2 --json",
        "ltsim refute --bound '0.01*L/eps' --eps 0.05 --max-lipschitz 8 --alphabet 2 "
        "--period 2 --locality 0 --width 6 --heads 2 --mlp-width 1 --max-length 300 --budget 40 "
-       "--iterations 5 --out-dir refute-out; ltsim replay refute-out/refute.json"},
+       "--iterations 5 --out-dir refute-out; ltsim replay refute-out/refute.json",
+       "ltsim refute --exponent eps --grid 0.1,0.05,0.025 --bound 'L/eps' --max-lipschitz 20 "
+       "--alphabet 2 --period 1 --locality 0 --width 5 --heads 2 --mlp-width 1 --starts "
+       "families --budget 2 --iterations 0 --max-length 300 --out-dir refute-exp"},
       "The first and third example refute their bound (exit 1), the second does not "
-      "(exit 0). The defaults (--budget 10000 evaluations, --max-length 20000) take about "
-      "half a minute on 2 free cores (32 s measured for the first example's class, 56 s of "
-      "CPU) and longer on a loaded machine; the examples use 40. `ltsim replay "
-      "DIR/refute.json` re-derives T*, the separation and the verdict from the files.");
+      "(exit 0); the fourth fits T*'s exponent in 1/eps over the nested family's starts (2.03, "
+      "interval [1.93, 2.12]) against the bound's 1 (contradicts, exit 1; `ltsim replay "
+      "refute-exp/point_0.json` re-derives a point). The defaults (--budget 10000 evaluations, "
+      "--max-length 20000, --time-budget 60) finish within about a minute: 32 s on 2 free cores "
+      "for the first example's class, and the time budget stops larger classes (three heads: "
+      "about 0.1 s an evaluation) with the best certified pair, saying so; the examples use "
+      "tiny budgets. `ltsim replay DIR/refute.json` re-derives T*, the separation and the "
+      "verdict from the files.");
   auto need = [&](CLI::Option* option) { args->required.push_back(option); };
   need(cmd->add_option("--bound", args->options.bound,
                        "conjectured N: a muParser expression over L, Delta, S, tau, gamma, p, C, "
@@ -193,10 +337,28 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--precision", s.cls.precision_bits, "p of finite attention")->default_val(8);
   cmd->add_option("--min-margin", s.cls.min_margin, "γ₀: γ(f), γ(g) ≥ γ₀ for finite attention")
       ->default_val(0.0);
+  cmd->add_option("--max-logit", s.cls.max_logit,
+                  "B for softmax and finite layers: max_h (‖M_h‖₂·R₀² + max_t |φ_h[t]|) ≤ B, "
+                  "R₀ = max ‖E_s + P_r‖, so every logit lies in [−B, B] (default: unbounded)");
   cmd->add_option("--max-length", s.max_length, "N: T* is exact up to N")->default_val(20000);
-  cmd->add_option("--budget", s.budget, "T* evaluations (default ≈ half a minute on 2 cores)")
+  cmd->add_option("--budget", s.budget, "T* evaluations (the time budget may stop them first)")
       ->default_val(10000);
   cmd->add_option("--iterations", s.iterations, "proposals per hill climb")->default_val(49);
+  cmd->add_option("--starts", args->starts,
+                  "where climbs start: random (random pairs of the class), families (the "
+                  "built-in families that fit it) or both (families first)")
+      ->default_val("both");
+  cmd->add_option("--time-budget", args->time_budget,
+                  "seconds (0: none; a point each with --exponent): the search starts no "
+                  "evaluation after 2/3 of it, certifying censored pairs past N gets the rest; a "
+                  "stop keeps the best certified pair and says so (limited_by)")
+      ->default_val(60.0);
+  cmd->add_option("--exponent", args->exponent,
+                  "eps|scale|period|alphabet|locality|heads: one search for the largest "
+                  "certified T* a grid value, then T*'s fitted exponent with its 95% interval "
+                  "against the bound's (docs/refute.md §6); witnesses in --out-dir (default "
+                  "refute-exponent)");
+  cmd->add_option("--grid", args->grid, "the values of --exponent's parameter, comma-separated");
   cmd->add_option("--separation", s.separation,
                   "κ: a pair counts only when some string has a gap ≥ κ·ε")
       ->default_val(2.0);

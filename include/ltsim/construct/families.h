@@ -64,6 +64,14 @@ const Family& FindFamily(const std::string& name);
 /// hypotheses (stated per family) are InputErrors naming the parameter.
 FamilyMember BuildFamilyMember(const std::string& name, const FamilyValues& values);
 
+/// The nested family's m_S(T) for T = 0 … limit (docs/families.md): the least Σ_j u_j over the
+/// statistics of length T with query 0 and C₁ ≥ 1 (+∞ at T ≤ 1), in long double, by divide and
+/// conquer over monotone minimisers (O(limit·log limit) a level).
+std::vector<long double> NestedChainMinima(int alphabet, int limit);
+
+/// The same by the quadratic recursion, for tests.
+std::vector<long double> NestedChainMinimaReference(int alphabet, int limit);
+
 /// The `meta` object both model files carry (JSON text): {"family", "role" ("f"/"g"),
 /// "params", "eps", "first_disagreement", "closed_form", "growth", "gap_at_first_disagreement",
 /// "sup_gap"}.

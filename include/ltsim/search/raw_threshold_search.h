@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -29,14 +30,22 @@ struct PairClass {
   int precision_bits = 8;                                ///< p of `finite` layers
   double min_margin = 0.0;     ///< γ₀: γ(f), γ(g) ≥ γ₀ for `finite` layers
   double max_lipschitz = 1.0;  ///< L₀: L(f), L(g) ≤ L₀
+  /// B: for `softmax` and `finite` layers, LogitScale(model) ≤ B (+∞: unbounded). Bounds every
+  /// logit |q·M_h·k + φ_h[t]| by B, so no key's weight is more than e^(2B) times another's.
+  double max_logit = std::numeric_limits<double>::infinity();
 };
+
+/// The logit scale Λ = max_h (‖M_h‖₂·R₀² + max_t |φ_h[t]|), R₀ = max_{s,r} ‖E_s + P_r‖ (the
+/// terms of ln C(f) that bound the logits, docs/model.md §4.7): every logit lies in [−Λ, Λ].
+double LogitScale(const Transformer& model);
 
 /// InputError (one line naming the option) for a class outside the searchable range.
 void ValidatePairClass(const PairClass& cls);
 
 /// Brings a model of the class back onto the constraints: the readout is scaled so that
-/// L ≤ L₀, and a `finite` layer's logits (qk and bias) so that γ ≥ γ₀. Returns false when it
-/// cannot (γ = 0 impossible to raise).
+/// L ≤ L₀, a `softmax` or `finite` layer's logits (qk and bias) down so that LogitScale ≤ B,
+/// and a `finite` layer's up so that γ ≥ γ₀. Returns false when it cannot (γ = 0 impossible
+/// to raise, or γ₀ and B incompatible: both are linear in the logits).
 bool ProjectOntoClass(const PairClass& cls, Transformer& model);
 
 /// True when the model has the class's sizes and satisfies its constraints (1e-9 relative).
@@ -48,6 +57,10 @@ struct RawEvaluation {
   std::string note;    ///< why not valid
   std::optional<std::uint64_t> first_disagreement;  ///< T* ≤ N, or none up to N
   std::uint64_t checked_up_to = 0;
+  /// The N of the FindThreshold run that certified this result (the search's N, or a longer
+  /// one after CertifyPastCap; checked_up_to when that run stopped on its budget): a replay
+  /// re-runs FindThreshold up to it.
+  std::uint64_t certified_max_length = 0;
   std::vector<Run> witness;        ///< a string of length T* with gap > ε
   double gap = 0.0;                ///< its gap
   double largest_gap_below = 0.0;  ///< max gap over all strings shorter than T*
@@ -59,6 +72,13 @@ struct RawEvaluation {
   double score = 0.0;            ///< what the climb maximises (docs/refute.md)
   std::uint64_t statistics = 0;  ///< statistics FindThreshold evaluated
 };
+
+/// Where the climbs start (docs/refute.md §3): random pairs of the class, the built-in families
+/// that fit it (docs/families.md), or both (the families first, then random pairs).
+enum class RawStarts { kRandom, kFamilies, kBoth };
+
+/// "random", "families", "both".
+const char* RawStartsName(RawStarts starts);
 
 struct RawSearchOptions {
   PairClass cls;
@@ -72,7 +92,12 @@ struct RawSearchOptions {
   std::uint64_t seed = 1;
   int threads = 0;           ///< oneTBB arena size (0 = all cores); never changes the result
   bool random_only = false;  ///< the baseline: every evaluation a fresh random pair
-  bool family_seeds = true;  ///< the first restarts start from the families fitting the class
+  bool family_seeds = true;  ///< false: every climb starts from a random pair (= kRandom)
+  RawStarts starts = RawStarts::kBoth;  ///< where climbs start (family_seeds = false: kRandom)
+  /// Wall-clock seconds after which no evaluation starts (0: none). A run the deadline stops
+  /// keeps every finished evaluation; which ones finished depends on timing, so such a result
+  /// is flagged (RawSearchResult::stopped_by_time) and is not reproducible byte for byte.
+  double time_budget = 0.0;
   /// The order in which climbs' results are ranked for the reported best and kept while
   /// shrinking (larger is better, compared lexicographically); empty: by score.
   std::function<std::array<double, 3>(const Transformer&, const Transformer&, const RawEvaluation&)>
@@ -115,8 +140,21 @@ struct RawSearchResult {
   /// Shrinking of the best pair (ShrinkRestart): evaluations spent, simplifications kept.
   std::uint64_t shrink_evaluations = 0;
   int shrink_accepted = 0;
-  RawRecheck recheck;  ///< of the best pair, after shrinking
+  RawRecheck recheck;            ///< of the best pair, after shrinking
+  bool stopped_by_time = false;  ///< the time budget stopped climbs or shrinking early
+  int restarts_run = 0;          ///< climbs that evaluated at least their start
+  double seconds = 0.0;          ///< wall time of the search (never in a reproducible output)
 };
+
+/// Certifies a censored pair past the search's cap: FindThreshold at lengths N·4, N·16, …
+/// up to `target` (≤ kThresholdMaxLength) with `threads` threads, stopping when it finds T*,
+/// when `target` is certified or when `seconds` run out (the last run is then given an
+/// evaluation budget from the previous runs' rate, so it stops at the end of a window:
+/// ThresholdResult::checked_up_to). Updates the evaluation's T*, witness, gap, largest gap
+/// below and checked_up_to (the length up to which T* is now exact). Returns true when
+/// checked_up_to grew.
+bool CertifyPastCap(const RawSearchOptions& options, const Transformer& f, const Transformer& g,
+                    RawEvaluation& evaluation, std::uint64_t target, double seconds, int threads);
 
 /// Simplifies a pair while keeping its rank (options.rank, else score) from decreasing, in a
 /// fixed order of moves (per weight array of f and g: entries below 1% of the array's largest
@@ -124,7 +162,7 @@ struct RawSearchResult {
 /// and evaluated like any proposal, at most `budget` evaluations. Returns moves kept; adds
 /// the evaluations spent to *spent.
 int ShrinkRestart(const RawSearchOptions& options, RawRestart& restart, std::uint64_t budget,
-                  std::uint64_t* spent);
+                  std::uint64_t* spent, const std::function<bool()>& stop = nullptr);
 
 /// R hill climbs (or the random baseline) in parallel; identical for any thread count.
 RawSearchResult RunRawSearch(const RawSearchOptions& options);
@@ -148,7 +186,7 @@ nlohmann::json RawWitnessToJson(const RawSearchOptions& options, const Transform
 struct ReplayInput {
   Transformer f, g;
   double eps = 0.0;
-  std::uint64_t max_length = 1;
+  std::uint64_t max_length = 1;  ///< the recorded certified_max_length (else max_length)
   double separation = 2.0;
   std::optional<std::uint64_t> first_disagreement;
   bool separated = false;

@@ -5,6 +5,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "ltsim/bounds/registry.h"
 #include "ltsim/search/raw_threshold_search.h"
@@ -16,6 +17,14 @@ struct RefuteOptions {
   /// A muParser expression over the constants `ltsim constants` knows (L, Delta, S, tau, gamma,
   /// p, C, gamma_pos, D, eps), or the name of a registry bound (e.g. thm4.1-length).
   std::string bound;
+  /// Seconds for certifying censored best pairs past the search's cap (CertifyPastCap);
+  /// 0: no certification past N.
+  double certify_seconds = 30.0;
+  /// How many of the best censored pairs are certified past the cap (in rank order).
+  int certify_pairs = 3;
+  /// Rank pairs by certified T* alone (the largest T* in the class: `refute --exponent`), and
+  /// certify censored pairs up to kThresholdMaxLength, not only up to the bound.
+  bool maximise_first_disagreement = false;
 };
 
 /// One candidate's verdict against the bound.
@@ -41,6 +50,15 @@ struct RefuteResult {
   std::string family_name;
   std::optional<std::uint64_t> family_first_disagreement;
   double family_eps_over_L = std::numeric_limits<double>::quiet_NaN();
+  /// What limits the verdict, empty when it is genuine (docs/refute.md §4): "max_length" (a
+  /// separated pair is still censored at a length below the bound, or in
+  /// maximise_first_disagreement mode the best pair is censored), "time_budget" (the search
+  /// stopped on its time budget). With the reason in words.
+  std::vector<std::string> limited_by;
+  std::string limited_by_reason;
+  /// Censored pairs certified past the search's N (CertifyPastCap), and the seconds it took.
+  int certified_past_cap = 0;
+  double certify_seconds = 0.0;
 };
 
 /// The value of the bound at a pair's constants (eps added). InputError for a bad expression.
@@ -56,6 +74,10 @@ RefuteResult RunRefute(const RefuteOptions& options);
 /// The printed JSON: context, refuted, first_disagreement, bound, bound_value, ratio,
 /// evaluations, seed, budget, class, best {…}, family {…}.
 nlohmann::json RefuteToJson(const RefuteResult& result);
+
+/// The constant that sets the length scale of each allowed mode of the class: hardmax L₀/ε,
+/// softmax e^(2B) (B = max_logit), finite 2^(p/γ₀); null value (with a note) when unbounded.
+nlohmann::json LengthScales(const RawSearchOptions& options);
 
 /// Replays DIR/refute.json (reading DIR/f.json and DIR/g.json beside it) or a raw search
 /// witness: T*, separation and the verdict against the recorded bound must reproduce.

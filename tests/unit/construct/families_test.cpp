@@ -94,6 +94,29 @@ TEST(Families, NestedTwoHeadsGrowsQuadratically) {
   EXPECT_NEAR(t(8.01) / t(4.01), 4.0, 0.6);
 }
 
+// The divide and conquer of m_S(T) equals the quadratic recursion at every T (S = 3, 4), and a
+// deliberately wrong level (a minimiser range cut at c'/2) would differ.
+TEST(Families, NestedMinimaEqualTheQuadraticRecursion) {
+  for (int S : {2, 3, 4}) {
+    const std::vector<long double> fast = NestedChainMinima(S, 1500);
+    const std::vector<long double> slow = NestedChainMinimaReference(S, 1500);
+    ASSERT_EQ(fast.size(), slow.size());
+    for (std::size_t t = 2; t < fast.size(); ++t)
+      ASSERT_EQ(fast[t], slow[t]) << "S = " << S << ", T = " << t;
+  }
+}
+
+// Members past the old caps (8000 at S = 3, 600 at S = 4) are built, and the smaller ones are
+// certified by the exact threshold.
+TEST(Families, NestedMembersPastTheOldCapsAreBuiltAndCertified) {
+  const FamilyMember three = BuildFamilyMember("nested", {{"alphabet", 3}, {"slope", 0.8}});
+  EXPECT_EQ(three.first_disagreement, 13242u);  // > 8000
+  const FamilyMember four =
+      BuildFamilyMember("nested", {{"alphabet", 4}, {"slope", 0.27}, {"height", 5}});
+  EXPECT_EQ(four.first_disagreement, 684u);  // > 600
+  ExpectCertified("nested", {{"alphabet", 4}, {"slope", 0.27}, {"height", 5}});
+}
+
 TEST(Families, BadParametersAreInputErrors) {
   EXPECT_THROW(BuildFamilyMember("nope", {}), InputError);
   EXPECT_THROW(BuildFamilyMember("bump", {{"bits", 3}}), InputError);

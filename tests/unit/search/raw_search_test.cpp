@@ -307,5 +307,102 @@ TEST(Refute, BoundsAreJudgedAtThePairsConstants) {
   EXPECT_THROW(RunRefute(o), InputError);
 }
 
+// A pair censored at the search's cap is certified past it by the exact threshold: the nested
+// family (S = 2, slope 1.03, ε = 0.05: closed-form T* = 404, docs/families.md) agrees up to
+// N = 200, and CertifyPastCap finds its exact T* with a witness of that length.
+TEST(RawSearch, ACensoredPairIsCertifiedPastTheCap) {
+  const FamilyMember m = BuildFamilyMember("nested", {{"alphabet", 2}, {"slope", 1.03}});
+  RawSearchOptions o = Small();
+  o.cls.width = m.f.width;
+  o.cls.max_lipschitz = 1e3;
+  o.max_length = 200;
+  RawEvaluation e = EvaluateRawPair(o, m.f, m.g);
+  ASSERT_TRUE(e.valid) << e.note;
+  ASSERT_TRUE(e.separated);
+  ASSERT_FALSE(e.first_disagreement.has_value());
+  ASSERT_GT(m.first_disagreement, o.max_length);
+  // A target below T*: certified agreement up to it, still censored there.
+  RawEvaluation below = e;
+  EXPECT_TRUE(CertifyPastCap(o, m.f, m.g, below, m.first_disagreement - 1, 60.0, 1));
+  EXPECT_FALSE(below.first_disagreement.has_value());
+  EXPECT_EQ(below.checked_up_to, m.first_disagreement - 1);
+  EXPECT_EQ(below.certified_max_length, m.first_disagreement - 1);
+  // Up to the threshold's largest length: the closed form's T*, with its witness.
+  EXPECT_TRUE(CertifyPastCap(o, m.f, m.g, e, kThresholdMaxLength, 60.0, 2));
+  ASSERT_TRUE(e.first_disagreement.has_value());
+  EXPECT_EQ(*e.first_disagreement, m.first_disagreement);
+  EXPECT_EQ(e.score, static_cast<double>(m.first_disagreement));  // ranked by the new T*
+  EXPECT_EQ(below.score, static_cast<double>(m.first_disagreement));  // checked_up_to + 1
+  std::uint64_t length = 0;
+  for (const ltsim::Run& run : e.witness) length += run.count;
+  EXPECT_EQ(length, m.first_disagreement);
+  EXPECT_GT(e.gap, o.eps);
+  EXPECT_LE(e.largest_gap_below, o.eps * (1 + 1e-9));
+  EXPECT_EQ(RecheckRaw(o, m.f, m.g, e).status, "agrees");
+  // The witness replays at the certified length, not the search's N.
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("ltsim_raw_certified_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << RawWitnessToJson(o, m.f, m.g, e, RecheckRaw(o, m.f, m.g, e)).dump();
+  std::string report;
+  EXPECT_TRUE(ReplayRawWitness(path.string(), &report)) << report;
+  std::filesystem::remove(path);
+}
+
+// refute certifies its censored best pairs past N before judging: the nested family censored
+// at N = 100 refutes the bound 300 once certified past it (T* = 324 at L₀ = 8), and without the
+// certification the verdict says it is limited by the cap instead of "not refuted".
+TEST(Refute, CensoredBestPairsAreCertifiedPastTheCapBeforeTheVerdict) {
+  RefuteOptions o;
+  o.search = Small();
+  o.search.cls.width = 5;
+  o.search.cls.max_lipschitz = 8.0;
+  o.search.max_length = 100;
+  o.search.budget = 2;  // the two family starts (bump, nested) only
+  o.search.iterations = 0;
+  o.search.starts = RawStarts::kFamilies;
+  o.bound = "300";
+  const auto seeds = FamilySeeds(o.search);
+  ASSERT_FALSE(seeds.empty());
+  o.certify_seconds = 0;
+  const RefuteResult limited = RunRefute(o);
+  EXPECT_FALSE(limited.refuted);
+  EXPECT_EQ(limited.limited_by, std::vector<std::string>{"max_length"});
+  o.certify_seconds = 60;
+  const RefuteResult r = RunRefute(o);
+  EXPECT_TRUE(r.refuted) << r.limited_by_reason;
+  EXPECT_TRUE(r.limited_by.empty());
+  EXPECT_EQ(r.certified_past_cap, 1);
+  const RawEvaluation& e = r.search.restarts[r.best.restart].best;
+  EXPECT_GE(e.first_disagreement.value_or(e.checked_up_to + 1), 301u);
+  EXPECT_EQ(RefuteToJson(r)["limited_by"], nullptr);
+  EXPECT_EQ(RefuteToJson(limited)["limited_by"], nlohmann::json::array({"max_length"}));
+}
+
+// --starts families starts every climb from a family, random from none.
+TEST(RawSearch, StartsChooseWhereClimbsBegin) {
+  RawSearchOptions o = Small();
+  o.starts = RawStarts::kFamilies;
+  for (const RawRestart& r : RunRawSearch(o).restarts) EXPECT_EQ(r.start.rfind("family ", 0), 0u);
+  o.starts = RawStarts::kRandom;
+  for (const RawRestart& r : RunRawSearch(o).restarts) EXPECT_EQ(r.start, "random");
+  o.starts = RawStarts::kFamilies;
+  o.cls.mlp_width = 0;  // no family fits without an MLP unit
+  EXPECT_THROW(RunRawSearch(o), OptionError);
+}
+
+// A time budget stops the search cleanly with the best evaluated pair (climb 0's start at
+// least) and says so.
+TEST(RawSearch, TimeBudgetStopsWithTheBestEvaluatedPair) {
+  RawSearchOptions o = Small();
+  o.budget = 100000;
+  o.time_budget = 1e-6;
+  const RawSearchResult r = RunRawSearch(o);
+  EXPECT_TRUE(r.stopped_by_time);
+  EXPECT_GE(r.restarts_run, 1);
+  EXPECT_LT(r.evaluations, o.budget / 10);
+  EXPECT_FALSE(r.restarts[r.best_restart].trajectory.empty());
+  EXPECT_TRUE(r.restarts[r.best_restart].best.valid);
+}
+
 }  // namespace
 }  // namespace ltsim
