@@ -58,8 +58,8 @@ auto RunWithoutGil(ProgressHook& hook, Call&& call) {
   }
 }
 
-/// A model as Python holds it: shared, immutable once built.
-using ModelPtr = std::shared_ptr<const Transformer>;
+/// A model as Python holds it: shared; no binding changes it once built.
+using ModelPtr = std::shared_ptr<Transformer>;
 
 /// The string `x` of a call: a 1-D integer numpy array (or anything numpy turns into one),
 /// a str spec for OpenSource (a path, `text:…`, `iid:…`), or a (tokens, counts) pair of

@@ -65,10 +65,19 @@ std::vector<Token> TokensFromArray(const py::array& array, const std::string& wh
   return tokens;
 }
 
+// numpy's view of `object` (InputError when numpy cannot make an array of it).
+py::array AsArray(const py::object& object, const std::string& what) {
+  py::array array = py::array::ensure(object);
+  if (!array)
+    throw InputError(fmt::format("{}: expected a 1-D integer array, got {}", what,
+                                 std::string(py::str(py::type::of(object).attr("__name__")))));
+  return array;
+}
+
 std::vector<Run> RunsFromArrays(const py::object& tokens_object, const py::object& counts_object,
                                 const std::string& what) {
-  const std::vector<Token> tokens = TokensFromArray(py::array::ensure(tokens_object), what);
-  const py::array counts_array = py::array::ensure(counts_object);
+  const std::vector<Token> tokens = TokensFromArray(AsArray(tokens_object, what), what);
+  const py::array counts_array = AsArray(counts_object, what);
   if (counts_array.ndim() != 1 || static_cast<std::size_t>(counts_array.size()) != tokens.size())
     throw InputError(fmt::format("{}: runs need as many counts as tokens ({} tokens)", what,
                                  tokens.size()));
@@ -144,15 +153,7 @@ std::unique_ptr<Source> SourceFromPython(const py::object& x, const std::string&
     const py::tuple pair = x.cast<py::tuple>();
     return MakeRunSource(RunsFromArrays(pair[0], pair[1], what), what);
   }
-  py::array array;
-  try {
-    array = py::array::ensure(x);
-  } catch (const py::error_already_set&) {
-  }
-  if (!array)
-    throw InputError(fmt::format("{}: expected a 1-D integer array, a (tokens, counts) pair of "
-                                 "runs or a string spec, got {}",
-                                 what, std::string(py::str(py::type::of(x).attr("__name__")))));
+  const py::array array = AsArray(x, what);
   std::vector<Token> tokens = TokensFromArray(array, what);
   if (tokens.empty()) throw InputError(fmt::format("{}: the string is empty", what));
   return MakeTokenSource(std::move(tokens), what);

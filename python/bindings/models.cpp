@@ -17,7 +17,7 @@
 namespace ltsim::python {
 namespace {
 
-ModelPtr Share(Transformer model) { return std::make_shared<const Transformer>(std::move(model)); }
+ModelPtr Share(Transformer model) { return std::make_shared<Transformer>(std::move(model)); }
 
 // The sizes and constants `ltsim info --json` prints (docs/model.md §4), NaN where they do not
 // apply, with the reason a constant was not computed.
@@ -79,7 +79,7 @@ py::list LayersOf(const Transformer& model) {
   return layers;
 }
 
-py::array_t<double> Evaluate(const ModelPtr& model, const py::object& x, py::object progress) {
+py::array_t<double> EvaluateOn(const ModelPtr& model, const py::object& x, py::object progress) {
   ProgressHook hook(std::move(progress));
   std::unique_ptr<Source> source = WithHook(SourceFromPython(x, "x"), hook);
   const Vector out = RunWithoutGil(hook, [&] { return Evaluate(*model, *source); });
@@ -128,7 +128,7 @@ void BindModels(py::module_& m) {
   m.def("parse_model", [](const std::string& text, const std::string& source) {
     return Share(ParseModel(text, source));
   });
-  m.def("evaluate", &Evaluate, py::arg("model"), py::arg("x"), py::arg("progress") = py::none());
+  m.def("evaluate", &EvaluateOn, py::arg("model"), py::arg("x"), py::arg("progress") = py::none());
   m.def("model_constants", [](const ModelPtr& f, const ModelPtr& g) {
     ConstantMap c = g ? PairConstants(*f, *g) : ModelConstants(*f);
     py::dict d;
