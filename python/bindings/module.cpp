@@ -17,7 +17,7 @@ PYBIND11_MODULE(_ltsim, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const ltsim::OptionError& e) {
-      py::object error = input_error(e.what());
+      py::object error = py::reinterpret_borrow<py::object>(input_error.ptr())(e.what());
       error.attr("option") = e.option();
       error.attr("rule") = e.rule();
       error.attr("value") = e.value();

@@ -288,29 +288,27 @@ def construct(task: str, **params) -> Model:
     ...
     ltsim.InputError: k 5: is not a residue modulo p = 3
     """
-    def take(name, default):
-        return params.pop(name, default)
+    def take(name, default=None):
+        value = params.pop(name, default)
+        if value is None:
+            raise _ltsim.InputError(f"construct {task}: {name} is required")
+        return value
     if task == "simple-task":
-        args = (float(take("omega", None) or _missing(task, "omega")), float(take("accuracy", 1e-3)))
+        args = (float(take("omega")), float(take("accuracy", 1e-3)))
         native = _ltsim.simple_task
     elif task == "modp-task":
-        args = (int(take("p", None) or _missing(task, "p")), int(take("k", 0)),
-                int(take("precision_bits", 0)))
+        args = (int(take("p")), int(take("k", 0)), int(take("precision_bits", 0)))
         native = _ltsim.modp_task
     elif task == "kgram":
-        args = (int(take("alphabet", 2)), int(take("k", None) or _missing(task, "k")),
-                float(take("scale", 8.0)), str(take("no_match", "most-matches")),
-                float(take("copy_bias", 2.0)), bool(take("sharpen", False)))
+        args = (int(take("alphabet", 2)), int(take("k")), float(take("scale", 8.0)),
+                str(take("no_match", "most-matches")), float(take("copy_bias", 2.0)),
+                bool(take("sharpen", False)))
         native = _ltsim.kgram
     else:
         raise _ltsim.InputError(f"construct: unknown task '{task}' (simple-task, modp-task, kgram)")
     if params:
         raise _ltsim.InputError(f"construct {task}: unknown parameter '{sorted(params)[0]}'")
     return Model(call(native, {}, *args))
-
-
-def _missing(task, name):
-    raise _ltsim.InputError(f"construct {task}: {name} is required")
 
 
 def families() -> list:
