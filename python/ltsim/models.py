@@ -123,11 +123,21 @@ class Model:
     # ---- files and conversions ----
     def to_json(self) -> str:
         """The model file's JSON text (ltsim-model, version 1; 17 significant digits, so it
-        round-trips exactly)."""
+        round-trips exactly).
+
+        >>> print(ltsim.load_model("corpus/models/pair/f.json").to_json()[:45])
+        {
+          "format": "ltsim-model",
+          "version": 1,
+        """
         return self._native.to_json()
 
     def to_dict(self) -> dict:
-        """The model file as a dict (`json.loads(to_json())`)."""
+        """The model file as a dict (`json.loads(to_json())`).
+
+        >>> ltsim.load_model("corpus/models/pair/g.json").to_dict()["layers"][0]["precision_bits"]
+        8
+        """
         return json.loads(self.to_json())
 
     @classmethod
@@ -201,11 +211,11 @@ def load_model(path) -> Model:
     line's one-line message.
 
     >>> ltsim.load_model("corpus/models/pair/g.json")
-    Model('g: the same task, learned imperfectly', S=3, d=3, Δ=2, τ=1, 1 layer(s) finite, 1 output(s))
+    Model('pair-g: f learned imperfectly, 8-bit attention, even positions leak in', S=3, d=6, Δ=2, τ=1, 1 layer(s) finite, 1 output(s))
     >>> ltsim.load_model("no/such/file.json")
     Traceback (most recent call last):
     ...
-    ltsim.InputError: no/such/file.json: cannot open (No such file or directory)
+    ltsim.InputError: no/such/file.json: cannot open model file
     """
     return Model(call(_ltsim.read_model, {}, os.fspath(path)))
 
@@ -281,8 +291,8 @@ def construct(task: str, **params) -> Model:
     - "kgram": alphabet, k, scale (β, 8), no_match ("most-matches" or "uniform"),
       copy_bias (φ, 2), sharpen (False): the two-layer in-context k-gram model.
 
-    >>> ltsim.construct("simple-task", omega=4).eval(np.array([0, 0, 1]))
-    array([0.98...])
+    >>> ltsim.construct("simple-task", omega=4).eval(np.array([0, 0, 1]))   # sin(4/3) ± 1e-3
+    array([0.971...])
     >>> ltsim.construct("modp-task", p=3, k=5)
     Traceback (most recent call last):
     ...
