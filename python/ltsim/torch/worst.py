@@ -8,8 +8,9 @@ count): a seeded hill climb whose every round mutates the best string found so f
 --population candidates (a run's count ×¼…×4, a run inserted, removed or retokenised, the
 last runs — what the local bias and the residues see — redrawn, two runs swapped) and
 evaluates them all with ltsim's exact streaming evaluator through its Python bindings
-(`ltsim.Model.eval` on the runs; any model file ltsim reads, .safetensors included). The answer is a measurement: the gap on the string it
-prints, so a lower bound on the worst gap at that length, not the maximum.
+(`ltsim.Model.eval` on the runs; any model file ltsim reads, .safetensors included). The
+answer is a measurement: the gap on the string it prints, so a lower bound on the worst gap
+at that length, not the maximum.
 """
 
 from __future__ import annotations
