@@ -102,8 +102,8 @@ py::dict SandwichDict(const SandwichResult& r) {
   return d;
 }
 
-SandwichOptions MethodOptions(const std::string& method, std::uint64_t z_length,
-                              std::uint64_t seed, std::uint64_t block_length) {
+SandwichOptions MethodOptions(const std::string& method, std::uint64_t z_length, std::uint64_t seed,
+                              std::uint64_t block_length) {
   SandwichOptions options;
   options.method = method;
   options.length = z_length;
@@ -116,7 +116,8 @@ SandwichOptions MethodOptions(const std::string& method, std::uint64_t z_length,
 py::dict Threshold(const ModelPtr& f, const ModelPtr& g, double eps, std::uint64_t max_length,
                    std::uint64_t seed, std::uint64_t samples, bool prune, int threads,
                    std::uint64_t max_evaluations, py::object progress) {
-  if (threads < 0) throw OptionError("threads", "must be ≥ 0 (0: every core)", std::to_string(threads));
+  if (threads < 0)
+    throw OptionError("threads", "must be ≥ 0 (0: every core)", std::to_string(threads));
   ProgressHook hook(std::move(progress));
   ThresholdOptions options;
   options.epsilon = eps;
@@ -129,7 +130,8 @@ py::dict Threshold(const ModelPtr& f, const ModelPtr& g, double eps, std::uint64
   options.progress = [&hook](std::uint64_t done, std::uint64_t total, std::uint64_t, double) {
     hook.Report(done, total);
   };
-  const ThresholdResult result = RunWithoutGil(hook, [&] { return FindThreshold(*f, *g, options); });
+  const ThresholdResult result =
+      RunWithoutGil(hook, [&] { return FindThreshold(*f, *g, options); });
   return ThresholdDict(result);
 }
 
@@ -154,7 +156,8 @@ py::dict Sandwich(const ModelPtr& f, const ModelPtr& g, const py::object& x,
   ProgressHook hook(std::move(progress));
   const SandwichOptions options = MethodOptions(method, z_length, seed, block_length);
   std::unique_ptr<Source> source = WithHook(SourceFromPython(x, "x"), hook);
-  const SandwichResult r = RunWithoutGil(hook, [&] { return RunSandwich(*f, *g, *source, options); });
+  const SandwichResult r =
+      RunWithoutGil(hook, [&] { return RunSandwich(*f, *g, *source, options); });
   return SandwichDict(r);
 }
 
@@ -209,10 +212,10 @@ CaseSpec DrawPairCase(const PairCampaign& o, const Transformer& f, const Transfo
 py::dict CaseDict(const CaseSpec& c, const CaseResult& r) {
   py::dict d;
   d["index"] = c.index;
-  d["input"] = py::dict(py::arg("kind") = InputKindName(c.input.kind),
-                        py::arg("length") = c.input.length, py::arg("seed") = c.input.seed,
-                        py::arg("alpha") = c.input.alpha, py::arg("parents") = c.input.parents,
-                        py::arg("pattern") = c.input.pattern);
+  d["input"] =
+      py::dict(py::arg("kind") = InputKindName(c.input.kind), py::arg("length") = c.input.length,
+               py::arg("seed") = c.input.seed, py::arg("alpha") = c.input.alpha,
+               py::arg("parents") = c.input.parents, py::arg("pattern") = c.input.pattern);
   d["method"] = c.method;
   d["target_length"] = c.target_length;
   d["error"] = r.error.empty() ? py::object(py::none()) : py::object(py::str(r.error));
@@ -227,10 +230,9 @@ py::dict CaseDict(const CaseSpec& c, const CaseResult& r) {
   for (int p = 0; p < kPropertyCount; ++p) {
     const Outcome& o = r.outcomes[p];
     if (!o.checked) continue;
-    outcomes[PropertyName(static_cast<Property>(p))] =
-        py::dict(py::arg("holds") = o.holds, py::arg("observed") = o.observed,
-                 py::arg("bound") = o.bound, py::arg("ratio") = o.ratio,
-                 py::arg("recheck") = RecheckStatusName(o.recheck.status));
+    outcomes[PropertyName(static_cast<Property>(p))] = py::dict(
+        py::arg("holds") = o.holds, py::arg("observed") = o.observed, py::arg("bound") = o.bound,
+        py::arg("ratio") = o.ratio, py::arg("recheck") = RecheckStatusName(o.recheck.status));
   }
   d["properties"] = outcomes;
   return d;
@@ -252,7 +254,8 @@ py::list FuzzPair(const ModelPtr& f, const ModelPtr& g, std::uint64_t cases, std
     for (const std::string& name : methods)
       if (name == "frequency")
         throw OptionError("methods", "frequency needs one-layer models", name);
-  if (cases < 1 || cases > 1'000'000) throw OptionError("cases", "must be in [1, 10^6]", std::to_string(cases));
+  if (cases < 1 || cases > 1'000'000)
+    throw OptionError("cases", "must be in [1, 10^6]", std::to_string(cases));
   if (o.inputs.empty()) throw OptionError("inputs", "give at least one input family");
   if (o.methods.empty()) throw OptionError("methods", "give at least one method");
   if (min_length < 1 || min_length > max_length || max_length > 10'000'000)
@@ -263,7 +266,8 @@ py::list FuzzPair(const ModelPtr& f, const ModelPtr& g, std::uint64_t cases, std
                       fmt::format("[{}, {}]", min_target, max_target));
   if (!(epsilon > 0 && std::isfinite(epsilon)))
     throw OptionError("eps", "must be finite and positive", fmt::format("{}", epsilon));
-  if (threads < 0) throw OptionError("threads", "must be ≥ 0 (0: every core)", std::to_string(threads));
+  if (threads < 0)
+    throw OptionError("threads", "must be ≥ 0 (0: every core)", std::to_string(threads));
   o.min_length = min_length;
   o.max_length = max_length;
   o.min_target = min_target;
@@ -297,9 +301,9 @@ py::list FuzzPair(const ModelPtr& f, const ModelPtr& g, std::uint64_t cases, std
 }  // namespace
 
 void BindAnalyses(py::module_& m) {
-  m.def("threshold", &Threshold, py::arg("f"), py::arg("g"), py::arg("eps"),
-        py::arg("max_length"), py::arg("seed"), py::arg("samples_per_length"), py::arg("prune"),
-        py::arg("threads"), py::arg("max_evaluations"), py::arg("progress"));
+  m.def("threshold", &Threshold, py::arg("f"), py::arg("g"), py::arg("eps"), py::arg("max_length"),
+        py::arg("seed"), py::arg("samples_per_length"), py::arg("prune"), py::arg("threads"),
+        py::arg("max_evaluations"), py::arg("progress"));
   m.def("simulate", &Simulate, py::arg("models"), py::arg("x"), py::arg("method"),
         py::arg("z_length"), py::arg("seed"), py::arg("block_length"), py::arg("progress"));
   m.def("sandwich", &Sandwich, py::arg("f"), py::arg("g"), py::arg("x"), py::arg("method"),
@@ -316,7 +320,8 @@ void BindAnalyses(py::module_& m) {
   });
   m.def("properties", [] {
     std::vector<std::string> names;
-    for (int p = 0; p < kPropertyCount; ++p) names.push_back(PropertyName(static_cast<Property>(p)));
+    for (int p = 0; p < kPropertyCount; ++p)
+      names.push_back(PropertyName(static_cast<Property>(p)));
     return names;
   });
 }

@@ -22,9 +22,9 @@ void ProgressHook::Report(std::uint64_t done, std::uint64_t total) {
   if (type_) throw Interrupted{};  // already interrupted: keep unwinding
   bool failed = PyErr_CheckSignals() != 0;
   if (!failed && callback_ && !callback_.is_none()) {
-    PyObject* result = PyObject_CallFunction(callback_.ptr(), "KK",
-                                             static_cast<unsigned long long>(done),
-                                             static_cast<unsigned long long>(total));
+    PyObject* result =
+        PyObject_CallFunction(callback_.ptr(), "KK", static_cast<unsigned long long>(done),
+                              static_cast<unsigned long long>(total));
     failed = result == nullptr;
     Py_XDECREF(result);
   }
@@ -46,8 +46,8 @@ namespace {
 // Tokens of a numpy array, checked one by one: [0, kMaxAlphabet).
 std::vector<Token> TokensFromArray(const py::array& array, const std::string& what) {
   if (array.ndim() != 1)
-    throw InputError(fmt::format("{}: expected a 1-D array of tokens, got {} dimensions", what,
-                                 array.ndim()));
+    throw InputError(
+        fmt::format("{}: expected a 1-D array of tokens, got {} dimensions", what, array.ndim()));
   const char kind = array.dtype().kind();
   if (array.size() != 0 && kind != 'i' && kind != 'u')
     throw InputError(fmt::format("{}: expected integer tokens, got dtype {}", what,
@@ -79,8 +79,8 @@ std::vector<Run> RunsFromArrays(const py::object& tokens_object, const py::objec
   const std::vector<Token> tokens = TokensFromArray(AsArray(tokens_object, what), what);
   const py::array counts_array = AsArray(counts_object, what);
   if (counts_array.ndim() != 1 || static_cast<std::size_t>(counts_array.size()) != tokens.size())
-    throw InputError(fmt::format("{}: runs need as many counts as tokens ({} tokens)", what,
-                                 tokens.size()));
+    throw InputError(
+        fmt::format("{}: runs need as many counts as tokens ({} tokens)", what, tokens.size()));
   const char kind = counts_array.dtype().kind();
   if (kind != 'i' && kind != 'u')
     throw InputError(fmt::format("{}: expected integer counts", what));
@@ -91,7 +91,8 @@ std::vector<Run> RunsFromArrays(const py::object& tokens_object, const py::objec
     const auto view = signed_counts.unchecked<1>();
     for (py::ssize_t i = 0; i < view.shape(0); ++i)
       if (view(i) < 1)
-        throw InputError(fmt::format("{}: run {}: count {} must be at least 1", what, i + 1, view(i)));
+        throw InputError(
+            fmt::format("{}: run {}: count {} must be at least 1", what, i + 1, view(i)));
   }
   const auto counts =
       py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>(counts_array);
@@ -179,9 +180,10 @@ py::array_t<std::uint16_t> RunsToTokens(const std::vector<Run>& runs, std::uint6
   std::uint64_t total = 0;
   for (const Run& run : runs) total += run.count;
   if (total > max_length)
-    throw InputError(fmt::format("the string has {} tokens, more than the {} an array may hold here "
-                                 "(use the runs instead)",
-                                 total, max_length));
+    throw InputError(
+        fmt::format("the string has {} tokens, more than the {} an array may hold here "
+                    "(use the runs instead)",
+                    total, max_length));
   py::array_t<std::uint16_t> out(static_cast<py::ssize_t>(total));
   auto o = out.mutable_unchecked<1>();
   py::ssize_t k = 0;

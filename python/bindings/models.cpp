@@ -129,12 +129,15 @@ void BindModels(py::module_& m) {
     return Share(ParseModel(text, source));
   });
   m.def("evaluate", &EvaluateOn, py::arg("model"), py::arg("x"), py::arg("progress") = py::none());
-  m.def("model_constants", [](const ModelPtr& f, const ModelPtr& g) {
-    ConstantMap c = g ? PairConstants(*f, *g) : ModelConstants(*f);
-    py::dict d;
-    for (const auto& [name, value] : c) d[py::str(name)] = value;
-    return d;
-  }, py::arg("f"), py::arg("g") = nullptr);
+  m.def(
+      "model_constants",
+      [](const ModelPtr& f, const ModelPtr& g) {
+        ConstantMap c = g ? PairConstants(*f, *g) : ModelConstants(*f);
+        py::dict d;
+        for (const auto& [name, value] : c) d[py::str(name)] = value;
+        return d;
+      },
+      py::arg("f"), py::arg("g") = nullptr);
   m.def("bounds", [](const std::map<std::string, double>& constants) {
     py::list rows;
     for (const Bound& bound : BoundRegistry()) {
@@ -148,14 +151,14 @@ void BindModels(py::module_& m) {
     }
     return rows;
   });
-  m.def("evaluate_bound", [](const std::string& expression,
-                             const std::map<std::string, double>& constants) {
-    return EvaluateBoundExpression(expression, constants);
-  });
+  m.def("evaluate_bound",
+        [](const std::string& expression, const std::map<std::string, double>& constants) {
+          return EvaluateBoundExpression(expression, constants);
+        });
   m.def("simple_task", [](double omega, double accuracy) {
     Transformer model = MakeSimpleTask(omega, accuracy);
-    model.meta_json = fmt::format(R"({{"task":"simple-task","omega":{},"accuracy":{}}})", omega,
-                                  accuracy);
+    model.meta_json =
+        fmt::format(R"({{"task":"simple-task","omega":{},"accuracy":{}}})", omega, accuracy);
     return Share(std::move(model));
   });
   m.def("modp_task", [](int p, int k, int precision_bits) {
@@ -165,8 +168,8 @@ void BindModels(py::module_& m) {
     if (precision_bits < 0 || precision_bits > 64)
       throw OptionError("precision_bits", "must be in [0, 64]", std::to_string(precision_bits));
     Transformer model = MakeModPTask(p, k, precision_bits);
-    model.meta_json = fmt::format(R"({{"task":"modp-task","p":{},"k":{},"precision_bits":{}}})",
-                                  p, k, precision_bits);
+    model.meta_json = fmt::format(R"({{"task":"modp-task","p":{},"k":{},"precision_bits":{}}})", p,
+                                  k, precision_bits);
     return Share(std::move(model));
   });
   m.def("kgram", [](int alphabet, int k, double scale, const std::string& no_match,
