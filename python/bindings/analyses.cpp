@@ -14,6 +14,7 @@
 #include "ltsim/check/sandwich.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
+#include "ltsim/fuzz/campaign.h"
 #include "ltsim/fuzz/case_runner.h"
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/sim/simulator.h"
@@ -116,8 +117,8 @@ SandwichOptions MethodOptions(const std::string& method, std::uint64_t z_length,
 py::dict Threshold(const ModelPtr& f, const ModelPtr& g, double eps, std::uint64_t max_length,
                    std::uint64_t seed, std::uint64_t samples, bool prune, int threads,
                    std::uint64_t max_evaluations, py::object progress) {
-  if (threads < 0)
-    throw OptionError("threads", "must be ≥ 0 (0: every core)", std::to_string(threads));
+  if (threads < 0 || threads > kMaxCampaignThreads)
+    throw OptionError("threads", "must be in [0, 1024] (0: every core)", std::to_string(threads));
   ProgressHook hook(std::move(progress));
   ThresholdOptions options;
   options.epsilon = eps;
@@ -266,8 +267,8 @@ py::list FuzzPair(const ModelPtr& f, const ModelPtr& g, std::uint64_t cases, std
                       fmt::format("[{}, {}]", min_target, max_target));
   if (!(epsilon > 0 && std::isfinite(epsilon)))
     throw OptionError("eps", "must be finite and positive", fmt::format("{}", epsilon));
-  if (threads < 0)
-    throw OptionError("threads", "must be ≥ 0 (0: every core)", std::to_string(threads));
+  if (threads < 0 || threads > kMaxCampaignThreads)
+    throw OptionError("threads", "must be in [0, 1024] (0: every core)", std::to_string(threads));
   o.min_length = min_length;
   o.max_length = max_length;
   o.min_target = min_target;
