@@ -88,7 +88,7 @@ class SameNumbersAsTheCommandLine(unittest.TestCase):
                 self.assertIsNone(got.witness)
             else:
                 self.assertEqual(got.gap, want["gap"])
-                runs = [{"token": int(t), "count": int(c)} for t, c in zip(*got.witness_runs)]
+                runs = [[int(t), int(c)] for t, c in zip(*got.witness_runs)]
                 self.assertEqual(runs, want["witness"])
                 self.assertEqual(len(got.witness), got.first_disagreement)
                 self.assertEqual(got.recheck["status"], want["recheck"]["status"])
