@@ -2,7 +2,8 @@
 that they cannot rot, and checks the repository holds them with their outputs stripped.
 
 Run by CTest as `/usr/bin/python3 run_notebooks.py SOURCE_DIR LTSIM_BINARY [NAME ...]` with
-PYTHONPATH=<build>/python (the kernel inherits it); `--stripped` only checks the stripping.
+PYTHONPATH=<build>/python (the kernel inherits it); `--stripped` only checks the stripping and
+`--strip` strips the notebooks in place (`/usr/bin/python3 tests/python/run_notebooks.py . - --strip`).
 Prints each notebook's wall time.
 """
 
@@ -27,10 +28,24 @@ def stripped(path):
     return problems
 
 
+def strip(path):
+    """Removes every output and execution count of `path`, in place."""
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    nbformat.write(nb, path)
+
+
 def main():
     args = sys.argv[1:]
-    only_strip = "--stripped" in args
-    args = [a for a in args if a != "--stripped"]
+    only_strip = "--stripped" in args or "--strip" in args
+    if "--strip" in args:
+        folder = os.path.join(os.path.abspath(args[0]), "notebooks")
+        for name in sorted(n for n in os.listdir(folder) if n.endswith(".ipynb")):
+            strip(os.path.join(folder, name))
+    args = [a for a in args if a not in ("--stripped", "--strip")]
     source = os.path.abspath(args[0])
     folder = os.path.join(source, "notebooks")
     names = args[2:] or sorted(n[:-6] for n in os.listdir(folder) if n.endswith(".ipynb"))
@@ -39,8 +54,8 @@ def main():
         path = os.path.join(folder, name + ".ipynb")
         problems = stripped(path)
         for problem in problems:
-            print(f"{path}: {problem} (strip it: jupyter nbconvert --clear-output, or "
-                  f"docs/python.md \"Notebooks\")")
+            print(f"{path}: {problem} (strip it: /usr/bin/python3 "
+                  f"tests/python/run_notebooks.py . - --strip)")
         failed |= bool(problems)
         if only_strip:
             continue
