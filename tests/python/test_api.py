@@ -138,10 +138,12 @@ class SameNumbersAsTheCommandLine(unittest.TestCase):
             cli("construct", "modp-task", "--p", "3", "--k", "1", "--out", out)
             self.assertEqual(ltsim.construct("modp-task", p=3, k=1).to_json(),
                              ltsim.load_model(out).to_json())
-            cli("construct", "family", "bump", "--out-dir", tmp)
+            family_dir = os.path.join(tmp, "family")
+            cli("construct", "family", "bump", "--out-dir", family_dir)
             member = ltsim.family("bump")
-            self.assertEqual(member.f.to_json(), ltsim.load_model(os.path.join(tmp, "f.json")).to_json())
-            self.assertEqual(member.g.to_json(), ltsim.load_model(os.path.join(tmp, "g.json")).to_json())
+            for role, model in (("f", member.f), ("g", member.g)):
+                path = os.path.join(family_dir, f"{role}.json")
+                self.assertEqual(model.to_json(), ltsim.load_model(path).to_json())
             r = ltsim.threshold(member.f, member.g, eps=member.eps,
                                 max_length=member.first_disagreement)
             self.assertEqual(r.first_disagreement, member.first_disagreement)
