@@ -18,7 +18,7 @@ flags="-g -fsanitize=fuzzer-no-link"
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" \
-  -DCMAKE_CXX_FLAGS="$flags" -DLTSIM_LIBFUZZER=ON -DLTSIM_BUILD_BENCHMARKS=OFF \
+  -DCMAKE_CXX_FLAGS="$flags" -DLTSIM_LIBFUZZER=ON -DLTSIM_BUILD_BENCHMARKS=OFF -DLTSIM_BUILD_PYTHON=OFF \
   -DLTSIM_BUILD_TESTS=ON >/dev/null
 targets=()
 for h in "${harnesses[@]}"; do targets+=("fuzz_$h"); done

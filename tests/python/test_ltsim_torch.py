@@ -1,8 +1,8 @@
-"""ltsim_torch against ltsim: safetensors round trips, malformed files, and the differential
+"""ltsim.torch against ltsim: safetensors round trips, malformed files, and the differential
 test of PyTorch's forward against `ltsim eval` (docs/python.md).
 
-Run by CTest as `/usr/bin/python3 test_ltsim_torch.py LTSIM_BINARY`; exits 77 (skipped) with a
-message when torch or numpy is missing.
+Run by CTest as `/usr/bin/python3 test_ltsim_torch.py LTSIM_BINARY` with PYTHONPATH=<build>/python;
+exits 77 (skipped) with a message when torch or numpy is missing.
 """
 
 import json
@@ -20,12 +20,11 @@ except ImportError as missing:  # CI installs python3-torch (tools/setup.sh)
     print(f"skipped: {missing} (apt-get install python3-torch python3-numpy)")
     sys.exit(77)
 
-PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
-sys.path.insert(0, PYTHON_DIR)
-from ltsim_torch import files, safetensors  # noqa: E402
-from ltsim_torch.model import Config, LayerConfig, LimitTransformer  # noqa: E402
-from ltsim_torch.tasks import Task  # noqa: E402
-from ltsim_torch.train import train  # noqa: E402
+from ltsim import safetensors  # noqa: E402
+from ltsim.torch import files  # noqa: E402
+from ltsim.torch.model import Config, LayerConfig, LimitTransformer  # noqa: E402
+from ltsim.torch.tasks import Task  # noqa: E402
+from ltsim.torch.train import train  # noqa: E402
 
 LTSIM = None
 
@@ -237,13 +236,13 @@ class CommandLine(unittest.TestCase):
             if doc["first_disagreement"] is not None:
                 self.assertGreater(doc["gap"], 0.05)
             # The worst-string search with both models fixed: its reported gap is the gap ltsim
-            # gives on the string it writes.
+            # gives on the string it writes (run under the former name ltsim_torch, which
+            # must keep working).
             worst_txt = os.path.join(tmp, "worst.txt")
             found = subprocess.run([sys.executable, "-m", "ltsim_torch.worst", target, st,
                                     "--length", "1000", "--rounds", "3", "--population", "4",
-                                    "--ltsim", LTSIM, "--out", worst_txt, "--json"],
-                                   capture_output=True, text=True, check=True,
-                                   env=dict(os.environ, PYTHONPATH=PYTHON_DIR))
+                                    "--out", worst_txt, "--json"],
+                                   capture_output=True, text=True, check=True)
             found = json.loads(found.stdout)
             f_x = json.loads(run_ltsim("eval", target, worst_txt, "--json").stdout)
             g_x = json.loads(run_ltsim("eval", st, worst_txt, "--json").stdout)
