@@ -75,7 +75,8 @@ class ModelInfo(Result):
 @dataclasses.dataclass
 class Bound(Result):
     """One of the paper's bounds (or a user expression) at the constants: `value` is the
-    bound's number (a length N, or a rate), `source` says "[paper]", "[ours]" or "[user]"."""
+    bound's number (a length N, or a rate; NaN where the bound does not apply to the pair,
+    null in the CLI's JSON), `source` says "[paper]", "[ours]" or "[user]"."""
     name: str
     formula: str
     source: str

@@ -103,10 +103,12 @@ TEST(IidSourceTest, ExtremeWeightsAreNormalisedAndZeroWeightsNeverDrawn) {
 // positive ones of very different sizes, no draw of 2·10^5 is ever a zero-weight token.
 TEST(IidSourceTest, ZeroWeightTokensAreNeverDrawnAmongMany) {
   std::vector<double> probs(64, 0.0);
-  probs[3] = 1e-200;
+  // Extreme weights whose ratios to the largest are still doubles (≥ 2.2e-308): a smaller ratio
+  // is refused (IidSourceTest.ExtremeWeightsAreNormalisedAndZeroWeightsNeverDrawn).
+  probs[3] = 1e-100;
   probs[17] = 1.0;
   probs[40] = 1e200;
-  probs[63] = 3e-300;
+  probs[63] = 3e-105;
   const std::vector<Token> x = ReadAll(*MakeIidSource(200000, 64, 25, probs), 200000);
   for (Token t : x) ASSERT_GT(probs[t], 0.0) << "drew token " << t;
 }
