@@ -156,7 +156,7 @@ void AddCertifyCommand(CLI::App& app, int& exit_code) {
       {"ltsim certify corpus/models/pair/f.json corpus/models/pair/g.json --eps 0.1",
        "ltsim certify corpus/families/bump_s2.71_period2/f.json "
        "corpus/families/bump_s2.71_period2/g.json --eps 0.05 --json",
-       "ltsim certify corpus/models/pair/f.json corpus/models/pair/f.json --eps 0"},
+       "ltsim certify corpus/models/pair/f.json corpus/models/pair/f.json --eps 1e-6"},
       fmt::format(
           "Lengths ≤ T0 are searched by the exact threshold (docs/theory.md §11); longer ones by a "
           "branch and bound over the frequencies n/F and 1/F of every context, whose certified "
