@@ -15,8 +15,9 @@ inline double BiasScale(BiasScaling scaling, double i) {
 
 /// Unnormalised weight of a key with logit `a` when the largest logit is `a_max` at query
 /// position i. Softmax: exp(a − a*). Hardmax: 1 if a ≥ a* − θ else 0. Finite (p bits):
-/// w = i^(a − a*) = 2^(log₂ i·(a − a*)), set to 0 when w ≤ 2^(−p) (decided exactly). Both evaluators call this with
-/// bit-identical arguments, so ties and the rounding threshold fall the same way in each.
+/// w = i^(a − a*) = 2^(log₂ i·(a − a*)), set to 0 when w ≤ 2^(−p) (decided exactly). Both
+/// evaluators call this with bit-identical arguments, so ties and the rounding threshold fall the
+/// same way in each.
 inline double AttentionWeight(const Layer& layer, double theta, double a, double a_max, double i) {
   switch (layer.attention) {
     case Attention::kSoftmax:

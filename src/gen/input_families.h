@@ -16,7 +16,7 @@ namespace ltsim::inputs {
 inline constexpr int kSparseWindow = 64;      // sparse parents lie among the previous 64 positions
 inline constexpr int kMarkovSupport = 16;     // a Markov row is supported on at most 16 tokens
 inline constexpr int kStressRareTokens = 32;  // stress strings sprinkle at most 32 rare tokens
-inline constexpr int kStressMaxSuffix = 4;    // suffix ties cover the last 1..4 tokens (τ + 1 ≤ 4)
+inline constexpr int kStressMaxSuffix = 4;  // suffix ties cover the last 1..4 tokens (τ + 1 ≤ 4)
 
 using Runs = std::vector<Run>;
 using TokenLaw = boost::random::discrete_distribution<int, double>;

@@ -136,10 +136,10 @@ TEST_F(CliTest, Tightness52RowsCarryTheRowShapeAndReplay) {
   EXPECT_LT(k["upper"]["exponent"].get<double>(), k["paper"].get<double>());
   EXPECT_TRUE(fs::exists(fs::path(out) / "tightness.csv"));
   for (std::size_t r : {std::size_t{2}, std::size_t{3}}) {
-    const Result replay = Run(
-        {"replay",
-         (fs::path(out) / doc["rows"][r]["lower"]["points"][2]["witness"].get<std::string>())
-             .string()});
+    const Result replay =
+        Run({"replay",
+             (fs::path(out) / doc["rows"][r]["lower"]["points"][2]["witness"].get<std::string>())
+                 .string()});
     EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
   }
 }

@@ -42,7 +42,7 @@ void BM_Threshold(benchmark::State& state) {
     o.prune = prune;
     o.threads = 1;
     o.max_length = 1'000'000;  // the N of docs/theory.md §11.7's table
-    if (!prune) {  // the full enumeration's own limit on Σ #statistics
+    if (!prune) {              // the full enumeration's own limit on Σ #statistics
       std::uint64_t total = 0, n = 0;
       while (n < o.max_length) {
         const std::uint64_t next = ltsim::CountStatistics(2, period, 0, n + 1);

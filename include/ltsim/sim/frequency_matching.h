@@ -51,10 +51,10 @@ struct FrequencyPlan {
   /// 2·tanh(ϑ ln|x|/4) + 2·tanh(ϑ ln|z|/4), what their attention may differ from the hardmax
   /// attention `eta` is computed for; the simulator certifies η = eta + tie_slack. 0 otherwise.
   double tie_slack = 0.0;
-  int groups = 0;               ///< distinct heads (supports) of the models on x
-  int components = 0;           ///< scale classes
-  int exact_components = 0;     ///< components copied exactly (λ_C = 1)
-  int padded_groups = 0;        ///< groups that received padding
+  int groups = 0;            ///< distinct heads (supports) of the models on x
+  int components = 0;        ///< scale classes
+  int exact_components = 0;  ///< components copied exactly (λ_C = 1)
+  int padded_groups = 0;     ///< groups that received padding
 };
 
 /// Plans z's far counts for x (counts in the joint view of `models`, all one-layer) and a

@@ -331,7 +331,7 @@ TEST(RawSearch, ACensoredPairIsCertifiedPastTheCap) {
   EXPECT_TRUE(CertifyPastCap(o, m.f, m.g, e, kThresholdMaxLength, 60.0, 2));
   ASSERT_TRUE(e.first_disagreement.has_value());
   EXPECT_EQ(*e.first_disagreement, m.first_disagreement);
-  EXPECT_EQ(e.score, static_cast<double>(m.first_disagreement));  // ranked by the new T*
+  EXPECT_EQ(e.score, static_cast<double>(m.first_disagreement));      // ranked by the new T*
   EXPECT_EQ(below.score, static_cast<double>(m.first_disagreement));  // checked_up_to + 1
   std::uint64_t length = 0;
   for (const ltsim::Run& run : e.witness) length += run.count;
