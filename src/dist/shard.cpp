@@ -83,6 +83,11 @@ DealReport ShardWriter::Deal(std::uint64_t begin, std::uint64_t end, std::uint64
     std::vector<std::string> items = compute(b, e);
     LTSIM_CHECK(items.size() == e - b);
     for (std::uint64_t i = b; i < e; ++i) records_.push_back({deal, i, std::move(items[i - b])});
+    // A stop during the chunk may have left some of its items undone: the shard is not whole.
+    if (stop && stop()) {
+      stopped_ = report.stopped = true;
+      return report;
+    }
   }
   return report;
 }

@@ -629,6 +629,10 @@ CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
     std::vector<std::string> items(end - begin);
     arena.execute([&] {
       oneapi::tbb::parallel_for(begin, end, [&](std::uint64_t i) {
+        // After a stop the rest of the batch is left empty (never a real item, which holds at
+        // least its witness count): an MPI rank 0 must not spend the seconds mpirun gives it
+        // before SIGKILL finishing cases nobody will write.
+        if (halt()) return;
         const CaseSpec spec = DrawCase(options, i);
         items[i - begin] = CaseBytes(spec, RunCase(spec), options.seed);
       });
@@ -664,6 +668,7 @@ CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
   std::string pending;  // lines of this batch, appended once its cases are all consumed
   // Cases arrive in index order: witnesses first, then the line naming them, written per batch.
   const ItemConsume consume = [&](std::uint64_t i, std::string&& bytes) {
+    if (bytes.empty()) return false;  // left undone after a stop: the campaign ends before it
     ByteReader r(bytes);
     const auto count = r.Get<std::uint64_t>();
     r.Require(count <= static_cast<std::uint64_t>(kPropertyCount),
