@@ -20,7 +20,8 @@ void AddSandwichCommand(CLI::App& app);
 void AddGenerateCommand(CLI::App& app);
 void AddConstructCommand(CLI::App& app);
 void AddStatisticCommand(CLI::App& app);
-void AddThresholdCommand(CLI::App& app);
+/// `threshold` sets `exit_code` to 130 when a signal stopped it (its partial answer printed).
+void AddThresholdCommand(CLI::App& app, int& exit_code);
 /// `constants`: the bound registry and user bound expressions.
 void AddConstantsCommand(CLI::App& app);
 /// `sweep`: needed length against one parameter, fitted exponent, PNG (ltsim/study/sweep.h).
@@ -55,7 +56,7 @@ inline void AddCommands(CLI::App& app, int& exit_code) {
   AddGenerateCommand(app);
   AddConstructCommand(app);
   AddStatisticCommand(app);
-  AddThresholdCommand(app);
+  AddThresholdCommand(app, exit_code);
   AddConstantsCommand(app);
   AddSweepCommand(app);
   AddExperimentCommand(app);
