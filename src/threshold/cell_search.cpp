@@ -399,7 +399,7 @@ class CellSearch {
       result_.cells_pruned += o.cells_pruned;
       result_.statistics_evaluated += o.evaluated[0];
       result_.gap_upper_per_length[first - 1] =
-          NanMax(result_.gap_upper_per_length[first - 1], o.max_bound[0]);
+          NanMax(result_.gap_upper_per_length[first - 1], NanMax(o.max_bound[0], o.max_gap[0]));
       if (!o.pruned.empty()) result_.statistics_pruned_counted += o.pruned[0];
       if (!o.best_counts.empty() && (arg == best.size() || o.best_gap > best[arg].best_gap))
         arg = i;

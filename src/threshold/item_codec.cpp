@@ -10,6 +10,7 @@
 
 #include "ltsim/core/bytes.h"
 #include "ltsim/core/error.h"
+#include "ltsim/core/item_error.h"
 #include "ltsim/core/work.h"
 #include "threshold/statistics.h"
 

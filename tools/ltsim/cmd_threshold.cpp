@@ -187,22 +187,26 @@ void PrintTable(const ThresholdArgs& args, const ThresholdResult& r) {
   PrintVerdict(args, r);
 }
 
-// An ETA from the progress so far. --no-prune and two-layer searches: the remaining work is
-// known (statistics, or strings, per length). The pruned search: its time per length is
-// extrapolated as a power of T fitted to the last two progress points.
+// The size of the search (every statistic of lengths n … N, the up-front estimate of the work
+// a full enumeration would do) and an ETA from the progress so far. --no-prune: the remaining
+// statistics are known. The pruned search: its time is extrapolated as a power of T fitted to
+// the last two progress points.
 class Eta {
  public:
   Eta(const JointView& view, bool prune, std::uint64_t min_length, std::uint64_t max_length)
       : view_(view), prune_(prune), n_(min_length), N_(max_length) {}
 
   std::string operator()(std::uint64_t done, double seconds) {
-    if (done >= N_ || seconds <= 0.0) return "";
+    // The up-front size of the search: every statistic of every length n … N.
+    if (all_ < 0.0) all_ = Work(n_, N_);
+    const std::string size = fmt::format("of {:.3g} statistics", all_);
+    if (done >= N_ || seconds <= 0.0) return size;
     std::string what;
     double left = 0.0;
     if (!prune_) {
-      const double work = Work(n_, done), all = Work(n_, N_);
-      if (work <= 0.0) return "";
-      left = seconds * (all - work) / work;
+      const double work = Work(n_, done);
+      if (work <= 0.0) return size;
+      left = seconds * (all_ - work) / work;
     } else {
       // t(T) ∝ T^p through the last two points (p clamped to [1, 4]: the work of a window
       // grows at least with its lengths).
@@ -216,19 +220,7 @@ class Eta {
       left = seconds * (std::pow(static_cast<double>(N_) / static_cast<double>(done), p) - 1.0);
       what = fmt::format(" (extrapolated as T^{:.1f})", p);
     }
-    return fmt::format("ETA {}{}", Duration(left), what);
-  }
-
-  /// The one-line plan printed before the search starts.
-  std::string Plan() const {
-    const double statistics = Work(n_, N_);
-    return fmt::format(
-        "threshold: lengths {} … {} in the joint view S = {}, Δ* = {}, τ* = {}: {:.3g} "
-        "statistics in all{}\n",
-        n_, N_, view_.alphabet, view_.period, view_.locality, statistics,
-        prune_ ? "; the pruned search evaluates a fraction of them that depends on how close "
-                 "|f - g| comes to ε (an ETA follows the first windows)"
-               : "; every one is evaluated");
+    return fmt::format("{}, ETA {}{}", size, Duration(left), what);
   }
 
  private:
@@ -248,6 +240,7 @@ class Eta {
   std::uint64_t n_, N_;
   std::uint64_t last_done_ = 0;
   double last_seconds_ = 0.0;
+  double all_ = -1.0;
 };
 
 void RunThreshold(ThresholdArgs args, int& exit_code) {
@@ -269,15 +262,13 @@ void RunThreshold(ThresholdArgs args, int& exit_code) {
   if (!args.quiet && dealer.Reduces()) {
     progress = std::make_shared<Progress>("threshold", "lengths");
     std::shared_ptr<Eta> eta;
-    if (one_layer) {
-      // The plan (and the ETA's work per length) needs the view within the search's limits.
+    if (one_layer && f.alphabet == g.alphabet) {
+      // The work per length needs the view within the search's limits (else FindThreshold
+      // refuses the pair before any progress).
       const JointView view = JointViewOf({&f, &g});
       if (static_cast<long long>(view.alphabet) * view.period <= kThresholdMaxTypes &&
-          view.locality <= kThresholdMaxLocality) {
+          view.locality <= kThresholdMaxLocality)
         eta = std::make_shared<Eta>(view, options.prune, options.min_length, options.max_length);
-        if (options.min_length <= options.max_length && options.max_length <= kThresholdMaxLength)
-          std::cerr << eta->Plan() << std::flush;
-      }
     }
     options.progress = [progress, eta](std::uint64_t done, std::uint64_t total,
                                        std::uint64_t evaluations, double seconds) {

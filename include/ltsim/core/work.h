@@ -6,8 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "ltsim/core/error.h"
-
 namespace ltsim {
 
 /// Computes the items [begin, end) of one chunk: one byte string per item, in order. A pure
@@ -19,12 +17,6 @@ using ChunkCompute =
 /// Receives item i's bytes, for i = begin, begin + 1, … in increasing order, in the process
 /// that reduces. Returns false when no further item is needed (later items are then dropped).
 using ItemConsume = std::function<bool(std::uint64_t index, std::string&& bytes)>;
-/// What an ItemConsume throws when an item's bytes do not decode to the shape it expects (a
-/// shard file is input): a dealer that read them from a file prefixes the file and the item.
-class ItemBytesError : public InputError {
- public:
-  using InputError::InputError;
-};
 
 /// Polled between chunks (and, by the MPI dealer, every few milliseconds): true = start no
 /// further chunk. Empty: never.

@@ -48,11 +48,8 @@ inline constexpr std::uint64_t kThresholdMaxRandomTokens = 100'000'000;
 
 /// What to search.
 struct ThresholdOptions {
-  double epsilon = 0.0;          ///< ε ≥ 0: disagreement is a gap > ε (strictly)
-  std::uint64_t max_length = 0;  ///< N ≥ 1: lengths 1 … N are searched
-  /// n ∈ [1, N]: only lengths n … N are searched (a model trained at length n is judged from
-  /// n on); shorter lengths are neither searched nor reported.
-  std::uint64_t min_length = 1;
+  double epsilon = 0.0;                    ///< ε ≥ 0: disagreement is a gap > ε (strictly)
+  std::uint64_t max_length = 0;            ///< N ≥ 1: lengths 1 … N are searched
   std::uint64_t seed = 1;                  ///< master seed of the random search (two layers)
   std::uint64_t samples_per_length = 100;  ///< random strings a length (two layers), ≥ 1
   /// Who computes the lengths (core/work.h; null: this process). Under MPI every rank calls
@@ -79,6 +76,9 @@ struct ThresholdOptions {
   bool count_pruned = false;
   /// Called after each window of lengths: last length done, N, evaluations, seconds.
   std::function<void(std::uint64_t, std::uint64_t, std::uint64_t, double)> progress;
+  /// n ∈ [1, N]: only lengths n … N are searched (a model trained at length n is judged from
+  /// n on); shorter lengths are neither searched nor reported.
+  std::uint64_t min_length = 1;
   /// Seconds ≥ 0 (0: none): the search stops once they have passed and reports what it has
   /// certified so far (`stopped`, `complete` false). The pruned search (in one process) stops
   /// inside a window and keeps every length that all of its tasks finished; the other searches

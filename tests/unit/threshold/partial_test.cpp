@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ltsim/construct/tasks.h"
+#include "ltsim/core/item_error.h"
 #include "ltsim/core/work.h"
 #include "ltsim/model/joint_view.h"
 #include "ltsim/threshold/threshold.h"
@@ -41,7 +42,7 @@ void ExpectBrackets(const ThresholdResult& r) {
 TEST(ThresholdPartial, AStopFlagEndsEverySearchWithWhatItCertified) {
   std::atomic<bool> stop{true};
   for (bool prune : {true, false}) {
-    ThresholdOptions o{0.99, 200, 1, 100};
+    ThresholdOptions o{0.99, 50, 1, 100};
     o.prune = prune;
     o.full_statistics = 0;
     o.stop = &stop;
@@ -49,7 +50,7 @@ TEST(ThresholdPartial, AStopFlagEndsEverySearchWithWhatItCertified) {
     const ThresholdResult r = FindThreshold(F(), G(), o);
     EXPECT_FALSE(r.complete) << prune;
     EXPECT_EQ(r.stopped, ThresholdStop::kSignal) << prune;
-    EXPECT_LT(r.checked_up_to, 200u) << prune;
+    EXPECT_LT(r.checked_up_to, 50u) << prune;
     EXPECT_FALSE(r.first_disagreement.has_value());
     EXPECT_EQ(r.max_gap_per_length.size(), r.checked_up_to);
     ExpectBrackets(r);
@@ -166,7 +167,7 @@ TEST(ThresholdItems, MalformedItemsAreInputErrorsNamingTheLength) {
   o.disagrees = true;
   o.max_gap = o.witness_gap = 1.0;
   bad.push_back(threshold::OutcomeBytes(o, 1));  // a disagreement without a witness
-  o.argmax = {0, 1, 7, 0, 1};                     // a token outside the alphabet
+  o.argmax = {0, 1, 7, 0, 1};                    // a token outside the alphabet
   bad.push_back(threshold::OutcomeBytes(o, 1));
   for (std::size_t k = 0; k < bad.size(); ++k) {
     std::uint64_t evaluations = 0;
