@@ -67,7 +67,9 @@ namespace {
 
 LengthOutcome DecodeOutcome(const std::string& bytes, std::uint64_t length, const JointView& view,
                             std::uint64_t& evaluations) {
-  const std::string where = fmt::format("threshold item (length {})", length);
+  // Under `ltsim merge` the thread's byte origin names the shard file and item (core/bytes.h).
+  const std::string where = (g_byte_origin.empty() ? "" : g_byte_origin + ": ") +
+                            fmt::format("threshold item (length {})", length);
   ByteReader r(bytes, where);
   LengthOutcome o;
   o.max_gap = r.Get<double>();
@@ -151,7 +153,8 @@ std::string TaskBytes(const TaskOutcome& o) {
 namespace {
 
 TaskOutcome DecodeTask(const std::string& bytes, const TaskSpec& spec, const JointView& view) {
-  const std::string where = fmt::format("threshold task (lengths from {})", spec.key.length);
+  const std::string where = (g_byte_origin.empty() ? "" : g_byte_origin + ": ") +
+                            fmt::format("threshold task (lengths from {})", spec.key.length);
   ByteReader r(bytes, where);
   TaskOutcome o;
   o.first_T = r.Get<std::uint64_t>();
