@@ -9,6 +9,7 @@
 #include "ltsim/core/bytes.h"
 #include "ltsim/core/digest.h"
 #include "ltsim/core/error.h"
+#include "ltsim/core/item_error.h"
 #include "ltsim/dist/dist.h"
 #include "ltsim/io/json.h"
 #include "ltsim/io/output_file.h"

@@ -123,7 +123,7 @@ std::vector<TaskOutcome> RunTasks(const Transformer& f, const Transformer& g, co
         return bytes;
       },
       [&](std::uint64_t i, std::string&& bytes) {
-        out[i] = TaskFromBytes(bytes);
+        out[i] = TaskFromBytes(bytes, tasks[i], view);
         return true;
       });
   if (all_arrived) *all_arrived = !dealer->Reduces() || report.consumed == tasks.size();
@@ -160,7 +160,10 @@ int SearchPeriod(const Transformer& f, const Transformer& g, int period) {
 }
 
 // What the reducing process decides after each window, broadcast to the other ranks.
-enum Decision : std::uint8_t { kGoOn, kDisagrees, kBudgetSpent, kLost };
+enum Decision : std::uint8_t { kGoOn, kDisagrees, kBudgetSpent, kLost, kStopped };
+
+// a if b is NaN, b if a is, else the larger.
+double NanMax(double a, double b) { return std::isnan(a) ? b : std::isnan(b) ? a : std::max(a, b); }
 
 // One run of the pruned search. Under MPI every rank runs it and computes a share of each
 // window's tasks; the reducing rank alone sees the outcomes, decides whether the search goes
@@ -172,7 +175,7 @@ class CellSearch {
       : f_(f),
         g_(g),
         options_(options),
-        start_(std::chrono::steady_clock::now()),
+        watch_(options),
         threads_(options.threads > 0 ? options.threads
                                      : oneapi::tbb::this_task_arena::max_concurrency()),
         arena_(threads_) {
@@ -183,6 +186,8 @@ class CellSearch {
     view_.period = SearchPeriod(f, g, view_.period);
     result_.search_period = view_.period;
     N_ = options.max_length;
+    n_ = options.min_length;
+    result_.min_length = n_;
     m_ = static_cast<std::uint64_t>(view_.locality) + 1;
     result_.threads = threads_;
     dealer_ =
@@ -192,6 +197,11 @@ class CellSearch {
     reduces_ = dealer_ == nullptr || dealer_->Reduces();
     chunk_ = static_cast<std::uint64_t>(threads_);
     result_.max_gap_per_length.assign(N_, std::numeric_limits<double>::quiet_NaN());
+    result_.gap_upper_per_length.assign(N_, std::numeric_limits<double>::quiet_NaN());
+    // Inside a window only when this process runs every task: ranks that share windows stop
+    // between windows, when the reducing rank decides so.
+    if (dealer_ == nullptr && (options.time_budget > 0.0 || options.stop != nullptr))
+      engine_.interrupted = [this] { return watch_.Fired() != ThresholdStop::kNone; };
   }
 
   ThresholdResult Run() {
@@ -204,7 +214,7 @@ class CellSearch {
     engine_.epsilon = options_.epsilon;
     engine_.leaf_points = options_.leaf_statistics;
     engine_.count_pruned = options_.count_pruned;
-    std::uint64_t a = m_ + 1;
+    std::uint64_t a = std::max(m_ + 1, n_);
     while (a <= N_) {
       std::uint64_t b = 0;
       bool full = false;
@@ -218,13 +228,14 @@ class CellSearch {
       }
       if (decision == kDisagrees) return LargestGapAt(first, full);
       if (!reduces_) {
-        if (decision == kBudgetSpent) return ThresholdResult{};
+        if (decision == kBudgetSpent || decision == kStopped) return ThresholdResult{};
         a = b + 1;
         continue;
       }
       if (options_.progress) options_.progress(b, N_, result_.evaluations, Seconds());
-      if (decision == kBudgetSpent) {
+      if (decision == kBudgetSpent || decision == kStopped) {
         result_.complete = false;
+        result_.stopped = decision == kBudgetSpent ? ThresholdStop::kEvaluations : stopped_;
         return Finish(b);
       }
       a = b + 1;
@@ -234,9 +245,7 @@ class CellSearch {
   }
 
  private:
-  double Seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
+  double Seconds() const { return watch_.Seconds(); }
 
   // Every rank takes the reducing rank's decision (no-op without a sharing dealer).
   void Agree(Decision& decision, std::uint64_t& first) const {
@@ -251,13 +260,19 @@ class CellSearch {
     first = r.Get<std::uint64_t>();
   }
 
-  // The result, exact up to `checked`, with its statistic counts.
+  // The result, exact up to `checked`, with its statistic counts and each length's bracket:
+  // the upper bound is the larger of the pruned cells' bounds and the evaluated gaps.
   ThresholdResult Finish(std::uint64_t checked) {
     result_.checked_up_to = checked;
     result_.max_gap_per_length.resize(checked);
+    result_.gap_upper_per_length.resize(checked);
+    for (std::uint64_t t = n_; t <= checked; ++t) {
+      double& upper = result_.gap_upper_per_length[t - 1];
+      upper = NanMax(upper, result_.max_gap_per_length[t - 1]);
+    }
     result_.exhaustive_up_to = checked;
     result_.exhaustive = true;
-    for (std::uint64_t t = 1; t <= checked; ++t)
+    for (std::uint64_t t = n_; t <= checked; ++t)
       result_.statistics_total =
           SaturatingAdd(result_.statistics_total,
                         CountStatistics(view_.alphabet, view_.period, view_.locality, t));
@@ -269,13 +284,14 @@ class CellSearch {
   // Lengths T ≤ τ* + 1 have no far positions: every statistic, on the reducing process, which
   // tells the others whether the search ends there. Returns the first disagreement, or 0.
   std::uint64_t SearchShortLengths() {
-    for (std::uint64_t t = 1; t <= std::min(N_, m_) && reduces_; ++t) {
+    for (std::uint64_t t = n_; t <= std::min(N_, m_) && reduces_; ++t) {
       const std::uint64_t before = result_.evaluations;
       const LengthOutcome outcome =
           SearchStatistics(f_, g_, result_.view, t, options_.epsilon, result_.evaluations);
       result_.statistics_evaluated += result_.evaluations - before;
       result_.statistics_precise += outcome.precise;
       result_.max_gap_per_length[t - 1] = outcome.max_gap;
+      result_.gap_upper_per_length[t - 1] = outcome.max_gap;
       if (outcome.disagrees) {
         SetWitness(f_, g_, t,
                    ToRuns(outcome.argmax_counts ? Realise(*outcome.argmax_counts) : outcome.argmax),
@@ -301,13 +317,31 @@ class CellSearch {
     first = 0;
     for (const TaskOutcome& o : outcomes)
       if (o.first_T != 0 && (first == 0 || o.first_T < first)) first = o.first_T;
+    // An interrupted task finished every length below its stopped_at: the window is certified
+    // below the smallest of them (and below a disagreement, whose largest gap is not searched).
+    std::uint64_t stopped_below = 0;
+    for (const TaskOutcome& o : outcomes)
+      if (o.stopped_at != 0 && (stopped_below == 0 || o.stopped_at < stopped_below))
+        stopped_below = o.stopped_at;
+    if (stopped_below != 0) {
+      stopped_ = watch_.Fired();
+      if (stopped_ == ThresholdStop::kNone) stopped_ = ThresholdStop::kTimeBudget;
+      const std::uint64_t cut = first != 0 ? std::min(first, stopped_below) : stopped_below;
+      AddWindow(tasks, outcomes, cut);
+      b = std::max(a, cut) - 1;
+      first = 0;
+      return kStopped;  // one process: nobody to agree with
+    }
     if (reduces_) AddWindow(tasks, outcomes, first);
     for (std::uint64_t t = a; t <= b; ++t)
       cumulative_ = SaturatingAdd(cumulative_,
                                   CountStatistics(view_.alphabet, view_.period, view_.locality, t));
+    const ThresholdStop fired = reduces_ && b < N_ ? watch_.Fired() : ThresholdStop::kNone;
+    if (fired != ThresholdStop::kNone) stopped_ = fired;
     Decision decision = !arrived                                                   ? kLost
                         : first != 0                                               ? kDisagrees
                         : result_.evaluations > options_.max_evaluations && b < N_ ? kBudgetSpent
+                        : fired != ThresholdStop::kNone                            ? kStopped
                                                                                    : kGoOn;
     Agree(decision, first);
     return decision;
@@ -332,6 +366,8 @@ class CellSearch {
         double& best = result_.max_gap_per_length[T - 1];
         if (!std::isnan(o.max_gap[q]) && (std::isnan(best) || o.max_gap[q] > best))
           best = o.max_gap[q];
+        double& upper = result_.gap_upper_per_length[T - 1];
+        upper = NanMax(upper, o.max_bound[q]);
       }
     }
   }
@@ -346,9 +382,15 @@ class CellSearch {
     const std::vector<TaskOutcome> best =
         RunTasks(f_, g_, view_, at, engine_, arena_, dealer_, chunk_, &best_arrived);
     if (!reduces_) return ThresholdResult{};
-    if (!best_arrived) {
+    bool interrupted = false;
+    for (const TaskOutcome& o : best) interrupted = interrupted || o.stopped_at != 0;
+    if (!best_arrived || interrupted) {
       // T* is known to disagree, but not its largest gap and witness: exact below it only.
       result_.complete = false;
+      if (interrupted) {
+        stopped_ = watch_.Fired();
+        result_.stopped = stopped_ == ThresholdStop::kNone ? ThresholdStop::kTimeBudget : stopped_;
+      }
       return Finish(first - 1);
     }
     std::size_t arg = best.size();
@@ -359,6 +401,8 @@ class CellSearch {
       result_.cells += o.cells;
       result_.cells_pruned += o.cells_pruned;
       result_.statistics_evaluated += o.evaluated[0];
+      result_.gap_upper_per_length[first - 1] =
+          NanMax(result_.gap_upper_per_length[first - 1], NanMax(o.max_bound[0], o.max_gap[0]));
       if (!o.pruned.empty()) result_.statistics_pruned_counted += o.pruned[0];
       if (!o.best_counts.empty() && (arg == best.size() || o.best_gap > best[arg].best_gap))
         arg = i;
@@ -375,10 +419,11 @@ class CellSearch {
   const Transformer& f_;
   const Transformer& g_;
   const ThresholdOptions& options_;
-  const std::chrono::steady_clock::time_point start_;
+  const StopWatch watch_;
+  ThresholdStop stopped_ = ThresholdStop::kNone;  // what stopped the search, if anything
   ThresholdResult result_;
   JointView view_;  // the joint view with the search period Δ'
-  std::uint64_t N_ = 0, m_ = 0;
+  std::uint64_t N_ = 0, n_ = 1, m_ = 0;
   const int threads_;
   oneapi::tbb::task_arena arena_;
   ItemDealer* dealer_ = nullptr;  // a dealer whose ranks share decisions, or null

@@ -405,6 +405,9 @@ std::int64_t ClassSizeOf(std::int64_t far, int period, int r) {
   return far / period + (r >= 1 && r <= far % period ? 1 : 0);
 }
 
+// Cells processed between two polls of EngineOptions::interrupted.
+constexpr std::uint64_t kPollCells = 256;
+
 // One task's branch and bound.
 class Engine {
  public:
@@ -425,6 +428,7 @@ class Engine {
     out_.evaluated.assign(width, 0);
     out_.pruned.assign(o_.count_pruned ? width : 0, 0);
     out_.max_gap.assign(width, std::numeric_limits<double>::quiet_NaN());
+    bound_tree_.assign(2 * width, -std::numeric_limits<double>::infinity());
     if (o_.goal == Goal::kMax) out_.best_gap = o_.epsilon;
     n_.assign(D_, 0);
     for (int s = 0; s < 2; ++s) {
@@ -453,12 +457,30 @@ class Engine {
     root.hi.resize(D_);
     for (int kappa = 0; kappa < D_; ++kappa) root.hi[kappa] = base_[kappa / S_] + spec_.k_hi;
     std::vector<Cell> stack{root};
+    std::uint64_t popped = 0;
     while (!stack.empty()) {
+      if (o_.interrupted && ++popped % kPollCells == 0 && o_.interrupted()) {
+        // The cells left hold every statistic not yet covered; none has a length below its
+        // k_lo (propagation only raises it).
+        std::int64_t k = stack.front().k_hi + 1;
+        for (const Cell& c : stack) k = std::min(k, c.k_lo);
+        out_.stopped_at = LengthOf(k);
+        break;
+      }
       Cell cell = std::move(stack.back());
       stack.pop_back();
       Process(cell, stack);
     }
     if (o_.goal == Goal::kMax && out_.best_counts.empty()) out_.best_gap = -1.0;
+    // Each length's largest bound: the largest over the tree nodes above its leaf.
+    const std::size_t width = out_.max_gap.size();
+    out_.max_bound.assign(width, std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t i = 0; i < width; ++i) {
+      double top = -std::numeric_limits<double>::infinity();
+      for (std::size_t node = i + width; node >= 1; node /= 2)
+        top = std::max(top, bound_tree_[node]);
+      if (top > -std::numeric_limits<double>::infinity()) out_.max_bound[i] = top;
+    }
     return std::move(out_);
   }
 
@@ -466,6 +488,25 @@ class Engine {
   std::uint64_t LengthOf(std::int64_t k) const {
     return spec_.T_base + static_cast<std::uint64_t>(k) * static_cast<std::uint64_t>(R_);
   }
+  // A pruned cell's bound applies to each of its lengths [k_lo, k_hi]: a range update of a
+  // segment tree whose leaves are the task's lengths, each node the largest bound of the
+  // ranges it covers whole (O(log K) a cell).
+  void NoteBound(const Cell& c, double bound) {
+    const std::size_t width = out_.max_gap.size();
+    std::size_t l = static_cast<std::size_t>(c.k_lo - spec_.k_lo) + width;
+    std::size_t r = static_cast<std::size_t>(c.k_hi - spec_.k_lo) + 1 + width;
+    for (; l < r; l /= 2, r /= 2) {
+      if (l & 1) {
+        bound_tree_[l] = std::max(bound_tree_[l], bound);
+        ++l;
+      }
+      if (r & 1) {
+        --r;
+        bound_tree_[r] = std::max(bound_tree_[r], bound);
+      }
+    }
+  }
+
   bool Abandoned(std::int64_t k) const {
     return o_.goal == Goal::kFirst && out_.first_T != 0 && LengthOf(k) >= out_.first_T;
   }
@@ -874,6 +915,7 @@ class Engine {
     if (bound <= limit) {
       ++out_.cells_pruned;
       out_.max_pruned_bound = std::max(out_.max_pruned_bound, bound);
+      NoteBound(c, bound);
       if (o_.count_pruned) Enumerate(c, false);
       return;
     }
@@ -896,6 +938,7 @@ class Engine {
   std::uint64_t bound_length_[2] = {0, 0};  // the length bound_ holds OutputBound at
   double bound_[2] = {0.0, 0.0};
   bool uncertain_ = false;  // CellWeights found a decision rounding could flip
+  std::vector<double> bound_tree_;  // NoteBound's segment tree, leaves at [width, 2·width)
 };
 
 }  // namespace

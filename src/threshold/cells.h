@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -127,6 +128,9 @@ struct EngineOptions {
   bool prune = true;          ///< false: every statistic of the task is evaluated
   double leaf_points = 16;    ///< cells with at most this many statistics are enumerated
   bool count_pruned = false;  ///< count the statistics of every pruned cell (tests)
+  /// Polled every few hundred cells: true = stop now (TaskOutcome::stopped_at says what was
+  /// finished). Empty: never.
+  std::function<bool()> interrupted;
 };
 
 struct TaskOutcome {
@@ -137,6 +141,12 @@ struct TaskOutcome {
   std::vector<std::uint64_t> evaluated;  ///< [k − k_lo]: statistics evaluated one by one
   std::vector<std::uint64_t> pruned;  ///< [k − k_lo]: statistics in pruned cells (count_pruned)
   std::vector<double> max_gap;        ///< [k − k_lo]: the largest evaluated gap, NaN if none
+  /// [k − k_lo]: the largest certified bound of a pruned cell holding a statistic of that
+  /// length, NaN if none (docs/theory.md §11.4).
+  std::vector<double> max_bound;
+  /// 0: the task ran to its end. Else it was interrupted, and every statistic of every length
+  /// below stopped_at lies in a cell it evaluated or pruned (lengths from it on: unknown).
+  std::uint64_t stopped_at = 0;
   std::uint64_t evaluations = 0, cells = 0, cells_pruned = 0;
   /// Statistics whose double gap lay within the rounding bound of the verdict's boundary (or
   /// with an uncertain decision), decided in 50 digits instead (docs/theory.md §8.7).

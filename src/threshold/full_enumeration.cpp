@@ -143,7 +143,7 @@ ThresholdResult FindByStatistics(const Transformer& f, const Transformer& g,
   result.exhaustive_up_to = result.checked_up_to;
   result.exhaustive = true;
   result.statistics_evaluated = result.evaluations;
-  for (std::uint64_t t = 1; t <= result.checked_up_to; ++t)
+  for (std::uint64_t t = options.min_length; t <= result.checked_up_to; ++t)
     result.statistics_total = SaturatingAdd(
         result.statistics_total,
         CountStatistics(result.view.alphabet, result.view.period, result.view.locality, t));

@@ -26,6 +26,13 @@ void CheckCommon(const Transformer& f, const Transformer& g, const ThresholdOpti
   if (options.max_length < 1 || options.max_length > kThresholdMaxLength)
     throw OptionError("max_length", fmt::format("must be in [1, {}] (the threshold limit), not {}",
                                                 kThresholdMaxLength, options.max_length));
+  if (options.min_length < 1 || options.min_length > options.max_length)
+    throw OptionError("min_length", fmt::format("must be in [1, max length {}], not {}",
+                                                options.max_length, options.min_length));
+  if (!std::isfinite(options.time_budget) || options.time_budget < 0.0)
+    throw OptionError("time_budget", fmt::format("must be a finite number of seconds ≥ 0 (0: "
+                                                 "none), not {}",
+                                                 options.time_budget));
   if (f.layers.size() > 2 || g.layers.size() > 2)
     throw InputError(fmt::format("threshold: models of one or two layers only (F has {}, G has {})",
                                  f.layers.size(), g.layers.size()));
@@ -51,10 +58,11 @@ std::pair<long long, int> CheckTypeLimits(const Transformer& f, const Transforme
   return {period, locality};
 }
 
-void CheckStatisticsLimits(const Transformer& f, const Transformer& g, std::uint64_t max_length) {
+void CheckStatisticsLimits(const Transformer& f, const Transformer& g, std::uint64_t min_length,
+                           std::uint64_t max_length) {
   const auto [period, locality] = CheckTypeLimits(f, g);
   std::uint64_t total = 0;
-  for (std::uint64_t t = 1; t <= max_length; ++t) {
+  for (std::uint64_t t = min_length; t <= max_length; ++t) {
     const std::uint64_t next =
         SaturatingAdd(total, CountStatistics(f.alphabet, period, locality, t));
     if (next > kThresholdMaxStatistics)

@@ -20,8 +20,9 @@ void CheckCommon(const Transformer& f, const Transformer& g, const ThresholdOpti
 /// on the types D* = S·Δ* and on τ* (both searches, pruned or not).
 std::pair<long long, int> CheckTypeLimits(const Transformer& f, const Transformer& g);
 
-/// The full enumeration: Σ_{T ≤ N} #statistics(T) ≤ kThresholdMaxStatistics.
-void CheckStatisticsLimits(const Transformer& f, const Transformer& g, std::uint64_t max_length);
+/// The full enumeration: Σ_{n ≤ T ≤ N} #statistics(T) ≤ kThresholdMaxStatistics.
+void CheckStatisticsLimits(const Transformer& f, const Transformer& g, std::uint64_t min_length,
+                           std::uint64_t max_length);
 
 /// T_ex: the largest T ≤ min(N, kThresholdExhaustiveMaxLength) with Σ_{t ≤ T} S^t within the
 /// exhaustive budget.

@@ -21,6 +21,7 @@
 #include "ltsim/eval/precise.h"
 #include "ltsim/eval/two_layer.h"
 #include "ltsim/strings/sources.h"
+#include "threshold/length_search.h"
 #include "threshold/path_bound.h"
 #include "threshold/path_dag.h"
 #include "threshold/statistics.h"
@@ -246,7 +247,12 @@ ThresholdResult FindByPaths(const Transformer& f, const Transformer& g,
         f, g, options,
         std::min(options.max_length, PathSearchLength(f, g, options.max_length, threads)));
   }
+  if (options.min_length > 1)
+    throw OptionError("min_length",
+                      "is not supported by the two-layer path search (docs/theory.md §11.5): "
+                      "use the string search (--no-paths)");
   if (options.dealer && !options.dealer->Reduces()) return ThresholdResult{};
+  const StopWatch watch(options);
   const auto start = std::chrono::steady_clock::now();
   const auto seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -267,10 +273,27 @@ ThresholdResult FindByPaths(const Transformer& f, const Transformer& g,
   PathDag dag(result.view);
   PathPair pair(f, g, dag);
   std::uint64_t checked = 0;
+  std::uint64_t exact_at_first = 0;  // T* when its largest gap was maximised exactly
   bool found = false;
+  // A budget or a signal stops the search between lengths (phase 1, 3) or windows (phase 2).
+  const auto stopped = [&]() {
+    const ThresholdStop why = watch.Fired();
+    if (why == ThresholdStop::kNone) return false;
+    result.complete = false;
+    result.stopped = why;
+    return true;
+  };
   const auto finish = [&](std::uint64_t checked_to, bool exhaustive_to_checked) {
     result.checked_up_to = checked_to;
     result.max_gap_per_length.resize(checked_to);
+    // Certified brackets (docs/theory.md §11.4): exact on the lengths enumerated string by
+    // string and at a T* the path search maximised; elsewhere no upper bound is reported.
+    result.gap_upper_per_length.assign(checked_to, kNaN);
+    for (std::uint64_t t = 1; t <= std::min(checked_to, result.paths.enumerated_up_to); ++t)
+      result.gap_upper_per_length[t - 1] = result.max_gap_per_length[t - 1];
+    if (exact_at_first != 0 && exact_at_first <= checked_to)
+      result.gap_upper_per_length[exact_at_first - 1] =
+          result.max_gap_per_length[exact_at_first - 1];
     result.exhaustive_up_to = std::min(checked_to, exact);
     result.exhaustive = exhaustive_to_checked && checked_to <= exact;
     result.paths.nodes = dag.nodes();
@@ -279,6 +302,7 @@ ThresholdResult FindByPaths(const Transformer& f, const Transformer& g,
   // 1. Short lengths string by string, on the DAG's tables (their maxima are exact).
   std::uint64_t total = 0, power = 1, T = 0;
   while (T < exact) {
+    if (stopped()) return finish(checked, true);
     if (power > options.full_strings) break;
     power *= static_cast<std::uint64_t>(S);
     if (total + power > options.full_strings) break;
@@ -313,6 +337,7 @@ ThresholdResult FindByPaths(const Transformer& f, const Transformer& g,
   bo.leaf_paths = options.leaf_paths;
   std::uint64_t a = checked + 1;
   while (a <= exact && !found) {
+    if (stopped()) return finish(checked, true);
     const std::uint64_t b = std::min(exact, a + std::max<std::uint64_t>(8, a / 8) - 1);
     dag.Extend(b);
     arena.execute([&] { pair.Extend(); });
@@ -351,6 +376,7 @@ ThresholdResult FindByPaths(const Transformer& f, const Transformer& g,
     }
     if (stop != 0) {
       result.complete = false;
+      result.stopped = ThresholdStop::kEvaluations;
       return finish(stop - 1, true);
     }
     if (first != 0) {
@@ -374,6 +400,7 @@ ThresholdResult FindByPaths(const Transformer& f, const Transformer& g,
       }
       LTSIM_CHECK(arg < windows);  // the kFirst search found a disagreeing string at T*
       result.max_gap_per_length[first - 1] = best[arg].best_gap;
+      exact_at_first = first;
       SetPathWitness(f, g, best[arg].best, best[arg].best_gap, eps, result);
       if (options.progress) options.progress(first, N, result.evaluations, seconds());
       return finish(first, true);
@@ -382,6 +409,7 @@ ThresholdResult FindByPaths(const Transformer& f, const Transformer& g,
     if (options.progress) options.progress(b, N, result.evaluations, seconds());
     if (result.evaluations + result.paths.programs > options.max_evaluations && b < N) {
       result.complete = false;
+      result.stopped = ThresholdStop::kEvaluations;
       return finish(b, true);
     }
     a = b + 1;
@@ -390,6 +418,7 @@ ThresholdResult FindByPaths(const Transformer& f, const Transformer& g,
   if (checked < N) {
     result.samples_per_length = options.samples_per_length;
     for (std::uint64_t L = checked + 1; L <= N; ++L) {
+      if (stopped()) return finish(L - 1, false);
       boost::random::mt19937_64 engine(StreamSeed(options.seed, "threshold", L));
       boost::random::uniform_int_distribution<int> token(0, S - 1);
       std::vector<Token> x(L), best;

@@ -4,6 +4,7 @@
 #include <boost/random/uniform_int_distribution.hpp>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "ltsim/core/seed.h"
@@ -91,6 +92,9 @@ ThresholdResult FindByStrings(const Transformer& f, const Transformer& g,
       result);
   result.exhaustive_up_to = std::min(exhaustive, result.checked_up_to);
   result.exhaustive = result.checked_up_to <= exhaustive;
+  // Random strings bound nothing from above.
+  for (std::uint64_t t = exhaustive + 1; t <= result.checked_up_to; ++t)
+    result.gap_upper_per_length[t - 1] = std::numeric_limits<double>::quiet_NaN();
   return result;
 }
 

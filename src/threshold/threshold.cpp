@@ -22,6 +22,20 @@ const char* ThresholdMethodName(ThresholdMethod method) {
   return "?";
 }
 
+const char* ThresholdStopName(ThresholdStop stop) {
+  switch (stop) {
+    case ThresholdStop::kNone:
+      return "none";
+    case ThresholdStop::kEvaluations:
+      return "evaluation budget";
+    case ThresholdStop::kTimeBudget:
+      return "time budget";
+    case ThresholdStop::kSignal:
+      return "signal";
+  }
+  return "none";
+}
+
 ThresholdResult FindThreshold(const Transformer& f, const Transformer& g,
                               const ThresholdOptions& options) {
   threshold::CheckCommon(f, g, options);
@@ -41,7 +55,7 @@ ThresholdResult FindThreshold(const Transformer& f, const Transformer& g,
       return ThresholdResult{};
     return threshold::FindByCells(f, g, options);
   }
-  threshold::CheckStatisticsLimits(f, g, options.max_length);
+  threshold::CheckStatisticsLimits(f, g, options.min_length, options.max_length);
   return threshold::FindByStatistics(f, g, options);
 }
 

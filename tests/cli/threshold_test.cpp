@@ -1,4 +1,6 @@
 // Command-line tests of `ltsim threshold` (docs/design.md §8).
+#include <cstring>
+
 #include "cli_test_support.h"
 
 namespace ltsim::cli_test {
@@ -188,6 +190,124 @@ TEST_F(ThresholdCliTest, PrunedSearchReportsItsCoverageAndDoesNotDependOnThreads
   EXPECT_EQ(none["exhaustive"], true);
   EXPECT_EQ(none["complete"], true);
   EXPECT_GT(none["statistics_pruned"].get<double>(), none["statistics_evaluated"].get<double>());
+}
+
+// The README's trained SimpleTask pair (corpus/models/trained/, trained at n = 32 by
+// ltsim_torch.train): under pruning the largest gap evaluated at T = 1000 is 0.152 while
+// 0^999 1 reaches 0.78. The bracket must hold that string's gap, and the whole length's
+// maximum from --no-prune.
+TEST_F(ThresholdCliTest, BracketOfATrainedModelHoldsTheGapThatPruningDidNotEvaluate) {
+  const std::string target = Path("target.json").string();
+  ASSERT_EQ(Run({"construct", "simple-task", "--omega", "4", "--accuracy", "1e-4", "--out", target})
+                .exit_code,
+            0);
+  const std::string trained =
+      std::string(LTSIM_SOURCE_DIR) + "/corpus/models/trained/simple_task_omega4_n32.json";
+  const Json pruned =
+      RunJson({"threshold", target, trained, "--eps", "0.8", "--max-length", "1000", "--json"});
+  ASSERT_EQ(pruned["checked_up_to"], 1000);
+  const double lower = pruned["gap_lower_per_length"][999].get<double>();
+  const double upper = pruned["gap_upper_per_length"][999].get<double>();
+  EXPECT_EQ(pruned["max_gap_per_length"][999], pruned["gap_lower_per_length"][999]);
+  const std::string x = Temp("x.txt", "0^999 1\n");
+  const double fx = RunJson({"eval", target, x, "--json"})["output"][0].get<double>();
+  const double gx = RunJson({"eval", trained, x, "--json"})["output"][0].get<double>();
+  const double gap = std::abs(fx - gx);
+  EXPECT_GT(gap, 0.77);
+  EXPECT_LE(lower, gap + kPrinted);
+  EXPECT_LE(gap, upper + kPrinted);
+  EXPECT_LE(upper, 0.8 + 1e-9);  // below T* every pruned cell's bound is ≤ ε
+  const Json every = RunJson({"threshold", target, trained, "--eps", "0.8", "--min-length", "1000",
+                              "--max-length", "1000", "--no-prune", "--json"});
+  const double top = every["gap_lower_per_length"][999].get<double>();
+  EXPECT_EQ(every["gap_upper_per_length"][999], every["gap_lower_per_length"][999]);
+  EXPECT_NEAR(top, gap, 1e-6);  // 0^999 1 is the worst string of length 1000
+  EXPECT_LE(top, upper + kPrinted);
+  EXPECT_EQ(every["min_length"], 1000);
+  EXPECT_TRUE(every["gap_upper_per_length"][0].is_null());
+  // The text table labels the two columns.
+  const Result text = Run({"threshold", target, trained, "--eps", "0.8", "--max-length", "1000"});
+  EXPECT_NE(text.out.find("max |f-g| >="), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("max |f-g| <="), std::string::npos) << text.out;
+}
+
+// --time-budget and SIGINT stop the search with what it certified: complete false, the reason,
+// and (after a signal) exit code 130. The trained pair at ε = 0.8 takes minutes to N = 10^6.
+TEST_F(ThresholdCliTest, ABudgetOrASignalGivesThePartialAnswer) {
+  const std::string target = Path("target.json").string();
+  ASSERT_EQ(Run({"construct", "simple-task", "--omega", "4", "--accuracy", "1e-4", "--out", target})
+                .exit_code,
+            0);
+  const std::string trained =
+      std::string(LTSIM_SOURCE_DIR) + "/corpus/models/trained/simple_task_omega4_n32.json";
+  const Json budget = RunJson({"threshold", target, trained, "--eps", "0.8", "--max-length",
+                               "1000000", "--time-budget", "1", "--json"});
+  EXPECT_EQ(budget["complete"], false);
+  EXPECT_EQ(budget["stopped_by"], "time budget");
+  EXPECT_TRUE(budget["first_disagreement"].is_null());
+  const std::uint64_t checked = budget["checked_up_to"].get<std::uint64_t>();
+  EXPECT_LT(checked, 1000000u);
+  EXPECT_EQ(budget["gap_upper_per_length"].size(), checked);
+  const Result stopped =
+      Shell("timeout --preserve-status -s INT 2 \"$LTSIM\" threshold " + Quote(target) + " " +
+            Quote(trained) + " --eps 0.8 --max-length 1000000 --json");
+  EXPECT_EQ(stopped.exit_code, 130) << stopped.err;
+  const Json doc = Json::parse(stopped.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << stopped.out;
+  EXPECT_EQ(doc["stopped_by"], "signal");
+  EXPECT_EQ(doc["complete"], false);
+  EXPECT_LT(doc["checked_up_to"].get<std::uint64_t>(), 1000000u);
+  const Result bad = Run(
+      {"threshold", target, trained, "--eps", "0.8", "--max-length", "10", "--min-length", "11"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--min-length"), std::string::npos) << bad.err;
+}
+
+// A shard file is input: an item whose bytes are edited (here the statistics of the
+// disagreeing length claim alphabet 9) is a one-line error naming the shard file and the item
+// at merge, exit 2, never a failed internal check.
+TEST_F(ThresholdCliTest, AMalformedItemInAShardFileIsAnInputErrorNamingIt) {
+  const std::string shard = Path("s0.ltsim-shard").string();
+  ASSERT_EQ(Run({"threshold", f_, g_, "--eps", "0.6", "--max-length", "12", "--no-prune", "--shard",
+                 "0/1", "--shard-out", shard})
+                .exit_code,
+            0);
+  std::string bytes = ReadFile(shard);
+  // Layout (src/dist/shard.cpp): magic, header (u64 size + JSON), u64 records, then per record
+  // u32 deal, u64 index, u64 size, the item's bytes (and its digest).
+  std::size_t at = std::string("ltsim-shard\n").size();
+  const auto u64 = [&](std::size_t p) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, bytes.data() + p, sizeof v);
+    return v;
+  };
+  const std::string header = bytes.substr(at + 8, u64(at));
+  // Shard files that carry digests end each record with its 8-byte digest.
+  const std::size_t digest = header.find("\"digest\"") != std::string::npos ? 8 : 0;
+  at += 8 + u64(at);
+  const std::uint64_t records = u64(at);
+  at += 8;
+  bool changed = false;
+  for (std::uint64_t k = 0; k < records; ++k) {
+    const std::uint64_t index = u64(at + 4);
+    const std::uint64_t size = u64(at + 12);
+    const std::size_t item = at + 20;
+    if (index == 5) {
+      // The item: max_gap, disagrees, witness_gap, evaluations, the empty string's size, the
+      // has-statistics flag (1), then the statistics' alphabet.
+      const std::size_t alphabet = item + 8 + 1 + 8 + 8 + 8 + 1;
+      ASSERT_EQ(bytes[alphabet - 1], 1);
+      const int nine = 9;
+      std::memcpy(&bytes[alphabet], &nine, sizeof nine);
+      changed = true;
+    }
+    at = item + size + digest;
+  }
+  ASSERT_TRUE(changed);
+  WriteFile(shard, bytes);
+  // The item is named whichever check finds it first (the shard's digest, or the decoder's
+  // shape check: tests/unit/threshold/partial_test.cpp).
+  ExpectInputError({"merge", shard}, shard + ": item 5");
 }
 
 TEST_F(ThresholdCliTest, HelpStatesTheLimits) {

@@ -1,9 +1,13 @@
 // `ltsim threshold F G --eps e --max-length N`: the first length where f and g differ by > ε.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <csignal>
 #include <iostream>
 #include <memory>
+#include <vector>
 
 #include "commands.h"
 #include "common_options.h"
@@ -20,6 +24,10 @@ namespace {
 
 // Lengths shown in the text table (the last ones searched).
 constexpr std::size_t kTableRows = 10;
+
+// Set by SIGINT/SIGTERM: the search stops and prints what it has certified (exit 130).
+std::atomic<bool> g_stop{false};
+extern "C" void OnThresholdSignal(int) { g_stop.store(true); }
 
 struct ThresholdArgs {
   std::string f, g;
@@ -121,11 +129,18 @@ void PrintJsonResult(const ThresholdArgs& args, const ThresholdResult& r) {
                     {"limit_length", r.paths.limit_length}};
     doc["pruning"] = PathsText(r);
   }
+  doc["min_length"] = r.min_length;
   doc["complete"] = r.complete;
+  doc["stopped_by"] =
+      r.stopped == ThresholdStop::kNone ? Json(nullptr) : Json(ThresholdStopName(r.stopped));
   doc["threads"] = r.threads;
-  Json gaps = Json::array();
+  Json gaps = Json::array(), uppers = Json::array();
   for (double gap : r.max_gap_per_length) gaps.push_back(Number(gap));
+  for (double gap : r.gap_upper_per_length) uppers.push_back(Number(gap));
+  // max_gap_per_length is kept as it was: the same lower bounds as gap_lower_per_length.
   doc["max_gap_per_length"] = gaps;
+  doc["gap_lower_per_length"] = gaps;
+  doc["gap_upper_per_length"] = uppers;
   PrintJson(doc);
 }
 
@@ -159,9 +174,19 @@ std::string Coverage(const ThresholdResult& r) {
 void PrintVerdict(const ThresholdArgs& args, const ThresholdResult& r) {
   const double eps = args.options.epsilon;
   if (!r.first_disagreement) {
-    std::cout << fmt::format("  no disagreement > ε = {} up to length {} ({}){}\n", Show(eps),
-                             r.checked_up_to, Coverage(r),
-                             r.complete ? "" : "; stopped by the evaluation budget");
+    const std::string from =
+        r.min_length > 1 ? fmt::format(" from length {}", r.min_length) : std::string();
+    if (r.checked_up_to < r.min_length) {
+      std::cout << fmt::format("  stopped by the {} before any length{} was certified\n",
+                               ThresholdStopName(r.stopped), from);
+      return;
+    }
+    std::cout << fmt::format(
+        "  no disagreement > ε = {}{} up to length {} ({}){}\n", Show(eps), from, r.checked_up_to,
+        Coverage(r),
+        r.complete ? ""
+                   : fmt::format("; stopped by the {} before {}", ThresholdStopName(r.stopped),
+                                 args.options.max_length));
     return;
   }
   std::cout << fmt::format("  first disagreement at T = {}: gap {} > ε = {} ({})\n",
@@ -184,20 +209,87 @@ void PrintTable(const ThresholdArgs& args, const ThresholdResult& r) {
     std::cout << fmt::format("  pruning: {}\n", PruningText(r));
   if (r.method == ThresholdMethod::kPaths) std::cout << fmt::format("  search: {}\n", PathsText(r));
   std::cout << "\n";
-  std::cout << fmt::format("  {:>10}  {:>16}\n", "length T", "max |f - g|");
+  // Each length's largest gap max_x |f(x) - g(x)| lies in [attained, certified upper bound].
+  std::cout << fmt::format("  {:>10}  {:>16}  {:>16}\n", "length T",
+                           "max |f-g| >=", "max |f-g| <=");
   const std::size_t n = r.max_gap_per_length.size();
-  for (std::size_t k = n > kTableRows ? n - kTableRows : 0; k < n; ++k) {
-    const double gap = r.max_gap_per_length[k];
+  const std::size_t first =
+      std::max<std::size_t>(r.min_length - 1, n > kTableRows ? n - kTableRows : 0);
+  for (std::size_t k = first; k < n; ++k) {
+    const double gap = r.max_gap_per_length[k], upper = r.gap_upper_per_length[k];
     std::cout << fmt::format(
-        "  {:>10}  {:>16}{}\n", k + 1, std::isnan(gap) ? std::string("(bounded)") : Show(gap),
+        "  {:>10}  {:>16}  {:>16}{}\n", k + 1,
+        std::isnan(gap) ? std::string("(none evaluated)") : Show(gap),
+        std::isnan(upper) ? std::string("(no bound)") : Show(upper),
         r.first_disagreement && k + 1 == *r.first_disagreement ? "   > ε" : "");
   }
-  std::cout << "\n";
+  std::cout
+      << "  (>= : attained by an evaluated string; <= : certified bound on every string of that "
+         "length)\n\n";
   PrintVerdict(args, r);
 }
 
-void RunThreshold(ThresholdArgs args) {
-  SetCommandFlags({{"max_length", "--max-length"}, {"samples_per_length", "--samples"}});
+// The size of the search (every statistic of lengths n … N, the up-front estimate of the work
+// a full enumeration would do) and an ETA from the progress so far. --no-prune: the remaining
+// statistics are known. The pruned search: its time is extrapolated as a power of T fitted to
+// the last two progress points.
+class Eta {
+ public:
+  Eta(const JointView& view, bool prune, std::uint64_t min_length, std::uint64_t max_length)
+      : view_(view), prune_(prune), n_(min_length), N_(max_length) {}
+
+  std::string operator()(std::uint64_t done, double seconds) {
+    // The up-front size of the search: every statistic of every length n … N.
+    if (all_ < 0.0) all_ = Work(n_, N_);
+    const std::string size = fmt::format("of {:.3g} statistics", all_);
+    if (done >= N_ || seconds <= 0.0) return size;
+    std::string what;
+    double left = 0.0;
+    if (!prune_) {
+      const double work = Work(n_, done);
+      if (work <= 0.0) return size;
+      left = seconds * (all_ - work) / work;
+    } else {
+      // t(T) ∝ T^p through the last two points (p clamped to [1, 4]: the work of a window
+      // grows at least with its lengths).
+      double p = 1.0;
+      if (last_done_ > 0 && done > last_done_ && seconds > last_seconds_ && last_seconds_ > 0.0)
+        p = std::clamp(std::log(seconds / last_seconds_) /
+                           std::log(static_cast<double>(done) / static_cast<double>(last_done_)),
+                       1.0, 4.0);
+      last_done_ = done;
+      last_seconds_ = seconds;
+      left = seconds * (std::pow(static_cast<double>(N_) / static_cast<double>(done), p) - 1.0);
+      what = fmt::format(" (extrapolated as T^{:.1f})", p);
+    }
+    return fmt::format("{}, ETA {}{}", size, Duration(left), what);
+  }
+
+ private:
+  static std::string Duration(double s) {
+    if (s < 120) return fmt::format("{:.0f} s", s);
+    if (s < 7200) return fmt::format("{:.0f} min", s / 60);
+    return fmt::format("{:.1f} h", s / 3600);
+  }
+  double Work(std::uint64_t from, std::uint64_t to) const {
+    double sum = 0.0;
+    for (std::uint64_t t = from; t <= to; ++t)
+      sum += static_cast<double>(CountStatistics(view_.alphabet, view_.period, view_.locality, t));
+    return sum;
+  }
+  JointView view_;
+  bool prune_;
+  std::uint64_t n_, N_;
+  std::uint64_t last_done_ = 0;
+  double last_seconds_ = 0.0;
+  double all_ = -1.0;
+};
+
+void RunThreshold(ThresholdArgs args, int& exit_code) {
+  SetCommandFlags({{"max_length", "--max-length"},
+                   {"min_length", "--min-length"},
+                   {"time_budget", "--time-budget"},
+                   {"samples_per_length", "--samples"}});
   const Transformer f = ReadModel(args.f);
   const Transformer g = ReadModel(args.g);
   CommandDealer dealer(args.dist);
@@ -205,16 +297,35 @@ void RunThreshold(ThresholdArgs args) {
   options.dealer = &dealer.get();  // the lengths, over MPI ranks or shards
   options.prune = !args.no_prune;
   options.two_layer_paths = !args.no_paths;
+  options.stop = &g_stop;
+  std::signal(SIGINT, OnThresholdSignal);
+  std::signal(SIGTERM, OnThresholdSignal);
   std::shared_ptr<Progress> progress;
+  const bool one_layer = f.layers.size() == 1 && g.layers.size() == 1;
   if (!args.quiet && dealer.Reduces()) {
     progress = std::make_shared<Progress>("threshold", "lengths");
-    options.progress = [progress](std::uint64_t done, std::uint64_t total,
-                                  std::uint64_t evaluations, double) {
-      progress->Update(done, total, fmt::format("{} evaluations", evaluations));
+    std::shared_ptr<Eta> eta;
+    if (one_layer && f.alphabet == g.alphabet) {
+      // The work per length needs the view within the search's limits (else FindThreshold
+      // refuses the pair before any progress).
+      const JointView view = JointViewOf({&f, &g});
+      if (static_cast<long long>(view.alphabet) * view.period <= kThresholdMaxTypes &&
+          view.locality <= kThresholdMaxLocality)
+        eta = std::make_shared<Eta>(view, options.prune, options.min_length, options.max_length);
+    }
+    options.progress = [progress, eta](std::uint64_t done, std::uint64_t total,
+                                       std::uint64_t evaluations, double seconds) {
+      const std::string left = eta ? (*eta)(done, seconds) : std::string();
+      progress->Update(
+          done, total,
+          fmt::format("{} evaluations{}", evaluations, left.empty() ? "" : ", " + left));
     };
   }
   const ThresholdResult result = FindThreshold(f, g, options);
   if (progress) progress->Finish();
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  if (result.stopped == ThresholdStop::kSignal) exit_code = 130;
   if (!dealer.Reduces()) return dealer.FinishShard();
   args.json ? PrintJsonResult(args, result) : PrintTable(args, result);
 }
@@ -239,7 +350,7 @@ std::string LimitsText() {
 
 }  // namespace
 
-void AddThresholdCommand(CLI::App& app) {
+void AddThresholdCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ThresholdArgs>();
   CLI::App* cmd = app.add_subcommand(
       "threshold",
@@ -261,6 +372,13 @@ void AddThresholdCommand(CLI::App& app) {
   cmd->add_option("--max-length", args->options.max_length,
                   "N, the longest length searched: lengths 1 … N")
       ->required();
+  cmd->add_option("--min-length", args->options.min_length,
+                  "n ≤ N: search lengths n … N only (a model trained at length n judged from n on)")
+      ->default_val(1);
+  cmd->add_option("--time-budget", args->options.time_budget,
+                  "seconds (0: none): stop then and report what is certified so far (as Ctrl-C "
+                  "or SIGTERM do, which exit 130)")
+      ->default_val(0);
   AddSeed(cmd, args->options.seed, "the random search of two-layer pairs");
   cmd->add_option("--samples", args->options.samples_per_length,
                   "random strings a length beyond the exhaustive range (two-layer pairs)")
@@ -277,7 +395,7 @@ void AddThresholdCommand(CLI::App& app) {
   cmd->add_flag("--quiet", args->quiet, "no progress on stderr");
   cmd->add_flag("--json", args->json, "print every number as JSON");
   AddDistOptions(cmd, args->dist);
-  cmd->callback([args] { RunThreshold(*args); });
+  cmd->callback([args, &exit_code] { RunThreshold(*args, exit_code); });
 }
 
 }  // namespace ltsim::cli

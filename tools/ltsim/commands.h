@@ -20,7 +20,8 @@ void AddSandwichCommand(CLI::App& app);
 void AddGenerateCommand(CLI::App& app);
 void AddConstructCommand(CLI::App& app);
 void AddStatisticCommand(CLI::App& app);
-void AddThresholdCommand(CLI::App& app);
+/// `threshold` sets `exit_code` to 130 when a signal stopped it (its partial answer printed).
+void AddThresholdCommand(CLI::App& app, int& exit_code);
 /// `certify`: agreement at every length or the exact T* (ltsim/threshold/certify.h); exit_code
 /// 1 disagrees, 3 undecided.
 void AddCertifyCommand(CLI::App& app, int& exit_code);
@@ -58,7 +59,7 @@ inline void AddCommands(CLI::App& app, int& exit_code) {
   AddGenerateCommand(app);
   AddConstructCommand(app);
   AddStatisticCommand(app);
-  AddThresholdCommand(app);
+  AddThresholdCommand(app, exit_code);
   AddCertifyCommand(app, exit_code);
   AddConstantsCommand(app);
   AddSweepCommand(app);

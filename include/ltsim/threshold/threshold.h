@@ -2,6 +2,7 @@
 // (docs/theory.md §7.2).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -90,7 +91,28 @@ struct ThresholdOptions {
   std::uint64_t full_strings = 4096;
   /// Called after each window of lengths: last length done, N, evaluations, seconds.
   std::function<void(std::uint64_t, std::uint64_t, std::uint64_t, double)> progress;
+  /// n ∈ [1, N]: only lengths n … N are searched (a model trained at length n is judged from
+  /// n on); shorter lengths are neither searched nor reported.
+  std::uint64_t min_length = 1;
+  /// Seconds ≥ 0 (0: none): the search stops once they have passed and reports what it has
+  /// certified so far (`stopped`, `complete` false). The pruned search (in one process) stops
+  /// inside a window and keeps every length that all of its tasks finished; the other searches
+  /// stop between lengths. A stopped result depends on timing, not only on the inputs.
+  double time_budget = 0.0;
+  /// When set and true (e.g. by a signal handler), the search stops as for `time_budget`.
+  const std::atomic<bool>* stop = nullptr;
 };
+
+/// Why a search ended before N with no disagreement found.
+enum class ThresholdStop {
+  kNone,         ///< it did not stop early
+  kEvaluations,  ///< max_evaluations
+  kTimeBudget,   ///< time_budget
+  kSignal,       ///< the `stop` flag
+};
+
+/// "none", "evaluation budget", "time budget", "signal".
+const char* ThresholdStopName(ThresholdStop stop);
 
 /// How the search covered the strings.
 enum class ThresholdMethod {
@@ -129,8 +151,18 @@ struct ThresholdResult {
   /// Every string of every length ≤ checked_up_to was checked (so first_disagreement, or
   /// its absence up to N, is exact).
   bool exhaustive = false;
-  /// [T − 1]: the largest ‖f(x) − g(x)‖_∞ over the strings checked at length T.
+  /// [T − 1]: the largest ‖f(x) − g(x)‖_∞ over the strings *evaluated* at length T: a lower
+  /// bound on that length's largest gap, attained by a string (NaN: none evaluated there, or
+  /// T < min_length). Exact where every statistic of T was evaluated and at T*.
   std::vector<double> max_gap_per_length;
+  /// [T − 1]: a certified upper bound on the largest gap over every string of length T: the
+  /// largest of max_gap_per_length[T − 1] and the bounds of the pruned cells that hold a
+  /// statistic of length T (docs/theory.md §11.4); equal to the lower bound where T was
+  /// enumerated. NaN where no bound is known (two-layer lengths searched at random, T <
+  /// min_length).
+  std::vector<double> gap_upper_per_length;
+  /// The first length searched (options.min_length).
+  std::uint64_t min_length = 1;
   /// Statistics (one-layer) or strings (two-layer) evaluated.
   std::uint64_t evaluations = 0;
   /// Random strings a length beyond exhaustive_up_to (0 for kStatistics).
@@ -166,9 +198,10 @@ struct ThresholdResult {
     std::uint64_t programs = 0;          ///< dynamic programmes over sets of paths
     std::uint64_t limit_length = 0;      ///< the longest N within the path search's limits
   } paths;
-  /// false when the evaluation budget stopped the search before N (no verdict beyond
-  /// checked_up_to).
+  /// false when a budget or a signal stopped the search before N (no verdict beyond
+  /// checked_up_to; `stopped` says why).
   bool complete = true;
+  ThresholdStop stopped = ThresholdStop::kNone;
   int threads = 1;  ///< threads used (results do not depend on it)
 
   /// The witness re-evaluated in 50 digits (eval/precise.h).

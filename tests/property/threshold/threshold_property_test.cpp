@@ -120,6 +120,63 @@ RC_GTEST_PROP(ThresholdProperty, PruningFindsWhatFullEnumerationFinds, ()) {
   }
 }
 
+// The per-length bracket of the pruned search against every length's true largest gap (full
+// enumeration, every statistic evaluated): lower ≤ true ≤ upper at every length searched,
+// from a random first length n, up to the evaluators' agreement 2e-9·(1 + M + gap) with M the
+// outputs' size measured on 8 random strings of the length, as above.
+RC_GTEST_PROP(ThresholdProperty, BracketHoldsEveryLengthsLargestGap, ()) {
+  const Pair p = GenPair();
+  RC_PRE(p.max_length >= 1);
+  const double eps = GenEpsilon(p);
+  ThresholdOptions every{1e300, p.max_length, 1, 100};
+  every.prune = false;
+  const ThresholdResult truth = FindThreshold(p.f, p.g, every);
+  ThresholdOptions pruned{eps, p.max_length, 1, 100};
+  pruned.min_length = *rc::gen::inRange<std::uint64_t>(1, p.max_length + 1);
+  pruned.full_statistics = 0;
+  pruned.leaf_statistics = *rc::gen::element(1.0, 2.0, 8.0);
+  const ThresholdResult got = FindThreshold(p.f, p.g, pruned);
+  RC_ASSERT(got.min_length == pruned.min_length);
+  RC_ASSERT(got.gap_upper_per_length.size() == got.checked_up_to);
+  RC_ASSERT(got.max_gap_per_length.size() == got.checked_up_to);
+  // The first disagreement from n on: the first T ≥ n whose largest gap exceeds ε (up to the
+  // verdict's rounding, so only where the margin is clear).
+  bool tight = false;
+  std::uint64_t want = 0;
+  for (std::uint64_t t = pruned.min_length; t <= p.max_length && want == 0; ++t) {
+    const double top = truth.max_gap_per_length[t - 1];
+    if (std::abs(top - eps) <= 1e-8 * (1.0 + std::abs(eps))) tight = true;
+    if (top > eps) want = t;
+  }
+  if (!tight) RC_ASSERT(got.first_disagreement.value_or(0) == want);
+  bool loose = false;
+  for (std::uint64_t t = 1; t <= got.checked_up_to; ++t) {
+    const double lower = got.max_gap_per_length[t - 1], upper = got.gap_upper_per_length[t - 1];
+    if (t < pruned.min_length) {
+      RC_ASSERT(std::isnan(lower) && std::isnan(upper));
+      continue;
+    }
+    const double top = truth.max_gap_per_length[t - 1];
+    RC_ASSERT(!std::isnan(upper));
+    const JointView v = JointViewOf({&p.f, &p.g});
+    double outputs = 0.0;
+    for (int trial = 0; trial < 8; ++trial) {
+      const std::vector<Token> x =
+          *test::GenString(v.alphabet, static_cast<int>(t), static_cast<int>(t));
+      const TypeCounts joint = CountTypes(x, v.alphabet, v.period, v.locality);
+      for (const Transformer* m : {&p.f, &p.g})
+        outputs = std::max(
+            outputs,
+            EvaluateOneLayer(*m, Coarsen(joint, m->period, m->locality)).cwiseAbs().maxCoeff());
+    }
+    const double slack = 2e-9 * (1.0 + outputs + std::abs(top));
+    if (!std::isnan(lower)) RC_ASSERT(lower <= top + slack);
+    RC_ASSERT(top <= upper + slack);
+    loose = loose || upper > top + 1e-6;
+  }
+  RC_TAG(loose ? "upper above the maximum somewhere" : "brackets tight");
+}
+
 RC_GTEST_PROP(ThresholdProperty, ResultsAreTheSameForAnyThreadCount, ()) {
   const Pair p = GenPair();
   RC_PRE(p.max_length >= 1);
@@ -139,6 +196,8 @@ RC_GTEST_PROP(ThresholdProperty, ResultsAreTheSameForAnyThreadCount, ()) {
   for (std::size_t k = 0; k < one.max_gap_per_length.size(); ++k) {
     const double a = one.max_gap_per_length[k], b = many.max_gap_per_length[k];
     RC_ASSERT((std::isnan(a) && std::isnan(b)) || a == b);
+    const double u = one.gap_upper_per_length[k], v = many.gap_upper_per_length[k];
+    RC_ASSERT((std::isnan(u) && std::isnan(v)) || u == v);
   }
 }
 

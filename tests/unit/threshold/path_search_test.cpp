@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "ltsim/core/error.h"
 #include "ltsim/eval/evaluate.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/strings/sources.h"
@@ -162,6 +164,34 @@ TEST(PathSearchBruteForce, FiniteAgainstSoftmaxSecondLayerUpTo18) {
 // ε = 0.05, so T* ≤ 225. The search's T* is its witness's length, the witness's gap exceeds ε by
 // the streaming evaluator and in 50 digits, every string below T* is covered (exhaustive), and
 // the result is the same on 1 and 2 threads.
+// The path search's partial answers: a stop flag ends it with what it certified, its bracket
+// is exact where it enumerated or maximised, and a first length other than 1 is refused.
+TEST(PathSearch, StopFlagBracketsAndMinLength) {
+  const Transformer f = KGram(), g = KGram(7.0);
+  ThresholdOptions o;
+  o.epsilon = 0.05;
+  o.max_length = 80;
+  o.threads = 1;
+  const ThresholdResult whole = FindThreshold(f, g, o);
+  ASSERT_EQ(whole.method, ThresholdMethod::kPaths);
+  ASSERT_TRUE(whole.first_disagreement.has_value());
+  ASSERT_EQ(whole.gap_upper_per_length.size(), whole.max_gap_per_length.size());
+  for (std::uint64_t t = 1; t <= whole.paths.enumerated_up_to; ++t)
+    EXPECT_EQ(whole.gap_upper_per_length[t - 1], whole.max_gap_per_length[t - 1]) << t;
+  const std::uint64_t t_star = *whole.first_disagreement;
+  EXPECT_EQ(whole.gap_upper_per_length[t_star - 1], whole.gap);
+  std::atomic<bool> stop{true};
+  o.stop = &stop;
+  const ThresholdResult stopped = FindThreshold(f, g, o);
+  EXPECT_FALSE(stopped.complete);
+  EXPECT_EQ(stopped.stopped, ThresholdStop::kSignal);
+  EXPECT_EQ(stopped.checked_up_to, 0u);
+  EXPECT_FALSE(stopped.first_disagreement.has_value());
+  o.stop = nullptr;
+  o.min_length = 2;
+  EXPECT_THROW(FindThreshold(f, g, o), OptionError);
+}
+
 TEST(PathSearch, KGramPairDisagreesNoLaterThanTheKnownString) {
   const Transformer f = KGram(), g = KGram(7.0);
   std::vector<Token> known{0, 0};
