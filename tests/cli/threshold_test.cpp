@@ -293,9 +293,11 @@ TEST_F(ThresholdCliTest, AMalformedItemInAShardFileIsAnInputErrorNamingIt) {
     const std::uint64_t size = u64(at + 12);
     const std::size_t item = at + 20;
     if (index == 5) {
-      // The item: max_gap, disagrees, witness_gap, evaluations, the empty string's size, the
-      // has-statistics flag (1), then the statistics' alphabet.
-      const std::size_t alphabet = item + 8 + 1 + 8 + 8 + 8 + 1;
+      // The item (src/threshold/item_codec.cpp): max_gap, disagrees, witness_gap, evaluations,
+      // the argmax string (u64 size, then 16-bit tokens), the has-statistics flag (1), then the
+      // statistics' alphabet.
+      const std::size_t argmax = item + 8 + 1 + 8 + 8;
+      const std::size_t alphabet = argmax + 8 + 2 * u64(argmax) + 1;
       ASSERT_EQ(bytes[alphabet - 1], 1);
       const int nine = 9;
       std::memcpy(&bytes[alphabet], &nine, sizeof nine);
