@@ -631,6 +631,10 @@ std::vector<Run> RunsOf(const TypeCounts& counts) {
 }  // namespace
 }  // namespace threshold
 
+void CheckCertifyInputs(const Transformer& f, const Transformer& g, const CertifyOptions& options) {
+  threshold::CheckCertify(f, g, options);
+}
+
 CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyOptions& options) {
   using namespace threshold;
   CheckCertify(f, g, options);

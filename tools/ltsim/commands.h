@@ -25,6 +25,9 @@ void AddThresholdCommand(CLI::App& app, int& exit_code);
 /// `certify`: agreement at every length or the exact T* (ltsim/threshold/certify.h); exit_code
 /// 1 disagrees, 3 undecided.
 void AddCertifyCommand(CLI::App& app, int& exit_code);
+/// `profile`: certified largest gaps per length, ε_train(n), the supremum and their ratio
+/// (ltsim/threshold/profile.h).
+void AddProfileCommand(CLI::App& app);
 /// `constants`: the bound registry and user bound expressions.
 void AddConstantsCommand(CLI::App& app);
 /// `sweep`: needed length against one parameter, fitted exponent, PNG (ltsim/study/sweep.h).
@@ -61,6 +64,7 @@ inline void AddCommands(CLI::App& app, int& exit_code) {
   AddStatisticCommand(app);
   AddThresholdCommand(app, exit_code);
   AddCertifyCommand(app, exit_code);
+  AddProfileCommand(app);
   AddConstantsCommand(app);
   AddSweepCommand(app);
   AddExperimentCommand(app);

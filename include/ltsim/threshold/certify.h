@@ -95,4 +95,8 @@ struct CertifyResult {
 /// scaling, and the threshold's limits (D*, τ*) and kCertifyMaxContexts.
 CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyOptions& options);
 
+/// Certify's checks alone (the errors Certify throws before evaluating anything), for callers
+/// that run other work first.
+void CheckCertifyInputs(const Transformer& f, const Transformer& g, const CertifyOptions& options);
+
 }  // namespace ltsim

@@ -8,48 +8,13 @@
 
 #include "ltsim/core/error.h"
 #include "ltsim/threshold/threshold.h"
+#include "ltsim_test/hand_models.h"
 
 namespace ltsim {
 namespace {
 
-// S = 2, d = 3 (0: [token 0], 1: [token 1], 2: output), Δ = 1, τ = 0: keys holding a 1 have
-// logit `one_logit`, keys holding a 0 logit 0; the output is the attention on the 1s.
-Transformer ShareOfOnes(Attention attention, double one_logit, int bits = 0) {
-  Transformer m;
-  m.name = "share-of-ones";
-  m.alphabet = 2;
-  m.width = 3;
-  m.embedding = Matrix::Zero(2, 3);
-  m.embedding(0, 0) = m.embedding(1, 1) = 1.0;
-  m.positional = Matrix::Zero(1, 3);
-  Head head{Matrix::Zero(3, 3), Matrix::Zero(3, 3), Vector::Zero(1)};
-  head.qk(1, 0) = head.qk(1, 1) = one_logit;
-  head.ov(2, 1) = 1.0;
-  Layer layer;
-  layer.attention = attention;
-  layer.precision_bits = bits;
-  layer.heads.push_back(head);
-  m.layers.push_back(layer);
-  m.readout_weight = Matrix::Zero(1, 3);
-  m.readout_weight(0, 2) = 1.0;
-  m.readout_bias = Vector::Zero(1);
-  ValidateTransformer(m, "share");
-  return m;
-}
-
-// The share of 1s plus a triangular bump h·max(0, 1 − |x − c|/w) on it (MLP).
-Transformer Bump(double c, double w, double h) {
-  Transformer m = ShareOfOnes(Attention::kHardmax, 0.0);
-  Mlp mlp{Matrix::Zero(3, 3), Vector(3), Matrix::Zero(3, 3)};
-  for (int i = 0; i < 3; ++i) mlp.in(i, 2) = 1.0;
-  mlp.in_bias << -(c - w), -c, -(c + w);
-  mlp.out(2, 0) = h / w;
-  mlp.out(2, 1) = -2 * h / w;
-  mlp.out(2, 2) = h / w;
-  m.layers[0].mlp = mlp;
-  ValidateTransformer(m, "bump");
-  return m;
-}
+using test::Bump;
+using test::ShareOfOnes;
 
 CertifyResult Decide(const Transformer& f, const Transformer& g, double eps,
                      std::uint64_t max_boxes = 2'000'000) {
