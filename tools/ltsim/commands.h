@@ -25,6 +25,8 @@ void AddThresholdCommand(CLI::App& app, int& exit_code);
 /// `certify`: agreement at every length or the exact T* (ltsim/threshold/certify.h); exit_code
 /// 1 disagrees, 3 undecided.
 void AddCertifyCommand(CLI::App& app, int& exit_code);
+/// `average`: the expected gap under Theorem 4.2's Dirichlet prior (ltsim/threshold/average.h).
+void AddAverageCommand(CLI::App& app);
 /// `constants`: the bound registry and user bound expressions.
 void AddConstantsCommand(CLI::App& app);
 /// `sweep`: needed length against one parameter, fitted exponent, PNG (ltsim/study/sweep.h).
@@ -61,6 +63,7 @@ inline void AddCommands(CLI::App& app, int& exit_code) {
   AddStatisticCommand(app);
   AddThresholdCommand(app, exit_code);
   AddCertifyCommand(app, exit_code);
+  AddAverageCommand(app);
   AddConstantsCommand(app);
   AddSweepCommand(app);
   AddExperimentCommand(app);
