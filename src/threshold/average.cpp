@@ -322,6 +322,15 @@ void CheckAverage(const Transformer& f, const Transformer& g, const AverageOptio
   if (o.max_length < 1 || o.max_length > kAverageMaxLength)
     throw OptionError("max_length",
                       fmt::format("must be in [1, {}], not {}", kAverageMaxLength, o.max_length));
+  if ((static_cast<std::uint64_t>(view.alphabet) + 2) * (o.max_length + 1) >
+      kAverageMaxTableEntries)
+    throw OptionError(
+        "max_length",
+        fmt::format("{} needs log tables of (S + 2)·(N + 1) = {} entries at S = {}, "
+                    "over the limit of {}",
+                    o.max_length,
+                    (static_cast<std::uint64_t>(view.alphabet) + 2) * (o.max_length + 1),
+                    view.alphabet, kAverageMaxTableEntries));
   if (o.epsilon && (!std::isfinite(*o.epsilon) || *o.epsilon < 0.0))
     throw OptionError("epsilon", fmt::format("must be finite and ≥ 0, not {}", *o.epsilon));
   const long long types = static_cast<long long>(view.alphabet) * view.period;

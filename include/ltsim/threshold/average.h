@@ -12,8 +12,10 @@
 
 namespace ltsim {
 
-/// N ≤ kAverageMaxLength (the log-factorial tables grow with N).
-inline constexpr std::uint64_t kAverageMaxLength = 10'000'000;
+/// N ≤ kAverageMaxLength, and (S + 2)·(N + 1) ≤ kAverageMaxTableEntries: the log tables of
+/// docs/theory.md §13.1 hold that many doubles.
+inline constexpr std::uint64_t kAverageMaxLength = 1'000'000;
+inline constexpr std::uint64_t kAverageMaxTableEntries = std::uint64_t{1} << 25;
 /// Contexts Δ*·S^(τ*+1) ≤ kAverageMaxContexts (each holds one table per model).
 inline constexpr std::uint64_t kAverageMaxContexts = std::uint64_t{1} << 16;
 
