@@ -28,6 +28,8 @@ void AddCertifyCommand(CLI::App& app, int& exit_code);
 /// `profile`: certified largest gaps per length, ε_train(n), the supremum and their ratio
 /// (ltsim/threshold/profile.h).
 void AddProfileCommand(CLI::App& app);
+/// `average`: the expected gap under Theorem 4.2's Dirichlet prior (ltsim/threshold/average.h).
+void AddAverageCommand(CLI::App& app);
 /// `constants`: the bound registry and user bound expressions.
 void AddConstantsCommand(CLI::App& app);
 /// `sweep`: needed length against one parameter, fitted exponent, PNG (ltsim/study/sweep.h).
@@ -65,6 +67,7 @@ inline void AddCommands(CLI::App& app, int& exit_code) {
   AddThresholdCommand(app, exit_code);
   AddCertifyCommand(app, exit_code);
   AddProfileCommand(app);
+  AddAverageCommand(app);
   AddConstantsCommand(app);
   AddSweepCommand(app);
   AddExperimentCommand(app);
