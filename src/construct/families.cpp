@@ -549,9 +549,12 @@ std::string FamilyMeta(const FamilyMember& member, const std::string& role) {
   meta["gap_at_first_disagreement"] = member.gap_at_first_disagreement;
   meta["sup_gap"] = member.sup_gap;
   const double L = std::max(LipschitzConstant(member.f), LipschitzConstant(member.g));
-  meta["pair_lipschitz"] = L;
-  meta["first_disagreement_eps_over_L"] =
-      L > 0 ? static_cast<double>(member.first_disagreement) * member.eps / L : 0.0;
+  meta["pair_lipschitz"] = L;  // NaN (JSON null) for two-layer pairs: L(f) is one-layer's
+  if (std::isnan(L))
+    meta["first_disagreement_eps_over_L"] = nullptr;
+  else
+    meta["first_disagreement_eps_over_L"] =
+        L > 0 ? static_cast<double>(member.first_disagreement) * member.eps / L : 0.0;
   return meta.dump();
 }
 
