@@ -149,6 +149,38 @@ TEST(Families, InductionGrowsExponentiallyInTheNorm) {
   }
 }
 
+// A two-layer family growing with the first layer's attention norm: the path search certifies
+// the dynamic programme's T* exactly, at several norms, ε and heights.
+TEST(Families, LeakClosedFormIsTheExactTwoLayerThreshold) {
+  const auto expect = [](const FamilyValues& values, std::uint64_t t_star) {
+    const FamilyMember m = BuildFamilyMember("leak", values);
+    EXPECT_EQ(m.first_disagreement, t_star) << nlohmann::json(values).dump();
+    ASSERT_EQ(m.f.layers.size(), 2u);
+    ExpectCertified("leak", values);
+    EXPECT_EQ(Certify(m).method, ThresholdMethod::kPaths);
+  };
+  expect({{"norm", 2.05}}, 9);
+  expect({{"norm", 3.05}}, 20);
+  expect({{"norm", 4.05}}, 47);
+  expect({{"norm", 3.05}, {"eps", 0.1}, {"height", 2.0}}, 37);
+  expect({{"norm", 4.05}, {"eps", 0.01}, {"height", 5.0}}, 25);
+}
+
+// T* ≈ c_κ·e^b: one more unit of b multiplies T* by about e (2.2 … 2.7 over b = 2 … 7, the
+// ratio rising towards e as T* ≫ 1), and ε at fixed κ changes nothing.
+TEST(Families, LeakGrowsExponentiallyInTheFirstLayersNorm) {
+  const auto t = [](double norm, double eps) {
+    return static_cast<double>(
+        BuildFamilyMember("leak", {{"norm", norm}, {"eps", eps}}).first_disagreement);
+  };
+  for (double norm : {2.05, 3.05, 4.05, 5.05, 6.0}) {
+    const double ratio = t(norm + 1, 0.05) / t(norm, 0.05);
+    EXPECT_GT(ratio, 2.1) << norm;
+    EXPECT_LT(ratio, 2.8) << norm;
+    EXPECT_NEAR(t(norm, 0.05), t(norm, 0.02), 1.0);
+  }
+}
+
 TEST(Families, BadParametersAreInputErrors) {
   EXPECT_THROW(BuildFamilyMember("nope", {}), InputError);
   EXPECT_THROW(BuildFamilyMember("bump", {{"bits", 3}}), InputError);
