@@ -53,7 +53,8 @@ struct Family {
   std::function<FamilyMember(const FamilyValues&)> build;  ///< values complete and in range
 };
 
-/// The explicit registry, in a fixed order: bump, precision, nested, induction (docs/families.md).
+/// The explicit registry, in a fixed order: bump, precision, nested, induction, leak
+/// (docs/families.md).
 const std::vector<Family>& Families();
 
 /// The family `name`; InputError naming the known families otherwise.
