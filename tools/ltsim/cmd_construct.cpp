@@ -156,9 +156,9 @@ void AddFamily(CLI::App& construct) {
   auto args = std::make_shared<FamilyArgs>();
   CLI::App* cmd = construct.add_subcommand(
       "family",
-      "A lower-bound family member (docs/families.md): two one-layer models whose first "
-      "disagreement T* has a closed form, written as F and G with `meta` recording the family, "
-      "its parameters, eps and T*. `--list` prints every family and its parameters.");
+      "A lower-bound family member (docs/families.md): two models (one or two layers) whose "
+      "first disagreement T* has a closed form, written as F and G with `meta` recording the "
+      "family, its parameters, eps and T*. `--list` prints every family and its parameters.");
   SetExamples(
       cmd,
       {"ltsim construct family --list",
