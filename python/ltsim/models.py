@@ -325,7 +325,7 @@ def families() -> list:
     """The lower-bound families of docs/families.md, in registry order.
 
     >>> [family.name for family in ltsim.families()]
-    ['bump', 'precision', 'nested']
+    ['bump', 'precision', 'nested', 'induction', 'leak']
     """
     return [Family(name=f["name"], summary=f["summary"], parameters=f["parameters"],
                    params=[FamilyParameter(**p) for p in f["params"]])

@@ -34,6 +34,46 @@ Mlp OneUnit(int width) { return {Matrix::Zero(1, width), Vector::Zero(1), Matrix
 
 double Get(const FamilyValues& v, const std::string& name) { return v.at(name); }
 
+// The smallest denominator n of a fraction k/n where the tent of `bump` exceeds the
+// verdict's boundary, for the doubles the models hold (docs/families.md): with c₁ = −(f's
+// first-unit bias) of the model's last MLP and ρ = s·r, f − g = ρ on [0, c₁] and 2c₁ − ρ on
+// [c₁, c₂], and a statistic disagrees when that exceeds B = ε + 10⁻⁹ (the verdict of
+// `threshold`, whose max(1, ‖f‖, ‖g‖) is 1 there since ε ≤ 1). So r = k/n must lie in the open
+// interval (B/s, (2c₁ − B)/s), and n* is the smallest denominator of a fraction in it. Fractions
+// within 10⁻¹¹/s of an end (a gap within 10⁻¹¹ of B, a hundred times below the verdict's
+// tolerance and far above the evaluators' rounding) are refused: the interval shrunk and widened
+// by that much must give the same n*.
+std::uint64_t TentSmallestDenominator(const Transformer& f, double s, double eps,
+                                      const std::string& family, const std::string& params) {
+  const double c1 = -f.layers.back().mlp->in_bias(0);
+  const Rational verdict = Rational(eps) + Rational(kVerdictTolerance);
+  const Rational lo = verdict / Rational(s), hi = (2 * Rational(c1) - verdict) / Rational(s);
+  const Rational margin = Rational(kBoundaryGap) / Rational(s);
+  const std::uint64_t n_star = SmallestDenominator(lo + margin, hi - margin);
+  if (n_star == 0 || n_star > (std::uint64_t{1} << 56))
+    throw InputError(fmt::format("family {}: T* is beyond 2^56 ({})", family, params));
+  if (SmallestDenominator(lo - margin, hi + margin) != n_star)
+    throw InputError(fmt::format(
+        "family {}: a statistic's gap lies within 1e-11 of eps (+ the verdict's 1e-9): a "
+        "boundary case ({}); change slope slightly",
+        family, params));
+  return n_star;
+}
+
+// The largest gap of the tent over the fractions k/n next to its peak c₁/s (c₂ = −(g's bias)).
+double TentGapAt(const Transformer& f, const Transformer& g, double s, std::uint64_t n_star) {
+  const double c1 = -f.layers.back().mlp->in_bias(0);
+  const double c2 = -g.layers.back().mlp->in_bias(0);
+  const double n = static_cast<double>(n_star);
+  double best = 0.0;
+  const double k_peak = std::floor(c1 / s * n);
+  for (double k = std::max(0.0, k_peak - 1); k <= std::min(n, k_peak + 2); ++k) {
+    const double rho = s * (k / n);
+    best = std::max(best, rho - 2.0 * std::max(0.0, rho - c1) + std::max(0.0, rho - c2));
+  }
+  return best;
+}
+
 // ---- bump: one head, one ratio, a tent between the ratios reachable at short lengths -------
 //
 // Coordinates: 0 = [token is 1]; 1 … Δ = one-hot residue (Δ > 1 only); last = ρ = s·r, the
@@ -80,38 +120,13 @@ FamilyMember BuildBump(const FamilyValues& v) {
   member.g.layers[0].mlp->out(rho + 1, 0) = 1.0;
   member.g.readout_weight(0, rho + 1) = -1.0;
   member.eps = eps;
-  // The exact T*, for the doubles the models hold (docs/families.md): with c₁ = −(f's bias) and
-  // ρ = s·r, f − g = ρ on [0, c₁] and 2c₁ − ρ on [c₁, c₂], and a statistic disagrees when that
-  // exceeds B = ε + 10⁻⁹ (the verdict of `threshold`, whose max(1, ‖f‖, ‖g‖) is 1 there since
-  // ε ≤ 1). So r = k/n must lie in the open interval (B/s, (2c₁ − B)/s), and n* is the smallest
-  // denominator of a fraction in it. Fractions within 10⁻¹¹/s of an end (a gap within 10⁻¹¹ of
-  // B, a hundred times below the verdict's tolerance and far above the evaluators' rounding) are
-  // refused: the interval shrunk and widened by that much must give the same n*.
-  const double c1 = -member.f.layers[0].mlp->in_bias(0);
-  const Rational verdict = Rational(eps) + Rational(kVerdictTolerance);
-  const Rational lo = verdict / Rational(s), hi = (2 * Rational(c1) - verdict) / Rational(s);
-  const Rational margin = Rational(kBoundaryGap) / Rational(s);
-  const std::uint64_t n_star = SmallestDenominator(lo + margin, hi - margin);
-  if (n_star == 0 || n_star > (std::uint64_t{1} << 56))
-    throw InputError(fmt::format("family bump: T* is beyond 2^56 (slope {}, eps {})", s, eps));
-  if (SmallestDenominator(lo - margin, hi + margin) != n_star)
-    throw InputError(fmt::format(
-        "family bump: a statistic's gap lies within 1e-11 of eps (+ the verdict's 1e-9): a "
-        "boundary case (slope {}, eps {}, height {}, period {}); change slope slightly",
-        s, eps, kappa, period));
+  const std::uint64_t n_star = TentSmallestDenominator(
+      member.f, s, eps, "bump",
+      fmt::format("slope {}, eps {}, height {}, period {}", s, eps, kappa, period));
   member.first_disagreement = static_cast<std::uint64_t>(period) * n_star;
   member.closed_form = "Δ·min{n : some k/n in ((ε + 1e-9)/s, (2κε − ε − 1e-9)/s)}";
   member.growth = "Δ·s/((2κ−1)ε)";
-  // The largest gap at n*: over the k next to the tent's peak c₁/s.
-  const double n = static_cast<double>(n_star);
-  double best = 0.0;
-  const double k_peak = std::floor(c1 / s * n);
-  for (double k = std::max(0.0, k_peak - 1); k <= std::min(n, k_peak + 2); ++k) {
-    const double rho = s * (k / n);
-    const double c2 = -member.g.layers[0].mlp->in_bias(0);
-    best = std::max(best, rho - 2.0 * std::max(0.0, rho - c1) + std::max(0.0, rho - c2));
-  }
-  member.gap_at_first_disagreement = best;
+  member.gap_at_first_disagreement = TentGapAt(member.f, member.g, s, n_star);
   member.sup_gap = kappa * eps;
   member.f.name =
       fmt::format("family bump f (slope={}, eps={}, period={}, height={})", s, eps, period, kappa);
@@ -346,6 +361,195 @@ FamilyMember BuildNested(const FamilyValues& v) {
   return member;
 }
 
+// ---- induction: a softmax second layer reads a first-layer bigram detector at every position --
+//
+// Alphabet {0, 1}, Δ = 1, τ = 1. Coordinates: 0 = constant 1, 1 = [x_j = 1], 2 = [x_{j−1} = 1]
+// (layer 1, hardmax: logit 1 on the previous position through φ[1] = 1, so it copies x_{j−1}
+// exactly; x_0 := x_1), 3 = b_j = ReLU([x_{j−1} = 1] − [x_j = 1]) = [x_{j−1} x_j = 1 0] (layer 1's
+// MLP), 4 = r = the share of the keys with b_j = 0 (layer 2, softmax: logit λ on the keys with
+// b_j = 1, 0 elsewhere), 5 = the unit f = ReLU(θ·r − K·(1 − b_T)), θ = κε, K = 2θ; g = 0 (the same
+// model with a zero readout). With n = n₁₀ the number of bigrams 1 0 (positions with b_j = 1),
+// r = (T − n)/(T − n + n·e^λ): n₁₀ is not a function of the one-layer statistics (far keys are
+// seen by their token alone), so the second layer must read the first layer's output at every
+// position. This is an induction head's mechanism: the keys that match (here the bigram 1 0)
+// take the attention, and the others' share decides the output.
+FamilyMember BuildInduction(const FamilyValues& v) {
+  const double lambda = Get(v, "norm"), eps = Get(v, "eps"), kappa = Get(v, "height");
+  const double theta = kappa * eps, K = 2.0 * theta;
+  const int width = 6, unit = 5;
+  Transformer f = construct::Skeleton(2, width, 1, Attention::kHardmax, 1);
+  f.locality = 1;
+  f.embedding(0, 0) = 1.0;
+  f.embedding(1, 0) = 1.0;
+  f.embedding(1, 1) = 1.0;
+  Layer& first = f.layers[0];
+  first.heads[0].bias = Vector::Zero(2);
+  first.heads[0].bias(1) = 1.0;   // logit 1 on the previous position
+  first.heads[0].ov(2, 1) = 1.0;  // copies [x = 1]
+  first.mlp = OneUnit(width);     // b_j = ReLU([x_{j−1} = 1] − [x_j = 1])
+  first.mlp->in(0, 2) = 1.0;
+  first.mlp->in(0, 1) = -1.0;
+  first.mlp->out(3, 0) = 1.0;
+  Layer second;
+  second.attention = Attention::kSoftmax;
+  second.heads.push_back({Matrix::Zero(width, width), Matrix::Zero(width, width), Vector::Zero(2)});
+  second.heads[0].qk(3, 0) = lambda;  // logit λ·b_j for every query
+  second.heads[0].ov(4, 0) = 1.0;     // value 1 − b_j
+  second.heads[0].ov(4, 3) = -1.0;
+  second.mlp = OneUnit(width);
+  second.mlp->in(0, 4) = theta;
+  second.mlp->in(0, 3) = K;  // b_T, the query's own bigram, from the residual stream
+  second.mlp->in_bias(0) = -K;
+  second.mlp->out(unit, 0) = 1.0;
+  f.layers.push_back(second);
+  f.readout_weight(0, unit) = 1.0;
+  Transformer g = f;
+  g.readout_weight.setZero();
+
+  // f > 0 needs b_T = 1 (else θ·r − K ≤ −θ), hence n ≥ 1; then f = θ·r, decreasing in n, and
+  // n = 1 on 0^a 1^b 0 (a + b = T − 1, b ≥ 1). So the largest gap at length T ≥ 2 is
+  // θ·(T − 1)/(T − 1 + e^λ), and T* is the first T where it exceeds B = ε + 10⁻⁹·max(1, θ)
+  // (the verdict of `threshold`): T − 1 > e^λ·B/(θ − B). A gap within a relative 10⁻⁶ of B at
+  // T* or T* − 1 is refused: rounding, not arithmetic, would decide it.
+  const long double B = static_cast<long double>(eps) + kVerdictTolerance * std::max(1.0, theta);
+  const long double e = std::exp(static_cast<long double>(lambda));
+  const auto gap = [&](std::uint64_t t) {
+    const long double m = static_cast<long double>(t - 1);
+    return static_cast<long double>(theta) * m / (m + e);
+  };
+  const long double m_real = e * B / (static_cast<long double>(theta) - B);
+  if (!(m_real < 1e9L))
+    throw InputError(fmt::format("family induction: T* is beyond 10^9 (norm {})", lambda));
+  const std::uint64_t t_star = static_cast<std::uint64_t>(std::floor(m_real)) + 2;
+  if (!(gap(t_star) > B * (1 + kBoundaryMargin)) ||
+      (t_star > 2 && !(gap(t_star - 1) < B * (1 - kBoundaryMargin))))
+    throw InputError(fmt::format(
+        "family induction: the largest gap θ·(T − 1)/(T − 1 + e^λ) lies within a relative 1e-6 "
+        "of eps (+ the verdict's 1e-9) at T* (norm {}, eps {}, height {}): a boundary case; "
+        "change norm slightly",
+        lambda, eps, kappa));
+  FamilyMember member;
+  member.f = f;
+  member.g = g;
+  member.f.name =
+      fmt::format("family induction f (norm={}, eps={}, height={})", lambda, eps, kappa);
+  member.g.name =
+      fmt::format("family induction g (norm={}, eps={}, height={})", lambda, eps, kappa);
+  member.eps = eps;
+  member.first_disagreement = t_star;
+  member.closed_form = "⌊e^λ·B/(κε − B)⌋ + 2, B = ε + 1e-9·max(1, κε)";
+  member.growth = "e^λ/(κ−1)";
+  member.gap_at_first_disagreement = static_cast<double>(gap(t_star));
+  member.sup_gap = theta;
+  return member;
+}
+
+// ---- leak: the first layer's previous-token head leaks; the second layer sums the leak ----------
+//
+// Alphabet {0, 1}, Δ = 1, τ = 1. Layer 1 (softmax, no bias scaling) has two previous-token heads:
+// A with φ[1] = b (the norm) and B with φ[1] = b + kLeakOffset, each copying [x = 1]; at
+// position j ≥ 2 head H outputs p_H(j) = (e^(b_H)·x_(j−1) + N₁(j) − x_(j−1))/(e^(b_H) + j − 1),
+// N₁(j) the number of 1s in x_1 … x_j (at j = 1 both output x_1). Layer 2 (hardmax, every logit 0)
+// averages s·(p_A − p_B) over all T positions; f reads it, g is the same model with a zero
+// readout. Coordinates: 0 = constant 1, 1 = [x = 1], 2 = p_A, 3 = p_B, 4 = the average.
+constexpr double kLeakOffset = 12.0;
+// The largest T* the builder computes: its O(T*²) dynamic programme stays below a second.
+constexpr int kLeakMaxClosedForm = 5000;
+
+// d(j, N₁, x_(j−1)) = p_A(j) − p_B(j) in long double (docs/families.md).
+long double LeakTerm(long double ea, long double eb, int j, int ones, int prev) {
+  const long double num = static_cast<long double>(ones - prev);
+  return (ea * prev + num) / (ea + (j - 1)) - (eb * prev + num) / (eb + (j - 1));
+}
+
+FamilyMember BuildLeak(const FamilyValues& v) {
+  const double b = Get(v, "norm"), eps = Get(v, "eps"), kappa = Get(v, "height");
+  const double s = std::exp(1.0) * kappa * eps;  // sup |f − g| ≈ s/e = κε (docs/families.md)
+  const int width = 5;
+  Transformer f = construct::Skeleton(2, width, 1, Attention::kSoftmax, 2);
+  f.locality = 1;
+  f.embedding(0, 0) = 1.0;
+  f.embedding(1, 0) = 1.0;
+  f.embedding(1, 1) = 1.0;
+  for (int h = 0; h < 2; ++h) {
+    Head& head = f.layers[0].heads[h];
+    head.bias = Vector::Zero(2);
+    head.bias(1) = h == 0 ? b : b + kLeakOffset;  // logit on the previous position
+    head.ov(2 + h, 1) = 1.0;                      // copies [x = 1]
+  }
+  Layer second;
+  second.attention = Attention::kHardmax;
+  second.heads.push_back({Matrix::Zero(width, width), Matrix::Zero(width, width), Vector::Zero(2)});
+  second.heads[0].ov(4, 2) = s;
+  second.heads[0].ov(4, 3) = -s;
+  f.layers.push_back(second);
+  f.readout_weight(0, 4) = 1.0;
+  Transformer g = f;
+  g.readout_weight.setZero();
+
+  // f − g = (s/T)·Σ_(j=2..T) d(j, N₁(j), x_(j−1)): additive along the string, each term a
+  // function of (j, N₁(j), x_(j−1)). So its largest and smallest values over the strings of
+  // each length are one forward dynamic programme over the states (N₁(j), x_j), exact in long
+  // double up to rounding far below the refusal margin. T* is the first T where the largest
+  // |f − g| exceeds B = ε + 10⁻⁹ (the verdict of `threshold`; ‖f‖ ≤ 1 here).
+  const long double B = static_cast<long double>(eps) + kVerdictTolerance;
+  const long double ea = std::exp(static_cast<long double>(b));
+  const long double eb = std::exp(static_cast<long double>(b + kLeakOffset));
+  const long double inf = std::numeric_limits<long double>::infinity();
+  // hi[2n + x], lo[2n + x]: largest and smallest sum over strings x_1 … x_j with N₁(j) = n, x_j =
+  // x.
+  std::vector<long double> hi(2 * (kLeakMaxClosedForm + 2), -inf), lo(hi.size(), inf);
+  hi[0] = lo[0] = 0.0L;  // x_1 = 0
+  hi[3] = lo[3] = 0.0L;  // x_1 = 1 (n = 1)
+  std::uint64_t t_star = 0;
+  long double below = 0.0L, at = 0.0L;  // largest |gap| before T*, and at T*
+  for (int j = 2; j <= kLeakMaxClosedForm && t_star == 0; ++j) {
+    std::vector<long double> nhi(hi.size(), -inf), nlo(lo.size(), inf);
+    for (int n = 0; n < j; ++n)
+      for (int prev = 0; prev < 2; ++prev) {
+        const long double h = hi[2 * n + prev], l = lo[2 * n + prev];
+        if (h == -inf) continue;
+        for (int x = 0; x < 2; ++x) {
+          const long double d = LeakTerm(ea, eb, j, n + x, prev);
+          const int k = 2 * (n + x) + x;
+          nhi[k] = std::max(nhi[k], h + d);
+          nlo[k] = std::min(nlo[k], l + d);
+        }
+      }
+    hi.swap(nhi);
+    lo.swap(nlo);
+    long double largest = 0.0L;
+    for (std::size_t k = 0; k < hi.size(); ++k)
+      if (hi[k] != -inf) largest = std::max({largest, hi[k], -lo[k]});
+    const long double gap = static_cast<long double>(s) * largest / j;
+    if (gap > B)
+      t_star = static_cast<std::uint64_t>(j), at = gap;
+    else
+      below = std::max(below, gap);
+  }
+  if (t_star == 0)
+    throw InputError(fmt::format(
+        "family leak: T* is beyond the closed form's range ({}); lower norm", kLeakMaxClosedForm));
+  if (!(at > B * (1 + kBoundaryMargin)) || !(below < B * (1 - kBoundaryMargin)))
+    throw InputError(fmt::format(
+        "family leak: the largest gap lies within a relative 1e-6 of eps (+ the verdict's 1e-9) "
+        "at T* or before (norm {}, eps {}, height {}): a boundary case; change norm slightly",
+        b, eps, kappa));
+  FamilyMember member;
+  member.f = f;
+  member.g = g;
+  member.f.name = fmt::format("family leak f (norm={}, eps={}, height={})", b, eps, kappa);
+  member.g.name = fmt::format("family leak g (norm={}, eps={}, height={})", b, eps, kappa);
+  member.eps = eps;
+  member.first_disagreement = t_star;
+  member.closed_form =
+      "min{T : (s/T)·max_x |Σ_(j≤T) p_A(j) − p_B(j)| > ε + 1e-9}, the max by a DP over (N₁, x_j)";
+  member.growth = "e^b/κ";
+  member.gap_at_first_disagreement = static_cast<double>(at);
+  member.sup_gap = s / std::exp(1.0);
+  return member;
+}
+
 std::vector<Family> MakeFamilies() {
   const FamilyParameter eps{"eps", 0.05, 1e-6, 1.0, false, "ε of the first disagreement"};
   return {
@@ -374,6 +578,22 @@ std::vector<Family> MakeFamilies() {
         eps,
         {"height", 3.0, 1.5, 100.0, false, "κ: f − g approaches κε at long lengths"}},
        BuildNested},
+      {"induction",
+       "two layers: layer 1 detects the bigram 1 0 at every position, a softmax head of layer 2 "
+       "puts logit λ on those keys; one unit reads the others' share when the query ends a 1 0",
+       "e^λ (the second layer's attention norm)",
+       {{"norm", 4.0, 0.0, 20.0, false, "λ: the second layer's logit on the matching keys"},
+        eps,
+        {"height", 3.0, 1.5, 100.0, false, "κ: f − g approaches κε at long lengths"}},
+       BuildInduction},
+      {"leak",
+       "two layers: layer 1's previous-token head (bias b) leaks a share ≈ N₁/e^b, layer 2 "
+       "averages the leak over every position",
+       "e^b (the first layer's attention norm)",
+       {{"norm", 4.0, 0.0, 7.0, false, "b: the first layer's bias on the previous position"},
+        eps,
+        {"height", 3.0, 1.5, 100.0, false, "κ: sup |f − g| ≈ κε, the slope is s = e·κε"}},
+       BuildLeak},
   };
 }
 
@@ -443,9 +663,12 @@ std::string FamilyMeta(const FamilyMember& member, const std::string& role) {
   meta["gap_at_first_disagreement"] = member.gap_at_first_disagreement;
   meta["sup_gap"] = member.sup_gap;
   const double L = std::max(LipschitzConstant(member.f), LipschitzConstant(member.g));
-  meta["pair_lipschitz"] = L;
-  meta["first_disagreement_eps_over_L"] =
-      L > 0 ? static_cast<double>(member.first_disagreement) * member.eps / L : 0.0;
+  meta["pair_lipschitz"] = L;  // NaN (JSON null) for two-layer pairs: L(f) is one-layer's
+  if (std::isnan(L))
+    meta["first_disagreement_eps_over_L"] = nullptr;
+  else
+    meta["first_disagreement_eps_over_L"] =
+        L > 0 ? static_cast<double>(member.first_disagreement) * member.eps / L : 0.0;
   return meta.dump();
 }
 

@@ -156,9 +156,9 @@ void AddFamily(CLI::App& construct) {
   auto args = std::make_shared<FamilyArgs>();
   CLI::App* cmd = construct.add_subcommand(
       "family",
-      "A lower-bound family member (docs/families.md): two one-layer models whose first "
-      "disagreement T* has a closed form, written as F and G with `meta` recording the family, "
-      "its parameters, eps and T*. `--list` prints every family and its parameters.");
+      "A lower-bound family member (docs/families.md): two models (one or two layers) whose "
+      "first disagreement T* has a closed form, written as F and G with `meta` recording the "
+      "family, its parameters, eps and T*. `--list` prints every family and its parameters.");
   SetExamples(
       cmd,
       {"ltsim construct family --list",
@@ -167,7 +167,7 @@ void AddFamily(CLI::App& construct) {
        "--json",
        "ltsim construct family precision --bits 4 --gamma 0.5 --out-dir fam/precision"},
       "The printed `ltsim threshold` line certifies T*.");
-  cmd->add_option("NAME", args->name, "family name (bump, precision, nested)");
+  cmd->add_option("NAME", args->name, "family name (bump, precision, nested, induction, leak)");
   cmd->add_flag("--list", args->list, "print the families and their parameters");
   std::set<std::string> seen;
   for (const Family& family : Families())

@@ -1,4 +1,4 @@
-// Parametric families of one-layer pairs with a closed-form first disagreement T*
+// Parametric families of one- and two-layer pairs with a closed-form first disagreement T*
 // (docs/families.md): certified lower bounds on the training length N of Theorem 4.1.
 #pragma once
 
@@ -53,7 +53,8 @@ struct Family {
   std::function<FamilyMember(const FamilyValues&)> build;  ///< values complete and in range
 };
 
-/// The explicit registry, in a fixed order: bump, precision, nested (docs/families.md).
+/// The explicit registry, in a fixed order: bump, precision, nested, induction, leak
+/// (docs/families.md).
 const std::vector<Family>& Families();
 
 /// The family `name`; InputError naming the known families otherwise.

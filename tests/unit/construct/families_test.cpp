@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -117,6 +118,69 @@ TEST(Families, NestedMembersPastTheOldCapsAreBuiltAndCertified) {
   ExpectCertified("nested", {{"alphabet", 4}, {"slope", 0.27}, {"height", 5}});
 }
 
+// A two-layer family: the path search (docs/theory.md §11.5) certifies the closed form
+// ⌊e^λ·B/(κε − B)⌋ + 2 exactly, at several norms, ε and heights.
+TEST(Families, InductionClosedFormIsTheExactTwoLayerThreshold) {
+  const auto expect = [](const FamilyValues& values, std::uint64_t t_star) {
+    const FamilyMember m = BuildFamilyMember("induction", values);
+    EXPECT_EQ(m.first_disagreement, t_star) << nlohmann::json(values).dump();
+    ASSERT_EQ(m.f.layers.size(), 2u);
+    ExpectCertified("induction", values);
+    EXPECT_EQ(Certify(m).method, ThresholdMethod::kPaths);
+  };
+  expect({{"norm", 2.05}}, 5);
+  expect({{"norm", 3.05}}, 12);
+  expect({{"norm", 4.05}}, 30);
+  expect({{"norm", 3.05}, {"eps", 0.02}, {"height", 2.0}}, 23);
+  expect({{"norm", 4.05}, {"eps", 0.01}}, 30);
+}
+
+// T* ≈ e^λ/(κ − 1): one more unit of λ multiplies T* by about e, at any ε.
+TEST(Families, InductionGrowsExponentiallyInTheNorm) {
+  const auto t = [](double norm, double eps) {
+    return static_cast<double>(
+        BuildFamilyMember("induction", {{"norm", norm}, {"eps", eps}}).first_disagreement);
+  };
+  for (double norm : {6.05, 7.05, 8.05}) {
+    EXPECT_NEAR(t(norm + 1, 0.05) / t(norm, 0.05), std::exp(1.0), 0.05);
+    EXPECT_NEAR(t(norm, 0.05), std::exp(norm) / 2.0, 2.0);  // κ = 3
+    // No growth in 1/ε at fixed κ (±1 from the verdict's absolute 1e-9 in B).
+    EXPECT_NEAR(t(norm, 0.05), t(norm, 0.001), 1.0);
+  }
+}
+
+// A two-layer family growing with the first layer's attention norm: the path search certifies
+// the dynamic programme's T* exactly, at several norms, ε and heights.
+TEST(Families, LeakClosedFormIsTheExactTwoLayerThreshold) {
+  const auto expect = [](const FamilyValues& values, std::uint64_t t_star) {
+    const FamilyMember m = BuildFamilyMember("leak", values);
+    EXPECT_EQ(m.first_disagreement, t_star) << nlohmann::json(values).dump();
+    ASSERT_EQ(m.f.layers.size(), 2u);
+    ExpectCertified("leak", values);
+    EXPECT_EQ(Certify(m).method, ThresholdMethod::kPaths);
+  };
+  expect({{"norm", 2.05}}, 9);
+  expect({{"norm", 3.05}}, 20);
+  expect({{"norm", 4.05}}, 47);
+  expect({{"norm", 3.05}, {"eps", 0.1}, {"height", 2.0}}, 37);
+  expect({{"norm", 4.05}, {"eps", 0.01}, {"height", 5.0}}, 25);
+}
+
+// T* ≈ c_κ·e^b: one more unit of b multiplies T* by about e (2.2 … 2.7 over b = 2 … 7, the
+// ratio rising towards e as T* ≫ 1), and ε at fixed κ changes nothing.
+TEST(Families, LeakGrowsExponentiallyInTheFirstLayersNorm) {
+  const auto t = [](double norm, double eps) {
+    return static_cast<double>(
+        BuildFamilyMember("leak", {{"norm", norm}, {"eps", eps}}).first_disagreement);
+  };
+  for (double norm : {2.05, 3.05, 4.05, 5.05, 6.0}) {
+    const double ratio = t(norm + 1, 0.05) / t(norm, 0.05);
+    EXPECT_GT(ratio, 2.1) << norm;
+    EXPECT_LT(ratio, 2.8) << norm;
+    EXPECT_NEAR(t(norm, 0.05), t(norm, 0.02), 1.0);
+  }
+}
+
 TEST(Families, BadParametersAreInputErrors) {
   EXPECT_THROW(BuildFamilyMember("nope", {}), InputError);
   EXPECT_THROW(BuildFamilyMember("bump", {{"bits", 3}}), InputError);
@@ -161,7 +225,9 @@ TEST(Families, CorpusMembersReplay) {
     options.max_length = entry["first_disagreement"];
     const ThresholdResult r = FindThreshold(f, g, options);
     ASSERT_TRUE(r.first_disagreement.has_value());
+    EXPECT_TRUE(r.exhaustive);
     EXPECT_EQ(*r.first_disagreement, entry["first_disagreement"].get<std::uint64_t>());
+    if (f.layers.size() == 2) EXPECT_EQ(r.method, ThresholdMethod::kPaths);
   }
 }
 
