@@ -5,8 +5,6 @@
 #include <oneapi/tbb/task_arena.h>
 #include <pybind11/stl.h>
 
-#include <boost/random/mersenne_twister.hpp>
-#include <boost/random/uniform_int_distribution.hpp>
 #include <cmath>
 #include <optional>
 
@@ -18,6 +16,7 @@
 #include "ltsim/fuzz/case_runner.h"
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/sim/simulator.h"
+#include "ltsim/threshold/certify.h"
 #include "ltsim/threshold/threshold.h"
 
 namespace ltsim::python {
@@ -136,6 +135,55 @@ py::dict Threshold(const ModelPtr& f, const ModelPtr& g, double eps, std::uint64
   return ThresholdDict(result);
 }
 
+py::dict CertifyDict(const CertifyResult& r) {
+  py::dict d;
+  d["verdict"] = CertifyVerdictName(r.verdict);
+  d["view"] = py::dict(py::arg("alphabet") = r.view.alphabet, py::arg("period") = r.view.period,
+                       py::arg("locality") = r.view.locality);
+  const auto optional = [](const std::optional<std::uint64_t>& v) {
+    return v ? py::object(py::int_(*v)) : py::object(py::none());
+  };
+  d["first_disagreement"] = optional(r.first_disagreement);
+  d["first_disagreement_at_most"] = optional(r.first_disagreement_at_most);
+  const bool witness = !r.witness.empty();
+  d["witness"] = witness ? py::object(RunsToTokens(r.witness, kMaxArrayTokens)) : py::none();
+  d["witness_runs"] = witness ? py::object(RunsToNumpy(r.witness)) : py::none();
+  d["witness_gap"] = witness ? py::object(py::float_(r.witness_gap)) : py::none();
+  d["sup_gap_lower"] = r.sup_gap_lower;
+  d["sup_gap_upper"] = r.sup_gap_upper;
+  d["exact_up_to"] = r.exact_up_to;
+  d["exact_bound"] = r.exact_bound;
+  d["limit_bound"] = r.limit_bound;
+  d["tolerance"] = r.tolerance;
+  d["reason"] = r.reason.empty() ? py::object(py::none()) : py::object(py::str(r.reason));
+  d["boxes"] = r.boxes;
+  d["threshold_runs"] = r.threshold_runs;
+  d["threshold_evaluations"] = r.threshold_evaluations;
+  return d;
+}
+
+py::dict Certify(const ModelPtr& f, const ModelPtr& g, double eps, std::uint64_t seed, int threads,
+                 std::uint64_t initial_length, std::uint64_t max_exact_length, double tolerance,
+                 std::uint64_t max_boxes, py::object progress) {
+  if (threads < 0 || threads > kMaxCampaignThreads)
+    throw OptionError("threads", "must be in [0, 1024] (0: every core)", std::to_string(threads));
+  CheckPair(*f, *g);
+  ProgressHook hook(std::move(progress));
+  CertifyOptions options;
+  options.epsilon = eps;
+  options.seed = seed;
+  options.threads = threads;
+  options.initial_length = initial_length;
+  options.max_exact_length = max_exact_length;
+  options.tolerance = tolerance;
+  options.max_boxes = max_boxes;
+  // Boxes bounded so far; the total is not known in advance.
+  options.progress = [&hook](std::uint64_t boxes, const std::string&) { hook.Report(boxes, 0); };
+  const CertifyResult result =
+      RunWithoutGil(hook, [&] { return ::ltsim::Certify(*f, *g, options); });
+  return CertifyDict(result);
+}
+
 py::dict Simulate(const std::vector<ModelPtr>& models, const py::object& x,
                   const std::string& method, std::uint64_t z_length, std::uint64_t seed,
                   std::uint64_t block_length, py::object progress) {
@@ -163,52 +211,6 @@ py::dict Sandwich(const ModelPtr& f, const ModelPtr& g, const py::object& x,
 }
 
 // ---- fuzz over a user's pair ----
-
-struct PairCampaign {
-  std::uint64_t seed = 1, cases = 100;
-  std::vector<InputKind> inputs;
-  std::vector<std::string> methods;
-  std::uint64_t min_length = 2000, max_length = 20000, min_target = 300, max_target = 3000;
-  double epsilon = 1e-3, lemma_constant = 1.0;
-  int threads = 0;
-};
-
-template <class T>
-const T& PickFrom(const std::vector<T>& items, boost::random::mt19937_64& engine) {
-  boost::random::uniform_int_distribution<std::size_t> pick(0, items.size() - 1);
-  return items[pick(engine)];
-}
-
-std::uint64_t Between(std::uint64_t lo, std::uint64_t hi, boost::random::mt19937_64& engine) {
-  return boost::random::uniform_int_distribution<std::uint64_t>(lo, hi)(engine);
-}
-
-// Case i of a campaign over (f, g): a pure function of (options, i) through the streams
-// `fuzz/pair-case` (the draws), `fuzz/input`, `fuzz/sim` and `fuzz/function` (docs/design.md
-// §4), so its results do not depend on `threads`.
-CaseSpec DrawPairCase(const PairCampaign& o, const Transformer& f, const Transformer& g,
-                      std::uint64_t index) {
-  boost::random::mt19937_64 engine(StreamSeed(o.seed, "fuzz/pair-case", index));
-  CaseSpec c;
-  c.index = index;
-  c.f = f;
-  c.g = g;
-  c.input.kind = PickFrom(o.inputs, engine);
-  c.input.length = Between(o.min_length, o.max_length, engine);
-  c.input.alphabet = f.alphabet;
-  c.input.seed = StreamSeed(o.seed, "fuzz/input", index);
-  c.input.alpha = PickFrom(std::vector<double>{0.3, 1.0, 3.0}, engine);
-  c.input.parents = static_cast<int>(Between(1, 3, engine));
-  c.input.noise = 0.1;
-  c.input.pattern = static_cast<int>(Between(2, 8, engine));
-  c.method = PickFrom(o.methods, engine);
-  c.target_length = Between(o.min_target, o.max_target, engine);
-  c.sim_seed = StreamSeed(o.seed, "fuzz/sim", index);
-  c.function_seed = StreamSeed(o.seed, "fuzz/function", index);
-  c.epsilon = o.epsilon;
-  c.lemma_constant = o.lemma_constant;
-  return c;
-}
 
 py::dict CaseDict(const CaseSpec& c, const CaseResult& r) {
   py::dict d;
@@ -244,9 +246,18 @@ py::list FuzzPair(const ModelPtr& f, const ModelPtr& g, std::uint64_t cases, std
                   std::uint64_t min_length, std::uint64_t max_length, std::uint64_t min_target,
                   std::uint64_t max_target, double epsilon, int threads, py::object progress) {
   CheckPair(*f, *g);
-  PairCampaign o;
+  // A campaign over the user's pair (fuzz/campaign.h): the same cases as `ltsim fuzz --pair`.
+  CampaignOptions o;
   o.seed = seed;
   o.cases = cases;
+  o.inputs.clear();
+  o.methods.clear();
+  auto user = std::make_shared<UserPair>();
+  user->f = *f;
+  user->g = *g;
+  user->f_file = "f";
+  user->g_file = "g";
+  o.pair = std::move(user);
   for (const std::string& name : inputs) o.inputs.push_back(ParseInputKind(name));
   for (const std::string& name : methods) MakeSimulator(name);  // InputError if unknown
   o.methods = methods;
@@ -286,7 +297,7 @@ py::list FuzzPair(const ModelPtr& f, const ModelPtr& g, std::uint64_t cases, std
       const std::uint64_t end = std::min(cases, begin + 16);
       arena.execute([&] {
         oneapi::tbb::parallel_for(begin, end, [&](std::uint64_t i) {
-          specs[i] = DrawPairCase(o, *f, *g, i);
+          specs[i] = DrawCase(o, i);
           results[i] = RunCase(specs[i]);
         });
       });
@@ -305,6 +316,9 @@ void BindAnalyses(py::module_& m) {
   m.def("threshold", &Threshold, py::arg("f"), py::arg("g"), py::arg("eps"), py::arg("max_length"),
         py::arg("seed"), py::arg("samples_per_length"), py::arg("prune"), py::arg("threads"),
         py::arg("max_evaluations"), py::arg("progress"));
+  m.def("certify", &Certify, py::arg("f"), py::arg("g"), py::arg("eps"), py::arg("seed"),
+        py::arg("threads"), py::arg("initial_length"), py::arg("max_exact_length"),
+        py::arg("tolerance"), py::arg("max_boxes"), py::arg("progress"));
   m.def("simulate", &Simulate, py::arg("models"), py::arg("x"), py::arg("method"),
         py::arg("z_length"), py::arg("seed"), py::arg("block_length"), py::arg("progress"));
   m.def("sandwich", &Sandwich, py::arg("f"), py::arg("g"), py::arg("x"), py::arg("method"),

@@ -73,6 +73,40 @@ class ModelInfo(Result):
 
 
 @dataclasses.dataclass
+class CertifyResult(Result):
+    """Agreement of a one-layer pair at every length, or its exact first disagreement, as
+    `ltsim certify` decides it (docs/theory.md §12).
+
+    `verdict`: "agrees-at-every-length" (certified: ‖f(x) − g(x)‖_∞ ≤ `sup_gap_upper` ≤ ε for
+    every string x of every length), "disagrees" (`first_disagreement` the exact T*, or None
+    when it lies beyond the exact search and `first_disagreement_at_most` bounds it; `witness`
+    a string of that length, `witness_gap` its gap) or "undecided" (`reason` "tolerance" or
+    "budget"). The supremum of the gap over every length lies in [`sup_gap_lower` (a string
+    attains it), `sup_gap_upper` (certified)]. Lengths ≤ `exact_up_to` were searched by the
+    exact threshold (certified bound `exact_bound`), longer ones by the limit search
+    (`limit_bound`, over `boxes` boxes)."""
+    eps: float
+    seed: int
+    verdict: str
+    view: dict
+    first_disagreement: object
+    first_disagreement_at_most: object
+    witness: object
+    witness_runs: object
+    witness_gap: object
+    sup_gap_lower: float
+    sup_gap_upper: float
+    exact_up_to: int
+    exact_bound: float
+    limit_bound: float
+    tolerance: float
+    reason: object
+    boxes: int
+    threshold_runs: int
+    threshold_evaluations: int
+
+
+@dataclasses.dataclass
 class Bound(Result):
     """One of the paper's bounds (or a user expression) at the constants: `value` is the
     bound's number (a length N, or a rate; NaN where the bound does not apply to the pair,

@@ -10,7 +10,8 @@ import numpy as np
 
 from . import _ltsim
 from ._errors import call
-from ._results import FuzzCase, FuzzResult, ModelSide, SandwichResult, Simulation, ThresholdResult
+from ._results import (CertifyResult, FuzzCase, FuzzResult, ModelSide, SandwichResult, Simulation,
+                       ThresholdResult)
 from .models import Model
 
 _THRESHOLD_NAMES = {"epsilon": "eps", "samples_per_length": "samples"}
@@ -51,6 +52,33 @@ def threshold(f: Model, g: Model, eps: float, max_length: int, seed: int = 1,
              _count(max_length, "max_length"), _count(seed, "seed"), _count(samples, "samples"),
              bool(prune), int(threads), _count(max_evaluations, "max_evaluations"), progress)
     return ThresholdResult(eps=float(eps), max_length=int(max_length), seed=int(seed), **d)
+
+
+def certify(f: Model, g: Model, eps: float, seed: int = 1, threads: int = 0,
+            initial_length: int = 1000, max_exact_length: int = 10_000_000,
+            tolerance: float = 1e-6, max_boxes: int = 2_000_000, progress=None) -> CertifyResult:
+    """Whether a one-layer pair agrees within eps at every length (certified), or its exact
+    first disagreement T*, as `ltsim certify` decides it (docs/theory.md §12): lengths up to
+    T0 (`initial_length`, raised ×8 up to `max_exact_length` while needed) by the exact
+    threshold, every longer length by a branch and bound whose certified bound covers them
+    all. "undecided" when the supremum's bracket holds eps and is narrower than `tolerance`,
+    or `max_boxes` were spent. `seed` is recorded; the decision uses no randomness.
+    `progress(boxes, 0)` is called now and then.
+
+    >>> f = ltsim.load_model("corpus/families/bump_s2.71_period2/f.json")
+    >>> g = ltsim.load_model("corpus/families/bump_s2.71_period2/g.json")
+    >>> r = ltsim.certify(f, g, eps=0.05)
+    >>> r.verdict, r.first_disagreement, len(r.witness)
+    ('disagrees', 38, 38)
+    >>> same = ltsim.certify(f, f, eps=1e-6)
+    >>> same.verdict, same.sup_gap_upper <= 1e-6
+    ('agrees-at-every-length', True)
+    """
+    d = call(_ltsim.certify, {"epsilon": "eps"}, f._native, g._native, float(eps),
+             _count(seed, "seed"), int(threads), _count(initial_length, "initial_length"),
+             _count(max_exact_length, "max_exact_length"), float(tolerance),
+             _count(max_boxes, "max_boxes"), progress)
+    return CertifyResult(eps=float(eps), seed=int(seed), **d)
 
 
 def simulation(f, x, z_length: int, method: str = "frequency", seed: int = 1,

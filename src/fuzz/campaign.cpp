@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "fuzz/json_number.h"
+#include "ltsim/check/sandwich.h"
 #include "ltsim/core/bytes.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
@@ -29,6 +30,7 @@
 #include "ltsim/io/json.h"
 #include "ltsim/io/output_dir.h"
 #include "ltsim/io/output_file.h"
+#include "ltsim/model/model_file.h"
 #include "ltsim/sim/simulator.h"
 
 namespace ltsim {
@@ -37,7 +39,8 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-constexpr std::uint64_t kBatch = 64;  // cases computed in parallel between two writes
+constexpr std::uint64_t kBatch = 64;           // cases computed in parallel between two writes
+constexpr const char* kUserPairName = "user";  // a case line's cell.pair for a user's pair
 
 Json Number(double v) { return JsonNumber(v); }
 Json Ratio(double v) { return JsonRatio(v); }
@@ -114,7 +117,7 @@ Json CaseLine(const CaseSpec& c, const CaseResult& r, const std::vector<std::str
   Json line;
   line["case"] = c.index;
   line["cell"] = Cell(c);
-  line["cell"]["pair"] = PairKindName(c.pair);
+  line["cell"]["pair"] = c.user_pair ? kUserPairName : PairKindName(c.pair);
   line["method"] = c.method;
   line["n"] = c.target_length;
   const SandwichResult& s = r.sandwich;
@@ -298,8 +301,9 @@ std::uint64_t CampaignSummary::AllRefutations() const {
 Json CampaignSummaryToJson(const CampaignOptions& options, const CampaignSummary& summary) {
   Json s;
   // No thread count here: the files are byte-identical for any --threads (README).
-  s["context"] = {
-      {"version", "0.1.0"}, {"seed", options.seed}, {"options", CampaignOptionsToJson(options)}};
+  s["context"] = {{"version", "0.1.0"},
+                  {"seed", options.seed},
+                  {"options", CampaignOptionsToJson(options, /*with_models=*/false)}};
   s["cases"] = summary.cases;
   s["interrupted"] = summary.interrupted;
   s["cases_with_input_errors"] = summary.cases_with_input_errors;
@@ -349,7 +353,8 @@ CaseRecord ReadCaseLine(std::string_view text, const std::string& file, std::uin
   for (const char* key : {"layers", "alphabet", "width", "period", "locality", "heads"})
     cell.At(key).UInt();
   cell.At("attention").Enum(kAttentionNames);
-  cell.At("pair").Enum(kPairKindNames);
+  if (!(cell.At("pair").json().is_string() && cell.At("pair").String() == kUserPairName))
+    cell.At("pair").Enum(kPairKindNames);
   record.dirichlet = cell.At("input").Enum(kInputKindNames) == InputKind::kDirichlet;
   line.At("method").String();
   for (const char* key : {"n", "x_length", "z_length"}) line.At(key).UInt();
@@ -396,37 +401,47 @@ CaseRecord ReadCaseLine(std::string_view text, const std::string& file, std::uin
   return record;
 }
 
-Json CampaignOptionsToJson(const CampaignOptions& o) {
+Json CampaignOptionsToJson(const CampaignOptions& o, bool with_models) {
   Json modes = Json::array(), pairs = Json::array(), inputs = Json::array();
   for (Attention a : o.modes) modes.push_back(AttentionName(a));
   for (PairKind p : o.pairs) pairs.push_back(PairKindName(p));
   for (InputKind k : o.inputs) inputs.push_back(InputKindName(k));
-  return {{"seed", o.seed},
-          {"cases", o.cases},
-          {"layers", o.layers},
-          {"modes", modes},
-          {"pairs", pairs},
-          {"inputs", inputs},
-          {"methods", o.methods},
-          {"min_length", o.min_length},
-          {"max_length", o.max_length},
-          {"min_target", o.min_target},
-          {"max_target", o.max_target},
-          {"max_alphabet", o.max_alphabet},
-          {"max_width", o.max_width},
-          {"max_period", o.max_period},
-          {"max_locality", o.max_locality},
-          {"max_heads", o.max_heads},
-          {"epsilon", o.epsilon},
-          {"lemma_constant", o.lemma_constant},
-          {"delta", o.delta}};
+  Json json = {{"seed", o.seed},
+               {"cases", o.cases},
+               {"layers", o.layers},
+               {"modes", modes},
+               {"pairs", pairs},
+               {"inputs", inputs},
+               {"methods", o.methods},
+               {"min_length", o.min_length},
+               {"max_length", o.max_length},
+               {"min_target", o.min_target},
+               {"max_target", o.max_target},
+               {"max_alphabet", o.max_alphabet},
+               {"max_width", o.max_width},
+               {"max_period", o.max_period},
+               {"max_locality", o.max_locality},
+               {"max_heads", o.max_heads},
+               {"epsilon", o.epsilon},
+               {"lemma_constant", o.lemma_constant},
+               {"delta", o.delta}};
+  if (o.pair) {
+    Json& pair = json["pair"];
+    pair = {{"f_file", o.pair->f_file}, {"g_file", o.pair->g_file}};
+    if (with_models) {
+      pair["f"] = ModelToJsonValue(o.pair->f);
+      pair["g"] = ModelToJsonValue(o.pair->g);
+    }
+  }
+  return json;
 }
 
 CampaignOptions CampaignOptionsFromJson(const io::Json& json, const std::string& source) {
   const io::JsonReader j(json, source);
-  j.Keys({"seed", "cases", "layers", "modes", "pairs", "inputs", "methods", "min_length",
-          "max_length", "min_target", "max_target", "max_alphabet", "max_width", "max_period",
-          "max_locality", "max_heads", "epsilon", "lemma_constant", "delta"},
+  j.Keys({"seed",       "cases",        "layers",         "modes",      "pairs",
+          "inputs",     "methods",      "min_length",     "max_length", "min_target",
+          "max_target", "max_alphabet", "max_width",      "max_period", "max_locality",
+          "max_heads",  "epsilon",      "lemma_constant", "delta",      "pair"},
          {"seed", "cases", "layers", "modes", "pairs", "inputs", "methods", "min_length",
           "max_length", "min_target", "max_target", "max_alphabet", "max_width", "max_period",
           "max_locality", "max_heads", "epsilon", "lemma_constant", "delta"});
@@ -461,6 +476,16 @@ CampaignOptions CampaignOptionsFromJson(const io::Json& json, const std::string&
   o.epsilon = j.At("epsilon").Number();
   o.lemma_constant = j.At("lemma_constant").Number();
   o.delta = j.At("delta").Number();
+  if (j.Has("pair")) {
+    const io::JsonReader pair = j.At("pair");
+    pair.Keys({"f_file", "g_file", "f", "g"}, {"f_file", "g_file", "f", "g"});
+    auto user = std::make_shared<UserPair>();
+    user->f_file = pair.At("f_file").String();
+    user->g_file = pair.At("g_file").String();
+    user->f = ModelFromJson(pair.At("f").json(), source + ": pair.f");
+    user->g = ModelFromJson(pair.At("g").json(), source + ": pair.g");
+    o.pair = std::move(user);
+  }
   try {
     ValidateCampaignOptions(o);
   } catch (const OptionError& e) {
@@ -526,9 +551,44 @@ void ValidateCampaignOptions(const CampaignOptions& o) {
   positive("epsilon", o.epsilon, 1e6);
   positive("lemma_constant", o.lemma_constant, 1e12);
   positive("delta", o.delta, 10.0);
+  if (o.pair) CheckPair(o.pair->f, o.pair->g, o.pair->f_file, o.pair->g_file);
 }
 
+namespace {
+
+// Case i of a campaign over a user's pair (DrawCase): the draws of `ltsim.fuzz` in Python.
+CaseSpec DrawUserPairCase(const CampaignOptions& o, std::uint64_t index) {
+  FuzzEngine engine(StreamSeed(o.seed, "fuzz/pair-case", index));
+  const auto between = [&engine](std::uint64_t lo, std::uint64_t hi) {
+    return boost::random::uniform_int_distribution<std::uint64_t>(lo, hi)(engine);
+  };
+  CaseSpec c;
+  c.index = index;
+  c.f = o.pair->f;
+  c.g = o.pair->g;
+  c.user_pair = true;
+  c.input.kind = Pick(o.inputs, engine);
+  c.input.length = between(o.min_length, o.max_length);
+  c.input.alphabet = c.f.alphabet;
+  c.input.seed = StreamSeed(o.seed, "fuzz/input", index);
+  c.input.alpha = Pick(std::vector<double>{0.3, 1.0, 3.0}, engine);
+  c.input.parents = static_cast<int>(between(1, 3));
+  c.input.noise = 0.1;
+  c.input.pattern = static_cast<int>(between(2, 8));
+  const bool one_layer = c.f.layers.size() == 1 && c.g.layers.size() == 1;
+  c.method = DrawMethod(o, one_layer ? 1 : 2, engine);
+  c.target_length = between(o.min_target, o.max_target);
+  c.sim_seed = StreamSeed(o.seed, "fuzz/sim", index);
+  c.function_seed = StreamSeed(o.seed, "fuzz/function", index);
+  c.epsilon = o.epsilon;
+  c.lemma_constant = o.lemma_constant;
+  return c;
+}
+
+}  // namespace
+
 CaseSpec DrawCase(const CampaignOptions& o, std::uint64_t index) {
+  if (o.pair) return DrawUserPairCase(o, index);
   FuzzEngine engine(StreamSeed(o.seed, "fuzz/case", index));
   PairSpec pair;
   pair.kind = Pick(o.pairs, engine);

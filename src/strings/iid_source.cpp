@@ -232,7 +232,7 @@ const std::string& Required(const std::map<std::string, std::string>& pairs, con
   throw InputError(spec + ": key '" + key + "' must be " + rule + ", got '" + value + "'");
 }
 
-IidParams ParseParams(const std::string& spec) {
+IidParams ParseParams(const std::string& spec, std::optional<std::uint64_t> default_seed) {
   const auto pairs = SplitPairs(spec);
   IidParams params;
   const std::string& length = Required(pairs, "length", spec);
@@ -244,9 +244,13 @@ IidParams ParseParams(const std::string& spec) {
       params.alphabet > kMaxAlphabet) {
     ThrowBadValue(spec, "alphabet", alphabet, "an integer from 1 to 65535");
   }
-  const std::string& seed = Required(pairs, "seed", spec);
-  if (!ParseExact(std::string_view(seed), params.seed)) {
-    ThrowBadValue(spec, "seed", seed, "an integer from 0 to 18446744073709551615");
+  if (default_seed && !pairs.contains("seed")) {
+    params.seed = *default_seed;  // the running command's master seed (docs/design.md §4)
+  } else {
+    const std::string& seed = Required(pairs, "seed", spec);
+    if (!ParseExact(std::string_view(seed), params.seed)) {
+      ThrowBadValue(spec, "seed", seed, "an integer from 0 to 18446744073709551615");
+    }
   }
   const auto probs = pairs.find("probs");
   if (probs != pairs.end() && !ParseProbs(probs->second, params.probs)) {
@@ -265,8 +269,9 @@ std::unique_ptr<Source> MakeIidSource(std::uint64_t length, int alphabet, std::u
   return std::make_unique<IidSource>(std::move(params));
 }
 
-std::unique_ptr<Source> OpenIidSpec(const std::string& spec) {
-  return std::make_unique<IidSource>(ParseParams(spec));
+std::unique_ptr<Source> OpenIidSpec(const std::string& spec,
+                                    std::optional<std::uint64_t> default_seed) {
+  return std::make_unique<IidSource>(ParseParams(spec, default_seed));
 }
 
 }  // namespace ltsim

@@ -109,8 +109,9 @@ std::string Source::Locate(std::uint64_t index) const {
   return name() + ": token " + std::to_string(index + 1);
 }
 
-std::unique_ptr<Source> OpenSource(const std::string& spec) {
-  if (spec.starts_with("iid:")) return OpenIidSpec(spec);
+std::unique_ptr<Source> OpenSource(const std::string& spec,
+                                   std::optional<std::uint64_t> default_seed) {
+  if (spec.starts_with("iid:")) return OpenIidSpec(spec, default_seed);
   if (spec.starts_with("text:")) return ParseTextString(spec.substr(5), InlineName(spec));
   if (spec == "-") return ParseTextString(ReadStream(stdin, "stdin"), "stdin");
   if (IsStream(spec)) {

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,27 +19,42 @@ namespace {
 constexpr std::size_t kBufferBytes = 1 << 20;
 constexpr int kRunsPerLine = 16;
 
+/// The path that names standard output.
+constexpr const char* kStdout = "-";
+
 /// An output file that reports failures as InputErrors naming the path. It is written to a
 /// temporary file next to the target and renamed over it by Close(), so the target is never
-/// truncated (even when it is also the input) and never left half-written.
+/// truncated (even when it is also the input) and never left half-written; `-` is standard
+/// output, written as it goes.
 class OutputFile {
  public:
-  explicit OutputFile(std::string path) : file_(std::move(path)) {}
+  explicit OutputFile(const std::string& path)
+      : file_(path == kStdout ? nullptr : std::make_unique<io::AtomicFile>(path)),
+        path_(path == kStdout ? "stdout" : path) {}
 
   void Write(const void* data, std::size_t bytes) {
-    file_.stream().write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-    if (!file_.stream()) throw InputError(path() + ": cannot write string file (disk full?)");
+    std::ostream& out = stream();
+    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+    if (!out) throw InputError(path() + ": cannot write string file (disk full?)");
   }
-  void Close() { file_.Commit(); }
-  const std::string& path() const { return file_.path(); }
+  void Close() {
+    if (file_) return file_->Commit();
+    std::cout.flush();
+    if (!std::cout) throw InputError(path() + ": cannot write the string");
+  }
+  const std::string& path() const { return path_; }
 
  private:
-  io::AtomicFile file_;
+  std::ostream& stream() { return file_ ? file_->stream() : std::cout; }
+
+  std::unique_ptr<io::AtomicFile> file_;  // null for standard output
+  std::string path_;
 };
 
 // Refuses a binary output that cannot fit in the free space of its directory, before
 // writing any of it (a 2^64-token run would otherwise fill the disk).
 void CheckSpace(const std::string& path, std::uint64_t length, int bytes_per_token) {
+  if (path == kStdout) return;
   const std::filesystem::path target(path);
   const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
   std::error_code error;
@@ -68,6 +85,7 @@ std::uint64_t RunTextBytes(Token token, std::uint64_t count) {
 // most 6 bytes each) might not fit, the text's size is estimated from its first ~2^20 tokens
 // (exact when they are all of it) and the run is refused if the estimate exceeds the space.
 void CheckTextSpace(const Source& source, const std::string& path, std::uint64_t header) {
+  if (path == kStdout) return;
   const std::filesystem::path target(path);
   const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
   std::error_code error;

@@ -66,6 +66,22 @@ void ValidateOptions(const SweepOptions& o) {
   if (!(o.eps > 0 && o.eps < 1)) throw OptionError("eps", "must be in (0, 1)");
   if (o.x_length < 10) throw OptionError("x_length", "must be at least 10");
   // x is held as runs in memory: the generators' intended range (input_generator.h).
+  if (o.pair) {
+    if (o.parameter != StudyParameter::kEps)
+      throw OptionError("parameter",
+                        "a user's pair is measured as given, so only eps can be swept (the "
+                        "other parameters would change its models)",
+                        ParameterName(o.parameter));
+    if (o.search)
+      throw OptionError("strategy",
+                        "a user's pair is measured as given: random (K inputs per point), not a "
+                        "search that moves its weights",
+                        "search");
+    if (o.pair->f.layers.size() != 1 || o.pair->g.layers.size() != 1)
+      throw InputError(o.pair->f_file + ", " + o.pair->g_file +
+                       ": sweep measures the frequency simulator, which needs one-layer models");
+    CheckPair(o.pair->f, o.pair->g, o.pair->f_file, o.pair->g_file);
+  }
   constexpr std::uint64_t kMaxGrownLength = 10'000'000;
   if (o.max_x_length != 0 && (o.max_x_length < o.x_length || o.max_x_length > kMaxGrownLength))
     throw OptionError("max_x_length",
@@ -181,10 +197,15 @@ SweepPair RunPair(const SweepOptions& o, double value, std::uint64_t index) {
   pair_spec.kind = PairKind::kPerturbed;
   pair_spec.delta = o.delta;
   SearchCandidate c;
-  std::tie(c.f, c.g) = GenerateMarginPair(spec, pair_spec, PointMargin(o, value), engine);
+  if (o.pair) {  // the user's pair as given; k picks the input x
+    c.f = o.pair->f;
+    c.g = o.pair->g;
+  } else {
+    std::tie(c.f, c.g) = GenerateMarginPair(spec, pair_spec, PointMargin(o, value), engine);
+  }
   c.input.kind = o.input;
   c.input.length = o.x_length;
-  c.input.alphabet = spec.alphabet;
+  c.input.alphabet = c.f.alphabet;
   c.input.seed = StreamSeed(pair.seed, "x");
   if (o.search) {
     const SearchOptions s = PointSearch(o, spec, eps, pair.seed, PointMargin(o, value));
@@ -595,7 +616,7 @@ std::string HardmaxRegimeWarning(const SweepResult& r) {
 }
 
 io::Json SweepOptionsToJson(const SweepOptions& o) {
-  return io::Json{
+  io::Json json{
       {"parameter", ParameterName(o.parameter)},
       {"values", o.values},
       {"eps", o.eps},
@@ -611,6 +632,8 @@ io::Json SweepOptionsToJson(const SweepOptions& o) {
       {"precision_bits", o.precision_bits},
       {"bound", o.parameter == StudyParameter::kMargin ? "max(thm4.1-hardmax, thm4.1-length)"
                                                        : "thm4.1-length"}};
+  if (o.pair) json["pair"] = {{"f_file", o.pair->f_file}, {"g_file", o.pair->g_file}};
+  return json;
 }
 
 double CertifiedLength(const ConstantMap& c) {

@@ -154,9 +154,10 @@ TEST_F(ThresholdCliTest, RefusesBeyondItsLimitsWithOneLine) {
   const std::string kgram = kSource + "/corpus/models/kgram_S2_k1.json";
   ExpectInputError({"threshold", kgram, kgram, "--eps", "0.1", "--max-length", "100000"},
                    "--max-length 100000");
-  ExpectInputError({"threshold", f_, kSource + "/corpus/models/pair/f.json", "--eps", "0.1",
-                    "--max-length", "5"},
-                   "alphabets");
+  ExpectInputError(
+      {"threshold", f_, kSource + "/corpus/models/pair/f.json", "--eps", "0.1", "--max-length",
+       "5"},
+      f_ + " has alphabet 2 and " + kSource + "/corpus/models/pair/f.json has alphabet 3");
 }
 
 // The pruned search (the default): the same answer as --no-prune, the coverage keys, the

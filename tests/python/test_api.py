@@ -1,5 +1,5 @@
 """The Python package `ltsim` against the `ltsim` command line (docs/python.md): the same
-numbers for eval, threshold, simulate, sandwich, info and constants; bad input raises
+numbers for eval, threshold, certify, simulate, sandwich, info, constants and fuzz over a pair; bad input raises
 ltsim.InputError with the command line's one-line message; long calls release the GIL, stop
 on Ctrl-C and give the same results for any thread count.
 
@@ -257,6 +257,47 @@ class LongCalls(unittest.TestCase):
         self.assertIn("sandwich", a.summary)
         for case in a.cases:
             self.assertLessEqual(case.gap_x, case.sim_f + case.gap_z + case.sim_g + 1e-12)
+
+    def test_fuzz_over_a_pair_draws_the_cases_of_fuzz_pair(self):
+        # One drawing function: ltsim.fuzz's case i is `ltsim fuzz --pair`'s case i.
+        f, g = ltsim.load_model(F), ltsim.load_model(G)
+        got = ltsim.fuzz(f, g, cases=5, seed=4, lengths=(1000, 2000), z_lengths=(300, 500))
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "run")
+            cli("fuzz", "--pair", F, G, "--cases", "5", "--seed", "4", "--min-x-length", "1000",
+                "--max-x-length", "2000", "--min-z-length", "300", "--max-z-length", "500",
+                "--out-dir", out)
+            with open(os.path.join(out, "cases.jsonl")) as lines:
+                want = [json.loads(line) for line in lines]
+        self.assertEqual(len(want), 5)
+        for case, line in zip(got.cases, want):
+            self.assertEqual(case.method, line["method"])
+            self.assertEqual(case.z_length, line["z_length"])
+            self.assertEqual(case.input["kind"], line["cell"]["input"])
+            self.assertEqual(case.gap_x, line["gap_x"])
+            self.assertEqual(sorted(case.properties), sorted(line["properties"]))
+
+    def test_certify(self):
+        for f, g, eps in ((f"{BUMP}/f.json", f"{BUMP}/g.json", 0.05), (F, G, 0.1), (F, F, 1e-6)):
+            want = json.loads(cli("certify", f, g, "--eps", str(eps), "--quiet", "--json",
+                                  check=False).stdout)
+            got = ltsim.certify(ltsim.load_model(f), ltsim.load_model(g), eps=eps)
+            self.assertEqual(got.verdict, want["verdict"])
+            self.assertEqual(got.first_disagreement, want["first_disagreement"])
+            self.assertEqual(got.exact_up_to, want["exact_up_to"])
+            self.assertEqual(got.boxes, want["boxes"])
+            self.assertEqual(got.sup_gap_lower, want["sup_gap_lower"])
+            if want["sup_gap_upper"] is not None:
+                self.assertEqual(got.sup_gap_upper, want["sup_gap_upper"])
+            if got.witness is not None:
+                self.assertEqual(len(got.witness), got.first_disagreement)
+            json.dumps(got.to_dict())  # plain values only
+        with self.assertRaises(ltsim.InputError):
+            two = ltsim.load_model("corpus/models/kgram_S2_k1.json")
+            ltsim.certify(two, two, eps=0.1)
+        with self.assertRaises(ltsim.InputError) as error:
+            ltsim.certify(ltsim.load_model(F), ltsim.load_model(G), eps=-1)
+        self.assertIn("eps", str(error.exception))
 
 
 class Torch(unittest.TestCase):

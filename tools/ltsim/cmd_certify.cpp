@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "help.h"
+#include "ltsim/check/sandwich.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/threshold/certify.h"
 #include "output.h"
@@ -52,7 +53,7 @@ int ExitCode(CertifyVerdict v) {
 
 void PrintJsonResult(const CertifyArgs& args, const CertifyResult& r) {
   Json doc;
-  doc["context"] = Context("certify", args.options.seed);
+  doc["context"] = Context("certify", args.options.seed, UsedThreads(args.options.threads));
   doc["seed"] = args.options.seed;
   doc["verdict"] = CertifyVerdictName(r.verdict);
   doc["epsilon"] = args.options.epsilon;
@@ -129,6 +130,7 @@ int RunCertify(CertifyArgs args) {
                    {"tolerance", "--tolerance"}});
   const Transformer f = ReadModel(args.f);
   const Transformer g = ReadModel(args.g);
+  CheckPair(f, g, args.f, args.g);  // names both files
   CertifyOptions options = args.options;
   std::shared_ptr<Progress> progress;
   if (!args.quiet) {

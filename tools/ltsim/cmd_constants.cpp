@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "help.h"
 #include "ltsim/bounds/registry.h"
+#include "ltsim/check/sandwich.h"
 #include "ltsim/core/error.h"
 #include "ltsim/model/model_file.h"
 #include "output.h"
@@ -62,7 +63,15 @@ void CheckArgs(const ConstantsArgs& args) {
 ConstantMap Constants(const ConstantsArgs& args) {
   CheckArgs(args);
   const Transformer f = ReadModel(args.f);
-  ConstantMap c = args.g.empty() ? ModelConstants(f) : PairConstants(f, ReadModel(args.g));
+  ConstantMap c;
+  if (args.g.empty()) {
+    c = ModelConstants(f);
+  } else {
+    const Transformer g = ReadModel(args.g);
+    // Different alphabets named by file (the output counts may differ here).
+    if (f.alphabet != g.alphabet) CheckPair(f, g, args.f, args.g);
+    c = PairConstants(f, g);
+  }
   c["eps"] = args.eps;
   c["n"] = args.n;
   c["T"] = args.length > 0 ? args.length : args.n;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "common_options.h"
 #include "help.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/evaluate.h"
@@ -22,6 +23,7 @@ struct EvalArgs {
   std::string model;
   std::string string;
   std::string batch;
+  std::uint64_t seed = 1;  // of iid specs without seed= (the only randomness of eval)
   bool json = false;
 };
 
@@ -46,14 +48,15 @@ std::vector<std::string> ReadBatch(const std::string& path) {
 // {"string", "length", "output"} with --json (the context block is the first line).
 void RunBatch(const Transformer& model, const EvalArgs& args) {
   const std::vector<std::string> specs = ReadBatch(args.batch);
-  if (args.json) std::cout << Json{{"context", Context("eval", 0)}}.dump() << "\n";
+  if (args.json) std::cout << Json{{"context", Context("eval", args.seed)}}.dump() << "\n";
   for (const std::string& spec : specs) {
-    const auto x = OpenSource(spec);
+    const auto x = OpenSource(spec, args.seed);
     const CheckedOutput checked = EvaluateChecked(model, *x);
     const Vector& output = checked.output;
     if (args.json) {
       Json line;
       line["string"] = spec;
+      if (spec.starts_with("iid:")) line["x"] = x->name();  // with the seed it used
       line["length"] = x->length();
       line["output"] = Array(output);
       line["precise"] = checked.precise;
@@ -72,7 +75,7 @@ void RunEval(const EvalArgs& args) {
     throw InputError("eval: missing STRING (or --batch LIST)");
   if (!args.batch.empty()) return RunBatch(model, args);
   auto progress = std::make_shared<Progress>("eval", "tokens");
-  const auto x = WithProgress(OpenSource(args.string), progress);
+  const auto x = WithProgress(OpenSource(args.string, args.seed), progress);
   const CheckedOutput checked = EvaluateChecked(model, *x);
   const Vector& output = checked.output;
   progress->Finish();
@@ -87,7 +90,8 @@ void RunEval(const EvalArgs& args) {
                           "rounding"));
   if (args.json) {
     Json doc;
-    doc["context"] = Context("eval", 0);
+    doc["context"] = Context("eval", args.seed);
+    doc["x"] = x->name();  // an iid spec spelled with the seed it used
     doc["output"] = Array(output);
     doc["length"] = x->length();
     doc["precise"] = checked.precise;
@@ -95,8 +99,9 @@ void RunEval(const EvalArgs& args) {
     PrintJson(doc);
     return;
   }
-  std::cout << fmt::format("f(x) = {}   (model {}, T = {})\n", Show(output),
-                           model.name.empty() ? args.model : model.name, x->length());
+  std::cout << fmt::format("f(x) = {}   (model {}, T = {}{})\n", Show(output),
+                           model.name.empty() ? args.model : model.name, x->length(),
+                           args.string.starts_with("iid:") ? ", x = " + x->name() : "");
 }
 
 }  // namespace
@@ -110,6 +115,7 @@ void AddEvalCommand(CLI::App& app) {
   cmd->add_option("STRING", args->string, kStringHelp);
   cmd->add_option("--batch", args->batch,
                   "file listing one STRING a line: evaluates each, one output line a string");
+  AddSeed(cmd, args->seed, "iid: strings given without seed=");
   cmd->add_flag("--json", args->json, "print {\"output\": [...], \"length\": T} as JSON");
   SetExamples(cmd, {"ltsim eval corpus/models/pair/f.json corpus/strings/default.txt",
                     "ltsim eval corpus/models/pair/f.json 'text:0^1000 1 1' --json"});

@@ -22,6 +22,7 @@
 #include "ltsim/eval/precise.h"
 #include "ltsim/fuzz/campaign.h"
 #include "ltsim/fuzz/witness.h"
+#include "ltsim/model/model_file.h"
 #include "output.h"
 #include "progress.h"
 
@@ -36,6 +37,8 @@ struct FuzzArgs {
   CampaignOptions options;
   std::string resume;
   std::vector<std::string> modes, pairs, inputs;
+  std::vector<std::string> user_pair;  // --pair F G
+  const CLI::Option* layers_flag = nullptr;
   DistArgs dist;
   std::uint64_t case_index = 0;
   const CLI::Option* case_flag = nullptr;  // given: run case_index alone
@@ -172,10 +175,12 @@ int RunOneCase(const CampaignOptions& o, std::uint64_t index, bool json) {
     return refuted ? 1 : 0;
   }
   std::cout << fmt::format(
-      "ltsim fuzz: seed {}, case {} alone: method {}, |x| = {}, |z| = {} "
+      "ltsim fuzz: seed {}, case {} alone{}: method {}, |x| = {}, |z| = {} "
       "(target {}){}\n",
-      o.seed, index, spec.method, result.sandwich.x_length, result.sandwich.z_length,
-      spec.target_length, result.error.empty() ? "" : "; the method refused: " + result.error);
+      o.seed, index,
+      o.pair ? fmt::format(" of the pair {} {}", o.pair->f_file, o.pair->g_file) : std::string(),
+      spec.method, result.sandwich.x_length, result.sandwich.z_length, spec.target_length,
+      result.error.empty() ? "" : "; the method refused: " + result.error);
   for (const auto& [name, p] : props.items())
     std::cout << fmt::format(
         "  {:<16} {}  observed {} vs bound {} (ratio {}){}\n", name,
@@ -215,6 +220,18 @@ int RunFuzz(FuzzArgs& args) {
         throw InputError(std::string(flag) + ": " + error.what());
       }
     };
+    if (!args.user_pair.empty()) {
+      // A user's pair replaces the drawn pairs: the flags that shape those do not apply.
+      if (args.layers_flag->count() > 0 || !args.modes.empty() || !args.pairs.empty())
+        throw InputError(
+            "--pair: the models are given, so --layers, --modes and --pairs do not apply");
+      auto user = std::make_shared<UserPair>();
+      user->f_file = args.user_pair[0];
+      user->g_file = args.user_pair[1];
+      user->f = ReadModel(user->f_file);
+      user->g = ReadModel(user->g_file);
+      o.pair = std::move(user);
+    }
     parse("--modes", args.modes, o.modes, kAttentionNames);
     parse("--pairs", args.pairs, o.pairs, kPairKindNames);
     parse("--inputs", args.inputs, o.inputs, kInputKindNames);
@@ -239,12 +256,15 @@ int RunFuzz(FuzzArgs& args) {
   std::unique_ptr<Progress> progress;
   const auto started = [&](std::uint64_t done_before) {
     if (!args.json)
-      std::cout << fmt::format("ltsim fuzz: seed {}, {} cases, {}{}, out {}{}\n", o.seed, o.cases,
-                               o.threads > 0 ? Plural(o.threads, "thread") : "all threads",
-                               dist::Size() > 1 ? fmt::format(" on each of {} ranks", dist::Size())
-                               : dealer.sharded() ? " (shard " + args.dist.shard + ")"
-                                                  : "",
-                               o.out, resume ? " (resumed)" : "")
+      std::cout << fmt::format(
+                       "ltsim fuzz: seed {}, {} cases{}, {}{}, out {}{}\n", o.seed, o.cases,
+                       o.pair ? fmt::format(" of the pair {} {}", o.pair->f_file, o.pair->g_file)
+                              : std::string(),
+                       o.threads > 0 ? Plural(o.threads, "thread") : "all threads",
+                       dist::Size() > 1   ? fmt::format(" on each of {} ranks", dist::Size())
+                       : dealer.sharded() ? " (shard " + args.dist.shard + ")"
+                                          : "",
+                       o.out, resume ? " (resumed)" : "")
                 << std::flush;
     if (dist::Rank() == 0)
       progress = std::make_unique<Progress>(
@@ -293,7 +313,12 @@ void AddFuzzCommand(CLI::App& app, int& exit_code) {
                       "re-run case N of the campaign alone (its options from the flags or from "
                       "--resume DIR); nothing is written");
   cmd->add_flag("--json", args->json, "print the summary (or the --case result) as JSON");
-  cmd->add_option("--layers", o.layers, "model depths to draw (1, 2)")->delimiter(',');
+  cmd->add_option("--pair", args->user_pair,
+                  "test this pair F G (model files) instead of drawing pairs: each case draws an "
+                  "input family, a method and lengths; witnesses hold both models inline")
+      ->expected(2);
+  args->layers_flag =
+      cmd->add_option("--layers", o.layers, "model depths to draw (1, 2)")->delimiter(',');
   cmd->add_option("--modes", args->modes, "attention modes: softmax,hardmax,finite")
       ->delimiter(',');
   cmd->add_option("--pairs", args->pairs, "pair kinds: independent,perturbed,mode-swap,pruned-head")
@@ -324,7 +349,9 @@ void AddFuzzCommand(CLI::App& app, int& exit_code) {
   SetExamples(cmd,
               {"ltsim fuzz --seed 1 --cases 200 --out-dir runs/tour",
                "ltsim fuzz --seed 3 --cases 40 --methods test-drop-suffix --layers 1 "
-               "--out-dir runs/broken"},
+               "--out-dir runs/broken",
+               "ltsim fuzz --pair corpus/models/pair/f.json corpus/models/pair/g.json --cases 20 "
+               "--out-dir runs/pair"},
               "Exit codes: 0 = nothing refuted, 1 = a property was refuted (each witness is "
               "listed with the command that replays it), 130 = stopped by a signal (continue "
               "with --resume DIR), 2 = bad input.");

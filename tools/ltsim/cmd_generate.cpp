@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "common_options.h"
 #include "help.h"
 #include "ltsim/io/output_file.h"
 #include "ltsim/strings/sources.h"
@@ -16,6 +17,7 @@ namespace {
 struct GenerateArgs {
   std::string spec;
   std::string out;
+  std::uint64_t seed = 1;  // of an iid spec without seed=
   bool json = false;
 };
 
@@ -26,7 +28,7 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 
 void RunGenerate(const GenerateArgs& args) {
   io::RefuseOutputIsInput(args.out, {args.spec});
-  const auto source = OpenSource(args.spec);
+  const auto source = OpenSource(args.spec, args.seed);
   std::string format = "text";
   if (EndsWith(args.out, ".u8")) {
     WriteBinary(*source, args.out, 1);
@@ -37,18 +39,20 @@ void RunGenerate(const GenerateArgs& args) {
   } else {
     WriteRunLengthText(*source, args.out);
   }
+  // With `--out -` the string is standard output, and the summary goes to stderr.
+  std::ostream& report = args.out == "-" ? std::cerr : std::cout;
   if (args.json) {
     Json doc;
-    doc["context"] = Context("generate", 0);
+    doc["context"] = Context("generate", args.seed);
     doc["out"] = args.out;
     doc["format"] = format;
     doc["length"] = source->length();
     doc["source"] = source->name();
-    PrintJson(doc);
+    report << doc.dump(2) << "\n";
     return;
   }
-  std::cout << fmt::format("wrote {} ({} tokens) from {}\n", args.out, source->length(),
-                           source->name());
+  report << fmt::format("wrote {} ({} tokens) from {}\n", args.out, source->length(),
+                        source->name());
 }
 
 }  // namespace
@@ -59,8 +63,12 @@ void AddGenerateCommand(CLI::App& app) {
       "generate", "Write a string (e.g. iid:length=N,alphabet=S,seed=K) to a file.");
   cmd->add_option("SPEC", args->spec, std::string("the string to write; ") + kStringHelp)
       ->required();
-  cmd->add_option("--out", args->out, "output file: .u8, .u16, anything else run-length text")
+  cmd->add_option("--out", args->out,
+                  "output file: .u8, .u16, anything else run-length text; `-`: stdout (as text), "
+                  "the summary "
+                  "then on stderr")
       ->required();
+  AddSeed(cmd, args->seed, "an iid: string given without seed=");
   cmd->add_flag("--json", args->json, "print what was written as JSON");
   SetExamples(cmd, {"ltsim generate iid:length=100000,alphabet=3,seed=7 --out x.u8",
                     "ltsim generate 'text:0^1000 1 1' --out x.txt"});

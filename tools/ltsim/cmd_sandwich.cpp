@@ -152,7 +152,8 @@ void Rows(const std::string& label, const Vector& f, const Vector& g) {
 
 void PrintTable(const SandwichArgs& args, const SandwichResult& r) {
   std::cout << fmt::format("ltsim sandwich   seed {}   method {}\n", args.options.seed, r.method);
-  std::cout << fmt::format("  x: {}  (T = {})\n", args.string, r.x_length);
+  std::cout << fmt::format("  x: {}  (T = {})\n", ShownString(args.string, args.options.seed),
+                           r.x_length);
   std::cout << fmt::format("  z: |z| = {} (target {}); {}\n\n", r.z_length, args.options.length,
                            r.simulation.detail);
   Row("", "f", "g");
@@ -191,7 +192,7 @@ void RunSandwichCommand(const SandwichArgs& args) {
   const Transformer g = ReadModel(args.g);
   CheckPair(f, g, args.f, args.g);
   auto progress = std::make_shared<Progress>("sandwich", "tokens");
-  const auto x = WithProgress(OpenSource(args.string), progress);
+  const auto x = WithProgress(OpenSource(args.string, args.options.seed), progress);
   const SandwichResult result = RunSandwich(f, g, *x, args.options);
   progress->Finish();
   args.json ? PrintJsonResult(args, result) : PrintTable(args, result);

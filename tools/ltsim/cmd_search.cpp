@@ -91,7 +91,7 @@ Json ShrunkJson(const ShrinkResult& s) {
 Json SearchJson(const SearchResult& r) {
   const SearchOptions& o = r.options;
   Json doc;
-  doc["context"] = Context("search", o.seed);
+  doc["context"] = Context("search", o.seed, UsedThreads(o.threads));
   doc["options"] = SearchOptionsToJson(o);
   doc["restarts"] = Json::array();
   for (const SearchRestart& s : r.restarts)

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "help.h"
+#include "ltsim/check/sandwich.h"
 #include "ltsim/check/two_layer_bound.h"
 #include "ltsim/core/error.h"
 #include "ltsim/io/output_file.h"
@@ -39,13 +40,18 @@ void RunSimulate(const SimulateArgs& args) {
   io::RefuseOutputIsInput(args.out, inputs);
   std::vector<Transformer> models;
   for (const std::string& path : args.models) models.push_back(ReadModel(path));
+  // Different alphabets named by file (the output counts may differ here).
+  if (models.size() == 2 && models[0].alphabet != models[1].alphabet)
+    CheckPair(models[0], models[1], args.models[0], args.models[1]);
   std::vector<const Transformer*> pointers;
   for (const Transformer& model : models) pointers.push_back(&model);
   auto progress = std::make_shared<Progress>("simulate", "tokens");
-  const auto x = WithProgress(OpenSource(args.string), progress);
+  const auto x = WithProgress(OpenSource(args.string, args.options.seed), progress);
   const Simulation z = RunSimulation(pointers, *x, args.options);
   progress->Finish();
   WriteRunLengthText(*MakeRunSource(z.z, "z"), args.out);
+  // With `--out -` z is standard output, and the summary goes to stderr.
+  std::ostream& report = args.out == "-" ? std::cerr : std::cout;
   if (args.json) {
     Json doc;
     doc["context"] = Context("simulate", args.options.seed);
@@ -72,14 +78,15 @@ void RunSimulate(const SimulateArgs& args) {
     }
     doc["certified_bound"] = Number(largest);
     doc["certified_bounds"] = bounds;
-    PrintJson(doc);
+    report << doc.dump(2) << "\n";
     return;
   }
-  std::cout << fmt::format("seed {}  method {}\n", args.options.seed, args.options.method);
-  std::cout << fmt::format("x  {}  (T = {})\n", x->name(), x->length());
-  std::cout << fmt::format("z  {}  (|z| = {}, {} runs, target {})\n", args.out, z.length,
-                           z.z.size(), args.options.length);
-  std::cout << fmt::format("   {}\n", z.detail);
+  report << fmt::format("seed {}  method {}\n", args.options.seed, args.options.method);
+  report << fmt::format("x  {}  (T = {})\n", x->name(), x->length());
+  report << fmt::format("z  {}  (|z| = {}, {} runs, target {})\n",
+                        args.out == "-" ? "stdout" : args.out, z.length, z.z.size(),
+                        args.options.length);
+  report << fmt::format("   {}\n", z.detail);
 }
 
 }  // namespace
@@ -95,7 +102,10 @@ void AddSimulateCommand(CLI::App& app) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   args->z_length = AddMethodOptions(cmd, args->options);
   cmd->add_option("STRING", args->string, kStringHelp)->required();
-  cmd->add_option("--out", args->out, "the file z is written to (run-length text)")->required();
+  cmd->add_option("--out", args->out,
+                  "the file z is written to (run-length text); `-`: stdout, the summary then "
+                  "on stderr")
+      ->required();
   cmd->add_flag("--json", args->json, "print the summary as JSON");
   SetExamples(cmd, {"ltsim simulate --model corpus/models/pair/f.json --model "
                     "corpus/models/pair/g.json corpus/strings/default.txt --z-length 2000 --out "

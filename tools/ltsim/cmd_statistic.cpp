@@ -105,7 +105,8 @@ void PrintJsonResult(const StatisticArgs& args, const TestFunction& p, const Lem
 
 void PrintTable(const StatisticArgs& args, const TestFunction& p, const Lemma53Result& r) {
   std::cout << fmt::format("ltsim statistic   seed {}   method {}\n", args.options.seed, r.method);
-  std::cout << fmt::format("  x: {}  (T = {})\n", args.string, r.x_length);
+  std::cout << fmt::format("  x: {}  (T = {})\n", ShownString(args.string, args.options.seed),
+                           r.x_length);
   std::cout << fmt::format("  z: |z| = {} (target {}); {}\n", r.z_length, args.options.length,
                            r.simulation.detail);
   std::cout << fmt::format("  p: {}\n\n", p.name());
@@ -141,7 +142,7 @@ constexpr const char* kAttackLabel =
 
 void RunAdversarial(const StatisticArgs& args) {
   auto progress = std::make_shared<Progress>("statistic --adversarial", "tokens");
-  const auto x = WithProgress(OpenSource(args.string), progress);
+  const auto x = WithProgress(OpenSource(args.string, args.options.seed), progress);
   AttackOptions o = args.attack;
   o.method = args.options.method;
   o.length = args.options.length;
@@ -291,7 +292,7 @@ void RunStatistic(const StatisticArgs& args) {
   if (args.sweep) return RunSweep(args);
   if (args.adversarial) return RunAdversarial(args);
   auto progress = std::make_shared<Progress>("statistic", "tokens");
-  const auto x = WithProgress(OpenSource(args.string), progress);
+  const auto x = WithProgress(OpenSource(args.string, args.options.seed), progress);
   std::unique_ptr<Transformer> model;
   std::unique_ptr<TestFunction> p;
   std::vector<const Transformer*> models;

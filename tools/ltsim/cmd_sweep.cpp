@@ -17,6 +17,7 @@
 #include "ltsim/core/error.h"
 #include "ltsim/core/suggest.h"
 #include "ltsim/dist/dist.h"
+#include "ltsim/model/model_file.h"
 #include "ltsim/study/sweep.h"
 #include "number_list.h"
 #include "output.h"
@@ -30,6 +31,8 @@ namespace fs = std::filesystem;
 struct SweepArgs {
   std::string parameter, values, input = "stress", out, method = "search";
   SweepOptions options;
+  std::vector<std::string> user_pair;  // --pair F G
+  const CLI::Option* strategy_flag = nullptr;
   bool json = false;
   DistArgs dist;
 };
@@ -54,10 +57,24 @@ SweepOptions BuildOptions(const SweepArgs& args) {
     throw InputError("--strategy: unknown '" + args.method + "'" +
                      DidYouMean(args.method, {"search", "random"}) + " (known: search, random)");
   options.search = args.method == "search";
+  if (!args.user_pair.empty()) {
+    auto user = std::make_shared<UserPair>();
+    user->f_file = args.user_pair[0];
+    user->g_file = args.user_pair[1];
+    user->f = ReadModel(user->f_file);
+    user->g = ReadModel(user->g_file);
+    options.pair = std::move(user);
+    // A user's pair is measured as given: K inputs a point, unless a search was asked for
+    // (which the library refuses, naming --strategy).
+    if (args.strategy_flag->count() == 0) options.search = false;
+  }
   return options;
 }
 
 std::string MethodName(const SweepOptions& o) {
+  if (o.pair)
+    return fmt::format("the pair {} {} as given, on K = {} inputs x", o.pair->f_file,
+                       o.pair->g_file, o.pairs);
   return o.search ? fmt::format(
                         "search (K = {} hill climbs of {} proposals, objective needed, "
                         "proposals logits)",
@@ -328,9 +345,14 @@ void AddSweepCommand(CLI::App& app) {
   cmd->add_option("--eps", args->options.eps, "ε (default 0.01)");
   cmd->add_option("--pairs", args->options.pairs,
                   "K per point: search restarts or random pairs (default 4)");
-  cmd->add_option("--strategy", args->method,
-                  "how the worst pair of a point is found: search (default: K hill climbs per "
-                  "point, structure and x move, L fixed) or random (max over K random pairs)");
+  cmd->add_option("--pair", args->user_pair,
+                  "measure this one-layer pair F G (model files) as given instead of drawn "
+                  "pairs: only --parameter eps, K = --pairs inputs x a point")
+      ->expected(2);
+  args->strategy_flag =
+      cmd->add_option("--strategy", args->method,
+                      "how the worst pair of a point is found: search (default: K hill climbs per "
+                      "point, structure and x move, L fixed) or random (max over K random pairs)");
   AddDeprecated(cmd, "--method", args->method, "--strategy",
                 "in sweep it named the search strategy, not a simulator");
   cmd->add_option("--iterations", args->options.iterations,
@@ -363,7 +385,9 @@ void AddSweepCommand(CLI::App& app) {
   SetExamples(cmd, {"ltsim sweep --parameter period --values 1,2,3 --pairs 2 --x-length 1500 "
                     "--z-length 100",
                     "ltsim sweep --parameter margin --values 1,2,4 --pairs 2 --strategy random "
-                    "--x-length 1500 --json"});
+                    "--x-length 1500 --json",
+                    "ltsim sweep --pair corpus/models/pair/f.json corpus/models/pair/g.json "
+                    "--parameter eps --values 0.05,0.1,0.2 --pairs 2 --x-length 3000"});
   cmd->callback([args] {
     SetCommandFlags({{"precision_bits", "--precision"}});  // the library's keys (commands.h)
     CommandDealer dealer(args->dist);

@@ -13,6 +13,7 @@
 #include "common_options.h"
 #include "dist_options.h"
 #include "help.h"
+#include "ltsim/check/sandwich.h"
 #include "ltsim/eval/precise.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/threshold/threshold.h"
@@ -85,7 +86,7 @@ std::string PathsText(const ThresholdResult& r) {
 void PrintJsonResult(const ThresholdArgs& args, const ThresholdResult& r) {
   const bool found = r.first_disagreement.has_value();
   Json doc;
-  doc["context"] = Context("threshold", args.options.seed);
+  doc["context"] = Context("threshold", args.options.seed, r.threads);
   doc["method"] = ThresholdMethodName(r.method);
   doc["epsilon"] = args.options.epsilon;
   doc["max_length"] = args.options.max_length;
@@ -292,6 +293,7 @@ void RunThreshold(ThresholdArgs args, int& exit_code) {
                    {"samples_per_length", "--samples"}});
   const Transformer f = ReadModel(args.f);
   const Transformer g = ReadModel(args.g);
+  CheckPair(f, g, args.f, args.g);  // names both files
   CommandDealer dealer(args.dist);
   ThresholdOptions options = args.options;
   options.dealer = &dealer.get();  // the lengths, over MPI ranks or shards

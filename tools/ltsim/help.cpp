@@ -250,22 +250,40 @@ std::string CommandPath(const CLI::App& app, int argc, const char* const* argv) 
   return path;
 }
 
+std::string UnknownFlag(const CLI::App& cmd, int argc, const char* const* argv) {
+  for (int k = 1; k < argc; ++k) {
+    std::string word = argv[k];
+    if (!word.starts_with("--") || word == "--") continue;
+    word = word.substr(0, word.find('='));
+    bool known = false;
+    for (const CLI::Option* opt : cmd.get_options())
+      if (opt->check_lname(word.substr(2))) known = true;
+    if (!known) return word;
+  }
+  return "";
+}
+
 std::string SuggestFlag(const CLI::App& cmd, int argc, const char* const* argv) {
+  const std::string word = UnknownFlag(cmd, argc, argv);
+  if (word.empty()) return "";
   std::vector<std::string> names;
   for (const CLI::Option* opt : cmd.get_options()) {
     if (opt->get_group().empty()) continue;  // deprecated spellings are not suggested
     for (const std::string& name : opt->get_lnames()) names.push_back("--" + name);
   }
-  for (int k = 1; k < argc; ++k) {
-    std::string word = argv[k];
-    if (!word.starts_with("--")) continue;
-    word = word.substr(0, word.find('='));
-    bool known = false;
-    for (const CLI::Option* opt : cmd.get_options())
-      if (opt->check_lname(word.substr(2))) known = true;
-    if (!known) return DidYouMean(word, names);
+  const std::string close = DidYouMean(word, names);
+  if (!close.empty()) return close;
+  // An abbreviation or an extension of exactly one flag: "--max-len", "--epsilon" ("--eps").
+  constexpr std::size_t kMinCommon = 2 + 3;  // "--" and three letters
+  std::string only;
+  for (const std::string& name : names) {
+    const bool prefix = name.size() >= kMinCommon && word.size() >= kMinCommon &&
+                        (name.starts_with(word) || word.starts_with(name));
+    if (!prefix || name == only) continue;
+    if (!only.empty()) return "";  // ambiguous: no guess
+    only = name;
   }
-  return "";
+  return only.empty() ? "" : " (did you mean '" + only + "'?)";
 }
 
 std::vector<std::string> SubcommandNames(const CLI::App& app) {

@@ -10,8 +10,8 @@ namespace ltsim::cli {
 /// What a STRING argument may be (every command that reads one says the same).
 constexpr const char* kStringHelp =
     "x: a file (text of tokens `s` or `s^c`, .u8, .u16), `-` for stdin, `text:TOKENS` inline "
-    "(e.g. 'text:0^1000 1 1'), or iid:length=N,alphabet=S,seed=K[,probs=w0/w1/…] (probs are "
-    "weights, normalised to sum 1)";
+    "(e.g. 'text:0^1000 1 1'), or iid:length=N,alphabet=S[,seed=K][,probs=w0/w1/…] (probs are "
+    "weights, normalised to sum 1; without seed=K the command's --seed)";
 
 /// Width help text is wrapped to.
 constexpr std::size_t kHelpWidth = 100;
@@ -39,8 +39,13 @@ std::string CommandPath(const CLI::App& app, int argc, const char* const* argv);
 /// The deepest subcommand named by argv (the app itself when none).
 const CLI::App* CommandOf(const CLI::App& app, int argc, const char* const* argv);
 
-/// " (did you mean '--length'?)" for the first argv word that starts with "--" and is not
-/// an option of `cmd`, or "".
+/// The first argv word that starts with "--" and is not an option of `cmd` (without any
+/// "=VALUE"), or "".
+std::string UnknownFlag(const CLI::App& cmd, int argc, const char* const* argv);
+
+/// " (did you mean '--max-length'?)" for UnknownFlag: the closest visible flag by edit distance
+/// (DidYouMean), else the one flag that the word abbreviates or extends (`--max-len`,
+/// `--epsilon` → `--eps`; at least 3 letters after "--" in common), or "".
 std::string SuggestFlag(const CLI::App& cmd, int argc, const char* const* argv);
 
 /// The names of `app`'s subcommands (for suggestions).

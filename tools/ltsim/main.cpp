@@ -31,6 +31,10 @@ std::string ParseErrorLine(const CLI::App& app, const CLI::ParseError& e, int ar
   // CLI11 names a hidden option (an old spelling) "": its validator names it instead.
   if (message.starts_with(": ")) message = message.substr(2);
   const CLI::App* cmd = ltsim::cli::CommandOf(app, argc, argv);
+  // A mistyped flag is the cause of whatever CLI11 reports then ("--max-length is required"
+  // for `--max-lenght 10`): name it as typed.
+  const std::string unknown = ltsim::cli::UnknownFlag(*cmd, argc, argv);
+  if (!unknown.empty()) message = "unknown flag '" + unknown + "'";
   const std::string path = ltsim::cli::CommandPath(app, argc, argv);
   return (path.empty() ? "" : path + ": ") + message + ltsim::cli::SuggestFlag(*cmd, argc, argv) +
          SeeHelp(app, argc, argv);
@@ -81,6 +85,12 @@ int RunCommandLine(int argc, char** argv) {
   });
   ltsim::cli::AddHelpCommand(app);
   ltsim::cli::RequireStrictNumbers(app);
+  // `ltsim` alone: the help with the list of commands, on stderr since nothing ran (exit 2).
+  if (argc == 1) {
+    if (ltsim::dist::Rank() == 0)
+      std::cerr << app.help() << "\nltsim: give a command (`ltsim help CMD` explains one)\n";
+    return 2;
+  }
   try {
     const auto named = [&](const CLI::App* sub) { return sub->check_name(argv[1]); };
     if (argc >= 2 && argv[1][0] != '-' && app.get_subcommands(named).empty())

@@ -2,6 +2,7 @@
 #include "output.h"
 
 #include <fmt/format.h>
+#include <oneapi/tbb/task_arena.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,8 +61,17 @@ Json Array(const Vector& v) {
   return array;
 }
 
-Json Context(const std::string& command, std::uint64_t seed) {
-  return {{"version", LTSIM_VERSION}, {"command", command}, {"seed", seed}, {"threads", 1}};
+Json Context(const std::string& command, std::uint64_t seed, int threads) {
+  return {{"version", LTSIM_VERSION}, {"command", command}, {"seed", seed}, {"threads", threads}};
+}
+
+std::string ShownString(const std::string& spec, std::uint64_t seed) {
+  const bool seeded = spec.find(",seed=") != std::string::npos || spec.starts_with("iid:seed=");
+  return spec.starts_with("iid:") && !seeded ? spec + ",seed=" + std::to_string(seed) : spec;
+}
+
+int UsedThreads(int requested) {
+  return requested > 0 ? requested : oneapi::tbb::this_task_arena::max_concurrency();
 }
 
 void PrintJson(const Json& document) { std::cout << document.dump(2) << "\n"; }

@@ -20,8 +20,17 @@ Json Number(double value);
 /// A vector as a JSON array.
 Json Array(const Vector& v);
 
-/// The context block every JSON output opens with (docs/design.md §7).
-Json Context(const std::string& command, std::uint64_t seed);
+/// The context block every JSON output opens with (docs/design.md §7). `threads` is the number
+/// of threads the command used; the documents a study also writes to its directory keep 1, so
+/// that their files are the same bytes for any --threads (docs/formats.md §3).
+Json Context(const std::string& command, std::uint64_t seed, int threads = 1);
+
+/// A STRING argument as a table names it: an `iid:` spec without `seed=` with the master seed
+/// it took (OpenSource's default seed), anything else as given.
+std::string ShownString(const std::string& spec, std::uint64_t seed);
+
+/// The threads a `--threads K` run uses: K, or every core oneTBB sees for 0.
+int UsedThreads(int requested);
 
 /// Prints a JSON document on stdout, context first.
 void PrintJson(const Json& document);

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -15,6 +16,14 @@
 #include "ltsim/gen/model_generator.h"
 
 namespace ltsim {
+
+/// A user's pair that a campaign tests instead of drawing pairs (`ltsim fuzz --pair F G`): the
+/// two models and the files they were read from (reported, not read again: campaign.json holds
+/// the models inline, so a resumed campaign and its witnesses need no other file).
+struct UserPair {
+  Transformer f, g;
+  std::string f_file, g_file;
+};
 
 /// What a campaign draws from and checks. Every case's randomness derives from (seed, case
 /// index) alone, so the results do not depend on `threads`.
@@ -38,6 +47,10 @@ struct CampaignOptions {
   double epsilon = 1e-3;        ///< ε of the transfer property
   double lemma_constant = 1.0;  ///< C of the Lemma 5.3 check
   double delta = 0.01;          ///< δ of perturbed pairs
+  /// A user's pair: every case takes these models and draws only its input, method and
+  /// lengths (DrawCase); layers, modes, pairs, the max_* and δ are then unused. Null: random
+  /// pairs.
+  std::shared_ptr<const UserPair> pair;
 };
 
 /// Largest values of the options (docs/formats.md §6.1).
@@ -46,20 +59,25 @@ inline constexpr int kMaxCampaignThreads = 1024;
 inline constexpr std::uint64_t kMaxCampaignLength = 10'000'000;  ///< |x| and n
 inline constexpr int kMaxCampaignAlphabet = 1024, kMaxCampaignWidth = 64, kMaxCampaignPeriod = 64,
                      kMaxCampaignLocality = 16, kMaxCampaignHeads = 16;
-inline constexpr std::uint64_t kMaxCampaignFileBytes = 1 << 20;  ///< campaign.json
-inline constexpr std::size_t kMaxCaseLineBytes = 1 << 20;        ///< a line of cases.jsonl
+/// campaign.json: as a witness, which holds the same two models inline (a user's pair).
+inline constexpr std::uint64_t kMaxCampaignFileBytes = std::uint64_t{256} << 20;
+inline constexpr std::size_t kMaxCaseLineBytes = 1 << 20;  ///< a line of cases.jsonl
 
 /// Options ↔ JSON (the campaign file a resumed run reads back). Reading is strict
 /// (io::JsonReader: unknown or missing keys, integers that are not integers in range) and
-/// ends with ValidateCampaignOptions; errors name `source` and the key.
-nlohmann::ordered_json CampaignOptionsToJson(const CampaignOptions& options);
+/// ends with ValidateCampaignOptions; errors name `source` and the key. A user's pair is the
+/// key `pair`: {f_file, g_file, f, g} with both models inline (`with_models` false: the file
+/// names alone, as summary.json reports them).
+nlohmann::ordered_json CampaignOptionsToJson(const CampaignOptions& options,
+                                             bool with_models = true);
 CampaignOptions CampaignOptionsFromJson(const nlohmann::ordered_json& json,
                                         const std::string& source);
 
 /// OptionError naming the option by its campaign.json key (the command line maps it to its
 /// flag) unless every option is in range: cases, lengths and targets ≥ 1 and ordered,
 /// non-empty mixes of known names, the max_* within their limits, ε, C and δ finite and
-/// positive, threads ≤ kMaxCampaignThreads. RunCampaign calls it, fresh or resumed;
+/// positive, threads ≤ kMaxCampaignThreads; a user's pair must read one alphabet and have as
+/// many outputs (InputError naming both files, CheckPair). RunCampaign calls it, fresh or resumed;
 /// CampaignOptionsFromJson reports its errors naming the file.
 void ValidateCampaignOptions(const CampaignOptions& options);
 
@@ -82,7 +100,10 @@ struct CaseRecord {
 /// the case record of index `number` is an InputError naming "FILE:LINE".
 CaseRecord ReadCaseLine(std::string_view line, const std::string& file, std::uint64_t number);
 
-/// The case of index i: a pure function of (options, i).
+/// The case of index i: a pure function of (options, i). With a user's pair, the pair itself
+/// and an input family, length, method and target length drawn from the stream
+/// `fuzz/pair-case` (plus `fuzz/input`, `fuzz/sim`, `fuzz/function`; docs/design.md §4);
+/// `frequency` is drawn only for one-layer pairs.
 CaseSpec DrawCase(const CampaignOptions& options, std::uint64_t index);
 
 /// Progress as the campaign goes: cases done, total, refutations, elapsed seconds.

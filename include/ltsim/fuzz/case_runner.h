@@ -28,6 +28,7 @@ struct CaseSpec {
   double epsilon = 1e-3;                   ///< the agreement threshold ε of docs/theory.md §1
   double lemma_constant = 1.0;             ///< C in statistic ≤ C·(G + L)(τ + 1)/n^(1/3)
   PairKind pair = PairKind::kIndependent;  ///< how g was made from f (reported, not replayed)
+  bool user_pair = false;  ///< f and g are a user's models (`fuzz --pair`), reported as "user"
 };
 
 /// The properties a case can check (docs/theory.md §1, §2.4, §4.4, §4.7; docs/model.md §4.3).

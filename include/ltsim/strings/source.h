@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,8 +56,10 @@ class Source {
 /// "iid:length=N,alphabet=S,seed=K[,probs=w0/w1/…]" (probs are weights, normalised to sum
 /// 1). A path that is not a regular file (/dev/stdin, a FIFO, `<(…)`) is read into memory
 /// (at most 1 GiB: such an input cannot be read a second time). Errors name the file and
-/// position.
-std::unique_ptr<Source> OpenSource(const std::string& spec);
+/// position. An iid spec without `seed=` takes `default_seed` (a command's master seed, which
+/// the source's name then spells); without one it is an error.
+std::unique_ptr<Source> OpenSource(const std::string& spec,
+                                   std::optional<std::uint64_t> default_seed = std::nullopt);
 
 /// Checks every token is < alphabet; throws InputError naming the first bad position.
 /// Cost: one pass (callers that already count tokens should check their counts instead

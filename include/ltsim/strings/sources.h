@@ -34,9 +34,10 @@ std::unique_ptr<Source> MakeRunSource(std::vector<Run> runs, std::string name);
 std::unique_ptr<Source> MakeIidSource(std::uint64_t length, int alphabet, std::uint64_t seed,
                                       std::vector<double> probs);
 
-/// Writes a string as run-length text ("s^c" for runs longer than 1, 16 tokens a line).
+/// Writes a string as run-length text ("s^c" for runs longer than 1, 16 tokens a line); the
+/// path `-` is standard output (as `-` is standard input for OpenSource).
 void WriteRunLengthText(const Source& source, const std::string& path);
-/// Writes a string as .u8 (every token must be < 256) or .u16.
+/// Writes a string as .u8 (every token must be < 256) or .u16; `-` is standard output.
 void WriteBinary(const Source& source, const std::string& path, int bytes_per_token);
 
 }  // namespace ltsim

@@ -13,6 +13,7 @@
 #include "ltsim/core/progress.h"
 #include "ltsim/core/types.h"
 #include "ltsim/core/work.h"
+#include "ltsim/fuzz/campaign.h"
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/gen/model_generator.h"
 #include "ltsim/io/json.h"
@@ -61,6 +62,11 @@ struct SweepOptions {
   /// `out_dir`/<parameter>/p<i>_m<k>.point.json (point_witness.h, docs/witnesses.md §6), and
   /// SweepPair::witness names it. Empty: none.
   std::string out_dir;
+  /// A user's one-layer pair (`sweep --pair F G`): measured as given at every point, so only
+  /// `eps` can be swept and `search` must be false; the K "pairs" of a point are then K inputs
+  /// x of the family `input`, the same at every point (seeds as for random pairs). Null: pairs
+  /// are drawn from `base`.
+  std::shared_ptr<const UserPair> pair;
   /// The base model: one layer, hardmax, grid weights; the swept field is overwritten.
   ModelSpec base = [] {
     ModelSpec spec;
