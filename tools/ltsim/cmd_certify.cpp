@@ -11,6 +11,7 @@
 #include "help.h"
 #include "ltsim/check/sandwich.h"
 #include "ltsim/model/model_file.h"
+#include "ltsim/search/raw_threshold_search.h"
 #include "ltsim/threshold/certify.h"
 #include "output.h"
 #include "progress.h"
@@ -24,16 +25,6 @@ struct CertifyArgs {
   bool json = false;
   bool quiet = false;
 };
-
-std::string RunText(const std::vector<Run>& runs) {
-  std::string text;
-  for (const Run& run : runs) {
-    if (!text.empty()) text += ' ';
-    text +=
-        run.count == 1 ? fmt::format("{}", run.token) : fmt::format("{}^{}", run.token, run.count);
-  }
-  return text;
-}
 
 Json StatisticJson(const CertifyStatistic& s) {
   if (s.length == 0) return nullptr;
@@ -64,7 +55,7 @@ void PrintJsonResult(const CertifyArgs& args, const CertifyResult& r) {
   doc["first_disagreement"] = r.first_disagreement ? Json(*r.first_disagreement) : Json(nullptr);
   doc["first_disagreement_at_most"] =
       r.first_disagreement_at_most ? Json(*r.first_disagreement_at_most) : Json(nullptr);
-  doc["witness_text"] = r.witness.empty() ? Json(nullptr) : Json(RunText(r.witness));
+  doc["witness_text"] = r.witness.empty() ? Json(nullptr) : Json(RunLengthText(r.witness));
   doc["witness_gap"] = r.witness.empty() ? Json(nullptr) : Number(r.witness_gap);
   doc["sup_gap_lower"] = Number(r.sup_gap_lower);
   doc["sup_gap_lower_statistic"] = StatisticJson(r.lower_statistic);
@@ -112,7 +103,7 @@ void PrintText(const CertifyArgs& args, const CertifyResult& r) {
             "  disagrees: a string of length {} has gap {} > ε; T* ≤ {} lies beyond the exact "
             "threshold's limit\n",
             *r.first_disagreement_at_most, Show(r.witness_gap), *r.first_disagreement_at_most);
-      if (!r.witness.empty()) std::cout << fmt::format("  witness: {}\n", RunText(r.witness));
+      if (!r.witness.empty()) std::cout << fmt::format("  witness: {}\n", RunLengthText(r.witness));
       break;
     case CertifyVerdict::kUndecided:
       std::cout << fmt::format(

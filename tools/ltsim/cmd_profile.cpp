@@ -11,6 +11,7 @@
 #include "help.h"
 #include "ltsim/io/output_dir.h"
 #include "ltsim/model/model_file.h"
+#include "ltsim/search/raw_threshold_search.h"
 #include "ltsim/threshold/profile.h"
 #include "output.h"
 #include "progress.h"
@@ -24,16 +25,6 @@ struct ProfileArgs {
   bool json = false;
   bool quiet = false;
 };
-
-std::string RunsText(const std::vector<Run>& runs) {
-  std::string text;
-  for (const Run& run : runs) {
-    if (!text.empty()) text += ' ';
-    text +=
-        run.count == 1 ? fmt::format("{}", run.token) : fmt::format("{}^{}", run.token, run.count);
-  }
-  return text;
-}
 
 Json ProfileJson(const ProfileArgs& args, const ProfileResult& r) {
   const ProfileOptions& o = args.options;
@@ -59,7 +50,8 @@ Json ProfileJson(const ProfileArgs& args, const ProfileResult& r) {
   doc["train_gap_upper"] = Number(r.train_upper);
   doc["sup_gap_lower"] = Number(r.sup_lower);
   doc["sup_gap_upper"] = Number(r.sup_upper);
-  doc["sup_witness_text"] = r.sup_witness.empty() ? Json(nullptr) : Json(RunsText(r.sup_witness));
+  doc["sup_witness_text"] =
+      r.sup_witness.empty() ? Json(nullptr) : Json(RunLengthText(r.sup_witness));
   doc["sup_witness_length"] =
       r.sup_witness_length == 0 ? Json(nullptr) : Json(r.sup_witness_length);
   doc["sup_status"] = r.sup_status;
@@ -99,7 +91,7 @@ void PrintTable(const ProfileArgs& args, const ProfileResult& r) {
       "  sup over every length:             [{}, {}]   ({}, {} certify runs)\n", Show(r.sup_lower),
       Show(r.sup_upper), r.sup_status, r.certify_runs);
   if (!r.sup_witness.empty())
-    std::cout << fmt::format("  attained by: {}\n", RunsText(r.sup_witness));
+    std::cout << fmt::format("  attained by: {}\n", RunLengthText(r.sup_witness));
   else if (r.sup_witness_length > 0)
     std::cout << fmt::format("  attained by a string of length {}\n", r.sup_witness_length);
   if (o.train_length > 0)
