@@ -937,7 +937,7 @@ class Engine {
   OneLayerRounding round_[2], precise_round_[2];
   std::uint64_t bound_length_[2] = {0, 0};  // the length bound_ holds OutputBound at
   double bound_[2] = {0.0, 0.0};
-  bool uncertain_ = false;  // CellWeights found a decision rounding could flip
+  bool uncertain_ = false;          // CellWeights found a decision rounding could flip
   std::vector<double> bound_tree_;  // NoteBound's segment tree, leaves at [width, 2·width)
 };
 

@@ -47,8 +47,7 @@ TEST_F(CliTest, ProfileRefusesTwoLayerPairsAndBadOptionsInOneLine) {
   const std::string kgram = Corpus("/corpus/models/kgram_S2_k1.json");
   ExpectInputError({"profile", kgram, kgram}, "one-layer pairs only");
   const std::string f = Corpus("/corpus/models/pair/f.json");
-  ExpectInputError({"profile", f, f, "--train-length", "50", "--max-length", "10"},
-                   "--max-length");
+  ExpectInputError({"profile", f, f, "--train-length", "50", "--max-length", "10"}, "--max-length");
   ExpectInputError({"profile", f, f, "--points", "0"}, "--points");
 }
 
