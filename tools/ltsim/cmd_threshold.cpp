@@ -16,6 +16,7 @@
 #include "ltsim/check/sandwich.h"
 #include "ltsim/eval/precise.h"
 #include "ltsim/model/model_file.h"
+#include "ltsim/search/raw_threshold_search.h"
 #include "ltsim/threshold/threshold.h"
 #include "output.h"
 #include "progress.h"
@@ -39,17 +40,6 @@ struct ThresholdArgs {
   bool no_paths = false;
   bool quiet = false;
 };
-
-// "0^3 1 2^2": the run-length text format of docs/formats.md §2.
-std::string RunLengthText(const std::vector<Run>& runs) {
-  std::string text;
-  for (const Run& run : runs) {
-    if (!text.empty()) text += ' ';
-    text +=
-        run.count == 1 ? fmt::format("{}", run.token) : fmt::format("{}^{}", run.token, run.count);
-  }
-  return text;
-}
 
 Json RunsJson(const std::vector<Run>& runs) {
   Json out = Json::array();
