@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "ltsim/core/error.h"
 #include "ltsim/model/limits.h"
@@ -144,6 +146,49 @@ class Validator {
 
 void ValidateTransformer(const Transformer& model, const std::string& source) {
   Validator(source).Check(model);
+}
+
+namespace {
+
+template <class A>
+bool SameArray(const A& a, const A& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() && (a.array() == b.array()).all();
+}
+
+}  // namespace
+
+bool SameFunction(const Transformer& a, const Transformer& b) {
+  if (a.alphabet != b.alphabet || a.width != b.width || a.period != b.period ||
+      a.locality != b.locality || a.tie_tolerance != b.tie_tolerance ||
+      a.layers.size() != b.layers.size())
+    return false;
+  for (std::size_t l = 0; l < a.layers.size(); ++l) {
+    const Layer& x = a.layers[l];
+    const Layer& y = b.layers[l];
+    if (x.attention != y.attention || x.bias_scaling != y.bias_scaling ||
+        x.precision_bits != y.precision_bits || x.heads.size() != y.heads.size() ||
+        x.mlp.has_value() != y.mlp.has_value())
+      return false;
+  }
+  // Shapes of the layers agree: compare every weight array in ForEachWeightArray's order.
+  std::vector<const Matrix*> ma, mb;
+  std::vector<const Vector*> va, vb;
+  const auto collect = [](const Transformer& m, std::vector<const Matrix*>& mats,
+                          std::vector<const Vector*>& vecs) {
+    ForEachWeightArray(m, [&](const auto& array) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(array)>, Matrix>)
+        mats.push_back(&array);
+      else
+        vecs.push_back(&array);
+    });
+  };
+  collect(a, ma, va);
+  collect(b, mb, vb);
+  for (std::size_t i = 0; i < ma.size(); ++i)
+    if (!SameArray(*ma[i], *mb[i])) return false;
+  for (std::size_t i = 0; i < va.size(); ++i)
+    if (!SameArray(*va[i], *vb[i])) return false;
+  return true;
 }
 
 }  // namespace ltsim

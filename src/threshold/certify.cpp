@@ -642,6 +642,16 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
   CertifyResult result;
   result.view = JointViewOf({&f, &g});
   result.tolerance = options.tolerance;
+  if (SameFunction(f, g)) {
+    // Equal parameters: f(x) = g(x) for every string, so G* = 0 ≤ ε (§12.10). Every bound is 0.
+    result.verdict = CertifyVerdict::kAgrees;
+    result.identical = true;
+    result.sup_gap_upper = 0.0;
+    result.limit_bound = 0.0;
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
   const std::uint64_t m = static_cast<std::uint64_t>(result.view.locality) + 1;
   LimitSearch limit(f, g, result.view, options);
   const auto note = [&](const std::string& line) {

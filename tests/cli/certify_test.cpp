@@ -31,15 +31,21 @@ TEST_F(CliTest, CertifyJsonGivesTheFamilysFirstDisagreementWithExitOne) {
 
 TEST_F(CliTest, CertifyIdenticalModelsAgreeWithExitZero) {
   const std::string f = Corpus("/corpus/models/pair/f.json");
-  const Result r = Run({"certify", f, f, "--eps", "1e-6", "--json", "--seed", "7"});
+  const Result r = Run({"certify", f, f, "--eps", "0", "--json", "--seed", "7"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const Json doc = Json::parse(r.out);
   EXPECT_EQ(doc["verdict"], "agrees-at-every-length");
+  EXPECT_TRUE(doc["identical_models"].get<bool>());
   EXPECT_TRUE(doc["first_disagreement"].is_null());
   EXPECT_TRUE(doc["witness_text"].is_null());
   EXPECT_EQ(doc["sup_gap_lower"].get<double>(), 0.0);
-  EXPECT_LE(doc["sup_gap_upper"].get<double>(), 1e-9);  // relaxed bounds carry their rounding
+  EXPECT_EQ(doc["sup_gap_upper"].get<double>(), 0.0);
+  EXPECT_EQ(doc["threshold_runs"], 0);
   EXPECT_EQ(doc["seed"], 7);
+  // The text says why no search ran.
+  const Result text = Run({"certify", f, f, "--eps", "0", "--quiet"});
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("same parameters"), std::string::npos) << text.out;
 }
 
 // A budget of one box cannot settle the family member at a larger ε beyond T₀: undecided, 3.

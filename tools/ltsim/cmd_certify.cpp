@@ -64,6 +64,7 @@ void PrintJsonResult(const CertifyArgs& args, const CertifyResult& r) {
   doc["exact_bound"] = Number(r.exact_bound);
   doc["limit_bound"] = Number(r.limit_bound);
   doc["tolerance"] = r.tolerance;
+  doc["identical_models"] = r.identical;
   doc["reason"] = r.reason.empty() ? Json(nullptr) : Json(r.reason);
   doc["boxes"] = r.boxes;
   doc["threshold_runs"] = r.threshold_runs;
@@ -78,6 +79,9 @@ void PrintText(const CertifyArgs& args, const CertifyResult& r) {
   std::cout << fmt::format("  f: {}   g: {}\n", args.f, args.g);
   std::cout << fmt::format("  joint view: S = {}, Δ* = {}, τ* = {}\n", r.view.alphabet,
                            r.view.period, r.view.locality);
+  if (r.identical)
+    std::cout << "  f and g have the same parameters (names and meta aside): |f(x) - g(x)| = 0 "
+                 "for every string, no search needed (docs/theory.md §12.10)\n";
   std::cout << fmt::format(
       "  lengths ≤ {}: exact threshold ({} runs, {} evaluations), certified bound {}\n",
       r.exact_up_to, r.threshold_runs, r.threshold_evaluations, Show(r.exact_bound));
@@ -149,7 +153,7 @@ void AddCertifyCommand(CLI::App& app, int& exit_code) {
       {"ltsim certify corpus/models/pair/f.json corpus/models/pair/g.json --eps 0.1",
        "ltsim certify corpus/families/bump_s2.71_period2/f.json "
        "corpus/families/bump_s2.71_period2/g.json --eps 0.05 --json",
-       "ltsim certify corpus/models/pair/f.json corpus/models/pair/f.json --eps 1e-6"},
+       "ltsim certify corpus/models/pair/f.json corpus/models/pair/f.json --eps 0"},
       fmt::format(
           "Lengths ≤ T0 are searched by the exact threshold (docs/theory.md §11); longer ones by a "
           "branch and bound over the frequencies n/F and 1/F of every context, whose certified "

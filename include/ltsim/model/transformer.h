@@ -77,6 +77,12 @@ inline const char* BiasScalingName(BiasScaling scaling) { return kBiasScalingNam
 /// naming `source` and the key.
 void ValidateTransformer(const Transformer& model, const std::string& source);
 
+/// True when `a` and `b` compute the same function: equal alphabet, width, Δ, τ, θ, layer
+/// modes, precisions, bias scalings, head and MLP shapes, and every weight equal as a number
+/// (0.0 == -0.0). Names and `meta` are ignored. Equal parameters give equal outputs on every
+/// string, so ‖a(x) − b(x)‖ = 0 at every length (docs/theory.md §12.10).
+bool SameFunction(const Transformer& a, const Transformer& b);
+
 /// Calls visit(array) on every weight array of `model` (Matrix or Vector, by reference) in one
 /// fixed order: E, P; per layer each head's qk, ov, bias, then the MLP's in, in_bias, out; then
 /// the readout W, c. Seeded draws that walk the weights follow this order.

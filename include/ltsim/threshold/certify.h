@@ -84,6 +84,9 @@ struct CertifyResult {
   std::uint64_t boxes = 0;           ///< boxes of the limit search bounded
   std::uint64_t threshold_runs = 0;  ///< exact threshold runs (T₀ raised in between)
   std::uint64_t threshold_evaluations = 0;
+  /// f and g have the same parameters (SameFunction): the gap is 0 at every length, decided
+  /// without a search (docs/theory.md §12.10).
+  bool identical = false;
   std::string reason;  ///< undecided: "tolerance" (bracket ≤ tolerance) or "budget"
   double tolerance = 0.0;
   double seconds = 0.0;

@@ -28,12 +28,34 @@ CertifyResult Decide(const Transformer& f, const Transformer& g, double eps,
 
 constexpr double kGolden = 0.6180339887498949;
 
-TEST(Certify, IdenticalModelsAgreeWithBoundZero) {
+TEST(Certify, IdenticalModelsAgreeWithBoundZeroWithoutASearch) {
   const Transformer f = ShareOfOnes(Attention::kSoftmax, 0.3);
-  const CertifyResult r = Decide(f, f, 0.0);
+  Transformer g = f;
+  g.name = "copy";
+  const CertifyResult r = Decide(f, g, 0.0);
   EXPECT_EQ(r.verdict, CertifyVerdict::kAgrees);
+  EXPECT_TRUE(r.identical);
   EXPECT_FALSE(r.first_disagreement.has_value());
   EXPECT_EQ(r.sup_gap_lower, 0.0);
+  EXPECT_EQ(r.sup_gap_upper, 0.0);
+  EXPECT_EQ(r.threshold_runs, 0u);
+  EXPECT_EQ(r.boxes, 0u);
+}
+
+// The same function with other parameters (the one head split into two equal heads with half
+// the value map each: the same attention, the same sum) is not taken by the shortcut; the
+// search certifies it at ε = 0 within its rounding slack.
+TEST(Certify, ASplitHeadTwinAgreesAtEveryLengthThroughTheSearch) {
+  const Transformer f = ShareOfOnes(Attention::kSoftmax, 0.3);
+  Transformer g = f;
+  Head half = g.layers.front().heads.front();
+  half.ov *= 0.5;  // exact in binary
+  g.layers.front().heads = {half, half};
+  const CertifyResult r = Decide(f, g, 0.0);
+  EXPECT_EQ(r.verdict, CertifyVerdict::kAgrees);
+  EXPECT_FALSE(r.identical);
+  EXPECT_GE(r.threshold_runs, 1u);
+  EXPECT_LE(r.sup_gap_lower, 1e-15);  // the two sums' rounding: ov/2 + ov/2 in another order
   EXPECT_LE(r.sup_gap_upper, 1e-9);
 }
 
