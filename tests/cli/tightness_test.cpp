@@ -120,13 +120,16 @@ TEST_F(CliTest, Tightness52RowsCarryTheRowShapeAndReplay) {
     for (const Json& p : row["lower"]["points"]) {
       EXPECT_TRUE(p["value"].is_number());
       EXPECT_TRUE(p["censored"].is_boolean());
-      if (p["censored"].get<bool>()) EXPECT_EQ(p["length"], 15);
+      if (p["censored"].get<bool>()) {
+        EXPECT_EQ(p["length"], 15);
+      }
       EXPECT_TRUE(fs::exists(fs::path(out) / p["witness"].get<std::string>()));
     }
     const std::string reason = row["reason"];
     EXPECT_NE(reason.find("upper side (certified"), std::string::npos) << reason;
-    if (r > 0)
+    if (r > 0) {
       EXPECT_NE(reason.find("not yet certified beyond T = 15"), std::string::npos) << reason;
+    }
   }
   const Json& k = doc["rows"][3];
   EXPECT_TRUE(k["lower"]["ci"].is_null());

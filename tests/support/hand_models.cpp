@@ -3,15 +3,16 @@
 
 namespace ltsim::test {
 
-Transformer ShareOfOnes(Attention attention, double one_logit, int bits) {
+Transformer ShareOfOnes(Attention attention, double one_logit, int bits, int locality) {
   Transformer m;
   m.name = "share-of-ones";
   m.alphabet = 2;
   m.width = 3;
+  m.locality = locality;
   m.embedding = Matrix::Zero(2, 3);
   m.embedding(0, 0) = m.embedding(1, 1) = 1.0;
   m.positional = Matrix::Zero(1, 3);
-  Head head{Matrix::Zero(3, 3), Matrix::Zero(3, 3), Vector::Zero(1)};
+  Head head{Matrix::Zero(3, 3), Matrix::Zero(3, 3), Vector::Zero(locality + 1)};
   head.qk(1, 0) = head.qk(1, 1) = one_logit;
   head.ov(2, 1) = 1.0;
   Layer layer;

@@ -16,44 +16,19 @@
 #include "ltsim/eval/evaluate.h"
 #include "ltsim/eval/reference.h"
 #include "ltsim/strings/source.h"
+#include "ltsim_test/hand_models.h"
 #include "threshold/path_threshold.h"
 
 namespace ltsim {
 namespace {
 
+using test::Bump;
+using test::ShareOfOnes;
+
 // Gaps recomputed by hand or by another evaluator: a few ulps of numbers of order 1.
 constexpr double kTolerance = 1e-12;
 
-// S = 2, d = 3 (0: [token 0], 1: [token 1], 2: output), Δ = 1, τ = `locality`. For every
-// query a key holding a 1 has logit `one_logit` and a key holding a 0 has logit 0; the
-// output is the attention weight on the 1s.
-Transformer ShareOfOnes(Attention attention, double one_logit, int locality = 0) {
-  Transformer m;
-  m.name = "share-of-ones";
-  m.alphabet = 2;
-  m.width = 3;
-  m.locality = locality;
-  m.embedding = Matrix::Zero(2, 3);
-  m.embedding(0, 0) = m.embedding(1, 1) = 1.0;
-  m.positional = Matrix::Zero(1, 3);
-  Head head{Matrix::Zero(3, 3), Matrix::Zero(3, 3), Vector::Zero(locality + 1)};
-  head.qk(1, 0) = head.qk(1, 1) = one_logit;
-  head.ov(2, 1) = 1.0;
-  Layer layer;
-  layer.attention = attention;
-  layer.heads.push_back(head);
-  m.layers.push_back(layer);
-  m.readout_weight = Matrix::Zero(1, 3);
-  m.readout_weight(0, 2) = 1.0;
-  m.readout_bias = Vector::Zero(1);
-  return m;
-}
-
-Transformer Finite(int bits) {
-  Transformer m = ShareOfOnes(Attention::kFinite, 1.0);
-  m.layers[0].precision_bits = bits;
-  return m;
-}
+Transformer Finite(int bits) { return ShareOfOnes(Attention::kFinite, 1.0, bits); }
 
 // The same function as a two-layer model: a second layer with no heads and no MLP.
 Transformer WithEmptySecondLayer(Transformer m) {
@@ -114,7 +89,7 @@ TEST(Threshold, HardmaxTieRuleFirstDisagreesAtFour) {
 // 0, 1/6, 4/15, 9/28, 16/45, … (T = 1: ln 1 = 0, both uniform). G crosses 0.3 at T = 4 and
 // 0.35 at T = 5.
 TEST(Threshold, SoftmaxLogBiasFirstDisagreesWhenTheLocalKeyOutweighs) {
-  Transformer f = ShareOfOnes(Attention::kSoftmax, 0.0, 1);
+  Transformer f = ShareOfOnes(Attention::kSoftmax, 0.0, 0, 1);
   f.layers[0].bias_scaling = BiasScaling::kLog;
   Transformer g = f;
   f.layers[0].heads[0].bias << 0.0, 1.0;
@@ -209,22 +184,12 @@ TEST(Threshold, AGapWithinRoundingOfEpsIsNotADisagreement) {
 
 // ---- The pruned search: a known answer far beyond full enumeration ------------------------
 
-// f = the share of 1s (hardmax, every key tied, τ = 0: x = c₁/T over all T positions);
-// g = f + a triangular MLP bump h·max(0, 1 − |x − c|/w) of height h = 1 at c = φ − 1 (the
-// golden ratio's fraction, whose best rational approximations are ratios of Fibonacci numbers).
-// gap = the bump, > ε = 1/2 iff |c₁/T − c| < w/2, so T* is the smallest T with a fraction
-// within w/2 of c, which the test finds by its own loop over T with exact integer rounding.
-Transformer BumpModel(double c, double w, double h) {
-  Transformer m = ShareOfOnes(Attention::kHardmax, 0.0);
-  Mlp mlp{Matrix::Zero(3, 3), Vector(3), Matrix::Zero(3, 3)};
-  for (int i = 0; i < 3; ++i) mlp.in(i, 2) = 1.0;
-  mlp.in_bias << -(c - w), -c, -(c + w);
-  mlp.out(2, 0) = h / w;
-  mlp.out(2, 1) = -2 * h / w;
-  mlp.out(2, 2) = h / w;
-  m.layers[0].mlp = mlp;
-  return m;
-}
+// The pairs below: f = the share of 1s (hardmax, every key tied, τ = 0: x = c₁/T over all T
+// positions); g = test::Bump(c, w, h) = f + a triangular MLP bump h·max(0, 1 − |x − c|/w) of
+// height h = 1 at c = φ − 1 (the golden ratio's fraction, whose best rational approximations
+// are ratios of Fibonacci numbers). gap = the bump, > ε = 1/2 iff |c₁/T − c| < w/2, so T* is
+// the smallest T with a fraction within w/2 of c, which the test finds by its own loop over T
+// with exact integer rounding.
 
 // Two pruned searches of one pair that must agree bit for bit (threads, dealers): T*, where
 // they stopped, the witness, every counter, and each length's largest gap (NaN = none).
@@ -258,7 +223,7 @@ TEST(Threshold, PrunedSearchFindsTheFirstFractionNearAnIrrational) {
   }
   EXPECT_EQ(expected, 17711u);  // F(22): 10946/17711 ≈ c within 1.4e-9
   const Transformer f = ShareOfOnes(Attention::kHardmax, 0.0);
-  const Transformer g = BumpModel(static_cast<double>(c), w, 1.0);
+  const Transformer g = Bump(static_cast<double>(c), w, 1.0);
   ValidateTransformer(g, "g");
   ThresholdOptions o{0.5, 100000, 1, 100};
   const ThresholdResult r = FindThreshold(f, g, o);
@@ -316,7 +281,7 @@ class TwoRankReducer final : public ItemDealer {
 
 TEST(Threshold, PrunedSearchDealtToSharingRanksGivesTheOneProcessResult) {
   const Transformer f = ShareOfOnes(Attention::kHardmax, 0.0);
-  const Transformer g = BumpModel(0.6180339887498949, 4e-9, 1.0);
+  const Transformer g = Bump(0.6180339887498949, 4e-9, 1.0);
   // T* = 17711 (the test above), and a budget that ends the search before it.
   for (const std::uint64_t budget : {std::uint64_t{100000000}, std::uint64_t{20000}}) {
     ThresholdOptions o;
@@ -375,7 +340,7 @@ TEST(Threshold, RefusesBeyondItsLimits) {
   // D* = 2·lcm(7, 5) = 70 > 64.
   ExpectRefused(MakeModPTask(7, 0), MakeModPTask(5, 0), {0.1, 5, 1, 100}, "limit of 64");
   // τ* = 11 > 10.
-  const Transformer local = ShareOfOnes(Attention::kHardmax, 0.01, 11);
+  const Transformer local = ShareOfOnes(Attention::kHardmax, 0.01, 0, 11);
   ExpectRefused(f, local, {0.1, 5, 1, 100}, "τ* = 11");
   // Alphabets, outputs, depth.
   Transformer three = f;
@@ -435,7 +400,9 @@ TEST(Threshold, TwoLayerPairIsExhaustiveThroughPaths) {
   EXPECT_EQ(r.samples_per_length, 0u);
   EXPECT_GT(r.paths.sets_pruned, 0u);
   for (double gap : r.max_gap_per_length)
-    if (!std::isnan(gap)) EXPECT_LE(gap, kTolerance);
+    if (!std::isnan(gap)) {
+      EXPECT_LE(gap, kTolerance);
+    }
 }
 
 // Found inside the exhaustive range, the answer is exact: the tie-rule pair of above.
