@@ -17,6 +17,9 @@ flags="-g -fsanitize=fuzzer-no-link"
 [ "$sanitize" != none ] && flags="$flags -fsanitize=$sanitize -fno-sanitize-recover=undefined"
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# Paths inside this clone are hashed relative to it (and not the working directory), so a
+# fresh clone of the same sources elsewhere, as CI makes, reuses the cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" \
   -DCMAKE_CXX_FLAGS="$flags" -DLTSIM_LIBFUZZER=ON -DLTSIM_BUILD_BENCHMARKS=OFF -DLTSIM_BUILD_PYTHON=OFF \
   -DLTSIM_BUILD_TESTS=ON >/dev/null

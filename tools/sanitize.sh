@@ -11,6 +11,9 @@ build="${SANITIZE_BUILD_DIR:-build-sanitize}"
 cases="${LTSIM_SANITIZE_CASES:-100}"
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# Paths inside this clone are hashed relative to it (and not the working directory), so a
+# fresh clone of the same sources elsewhere, as CI makes, reuses the cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 start=$(date +%s)
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug "${launcher[@]}" \
   -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
