@@ -1,5 +1,5 @@
-// The long computations in Python: threshold, simulate, sandwich and a fuzz campaign over a
-// user's pair, each without the GIL, with progress and Ctrl-C (docs/python.md).
+// The long computations in Python: threshold, certify, profile, simulate, sandwich and a fuzz
+// campaign over a user's pair, each without the GIL, with progress and Ctrl-C (docs/python.md).
 #include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
@@ -17,6 +17,7 @@
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/sim/simulator.h"
 #include "ltsim/threshold/certify.h"
+#include "ltsim/threshold/profile.h"
 #include "ltsim/threshold/threshold.h"
 
 namespace ltsim::python {
@@ -184,6 +185,68 @@ py::dict Certify(const ModelPtr& f, const ModelPtr& g, double eps, std::uint64_t
   return CertifyDict(result);
 }
 
+py::dict ProfileDict(const ProfileResult& r) {
+  py::dict d;
+  const auto n = static_cast<py::ssize_t>(r.points.size());
+  py::array_t<std::uint64_t> lengths(n);
+  py::array_t<double> lower(n), upper(n);
+  auto L = lengths.mutable_unchecked<1>();
+  auto lo = lower.mutable_unchecked<1>();
+  auto hi = upper.mutable_unchecked<1>();
+  py::list witnesses;
+  for (py::ssize_t i = 0; i < n; ++i) {
+    const ProfilePoint& p = r.points[static_cast<std::size_t>(i)];
+    L(i) = p.length;
+    lo(i) = p.lower;
+    hi(i) = p.upper;
+    witnesses.append(p.witness.empty() ? py::object(py::none())
+                                       : py::object(RunsToNumpy(p.witness)));
+  }
+  d["view"] = py::dict(py::arg("alphabet") = r.view.alphabet, py::arg("period") = r.view.period,
+                       py::arg("locality") = r.view.locality);
+  d["lengths"] = lengths;
+  d["gap_lower"] = lower;
+  d["gap_upper"] = upper;
+  d["witness_runs"] = witnesses;
+  d["train_gap_lower"] = r.train_lower;
+  d["train_gap_upper"] = r.train_upper;
+  d["sup_gap_lower"] = r.sup_lower;
+  d["sup_gap_upper"] = r.sup_upper;
+  const bool witness = !r.sup_witness.empty();
+  d["sup_witness_runs"] = witness ? py::object(RunsToNumpy(r.sup_witness)) : py::none();
+  d["sup_witness_length"] = r.sup_witness_length;
+  d["sup_status"] = r.sup_status;
+  d["certify_runs"] = r.certify_runs;
+  d["ratio_lower"] = r.ratio_lower;
+  d["ratio_upper"] = r.ratio_upper;
+  return d;
+}
+
+py::dict Profile(const ModelPtr& f, const ModelPtr& g, std::uint64_t train_length,
+                 std::uint64_t max_length, int points, double tolerance, int max_certify_runs,
+                 std::uint64_t max_boxes, std::uint64_t certify_evaluations, std::uint64_t seed,
+                 int threads, py::object progress) {
+  if (threads < 0 || threads > kMaxCampaignThreads)
+    throw OptionError("threads", "must be in [0, 1024] (0: every core)", std::to_string(threads));
+  CheckPair(*f, *g);
+  ProgressHook hook(std::move(progress));
+  ProfileOptions options;
+  options.train_length = train_length;
+  options.max_length = max_length;
+  options.points = points;
+  options.tolerance = tolerance;
+  options.max_certify_runs = max_certify_runs;
+  options.max_boxes = max_boxes;
+  options.certify_evaluations = certify_evaluations;
+  options.seed = seed;
+  options.threads = threads;
+  options.progress = [&hook](std::uint64_t done, std::uint64_t total, const std::string&) {
+    hook.Report(done, total);
+  };
+  const ProfileResult result = RunWithoutGil(hook, [&] { return ComputeProfile(*f, *g, options); });
+  return ProfileDict(result);
+}
+
 py::dict Simulate(const std::vector<ModelPtr>& models, const py::object& x,
                   const std::string& method, std::uint64_t z_length, std::uint64_t seed,
                   std::uint64_t block_length, py::object progress) {
@@ -319,6 +382,10 @@ void BindAnalyses(py::module_& m) {
   m.def("certify", &Certify, py::arg("f"), py::arg("g"), py::arg("eps"), py::arg("seed"),
         py::arg("threads"), py::arg("initial_length"), py::arg("max_exact_length"),
         py::arg("tolerance"), py::arg("max_boxes"), py::arg("progress"));
+  m.def("profile", &Profile, py::arg("f"), py::arg("g"), py::arg("train_length"),
+        py::arg("max_length"), py::arg("points"), py::arg("tolerance"), py::arg("max_certify_runs"),
+        py::arg("max_boxes"), py::arg("certify_evaluations"), py::arg("seed"), py::arg("threads"),
+        py::arg("progress"));
   m.def("simulate", &Simulate, py::arg("models"), py::arg("x"), py::arg("method"),
         py::arg("z_length"), py::arg("seed"), py::arg("block_length"), py::arg("progress"));
   m.def("sandwich", &Sandwich, py::arg("f"), py::arg("g"), py::arg("x"), py::arg("method"),

@@ -15,9 +15,10 @@ from the same libraries as the `ltsim` command line). Bad input raises `ltsim.In
 
 from ._ltsim import InputError, __version__
 from ._results import (Bound, CertifyResult, Constants, Family, FamilyMember, FamilyParameter,
-                       FuzzCase, FuzzResult, LayerInfo, ModelInfo, ModelSide, SandwichResult,
-                       Simulation, ThresholdResult)
-from .analyses import certify, fuzz, methods, sandwich, simulate, simulation, threshold
+                       FuzzCase, FuzzResult, LayerInfo, ModelInfo, ModelSide, ProfileResult,
+                       SandwichResult, Simulation, ThresholdResult)
+from .analyses import (certify, fuzz, methods, profile, sandwich, simulate, simulation,
+                       threshold)
 from .models import Model, constants, construct, families, family, load_model
 
 InputError.__module__ = "ltsim"
@@ -26,8 +27,8 @@ InputError.__doc__ = ("Bad input (a file, an argument, a string that does not fi
                       "the command line prints it. A subclass of ValueError.")
 
 __all__ = ["InputError", "Model", "load_model", "construct", "family", "families", "constants",
-           "threshold", "certify", "simulate", "simulation", "sandwich", "fuzz", "methods",
-           "ThresholdResult", "CertifyResult", "Simulation", "SandwichResult", "ModelSide", "ModelInfo",
+           "threshold", "certify", "profile", "simulate", "simulation", "sandwich", "fuzz", "methods",
+           "ThresholdResult", "CertifyResult", "ProfileResult", "Simulation", "SandwichResult", "ModelSide", "ModelInfo",
            "LayerInfo", "Constants", "Bound", "FuzzResult", "FuzzCase", "Family",
            "FamilyParameter", "FamilyMember", "__version__"]
 

@@ -107,6 +107,38 @@ class CertifyResult(Result):
 
 
 @dataclasses.dataclass
+class ProfileResult(Result):
+    """The length profile of a one-layer pair, as `ltsim profile` computes it
+    (docs/theory.md §14); every number is a certified bracket [lower, upper].
+
+    `lengths` (1 … train_length, then a log grid up to max_length); per length the largest gap
+    max_{|x| = T} ‖f(x) − g(x)‖_∞ in [`gap_lower` (a string attains it: `witness_runs[i]`, runs
+    (tokens, counts)), `gap_upper` (certified)]; ε_train(n), the largest gap over lengths ≤ n, in
+    [`train_gap_lower`, `train_gap_upper`] (NaN without n); the supremum over every length in
+    [`sup_gap_lower` (attained by `sup_witness_runs`, of `sup_witness_length` tokens),
+    `sup_gap_upper` (certified at every length)], `sup_status` "tolerance", "certify-undecided"
+    or "runs"; their ratio sup/ε_train in [`ratio_lower`, `ratio_upper`]."""
+    train_length: int
+    max_length: int
+    seed: int
+    view: dict
+    lengths: object
+    gap_lower: object
+    gap_upper: object
+    witness_runs: list
+    train_gap_lower: float
+    train_gap_upper: float
+    sup_gap_lower: float
+    sup_gap_upper: float
+    sup_witness_runs: object
+    sup_witness_length: int
+    sup_status: str
+    certify_runs: int
+    ratio_lower: float
+    ratio_upper: float
+
+
+@dataclasses.dataclass
 class Bound(Result):
     """One of the paper's bounds (or a user expression) at the constants: `value` is the
     bound's number (a length N, or a rate; NaN where the bound does not apply to the pair,

@@ -1,4 +1,5 @@
-"""The long computations: the exact first disagreement, simulations, the sandwich and fuzz
+"""The long computations: the exact first disagreement, agreement at every length, the length
+profile, simulations, the sandwich and fuzz
 campaigns over a user's pair. Each releases the GIL, takes `threads=` where it is parallel,
 reports to `progress(done, total)` and stops on Ctrl-C (KeyboardInterrupt)."""
 
@@ -10,8 +11,8 @@ import numpy as np
 
 from . import _ltsim
 from ._errors import call
-from ._results import (CertifyResult, FuzzCase, FuzzResult, ModelSide, SandwichResult, Simulation,
-                       ThresholdResult)
+from ._results import (CertifyResult, FuzzCase, FuzzResult, ModelSide, ProfileResult,
+                       SandwichResult, Simulation, ThresholdResult)
 from .models import Model
 
 _THRESHOLD_NAMES = {"epsilon": "eps", "samples_per_length": "samples"}
@@ -79,6 +80,31 @@ def certify(f: Model, g: Model, eps: float, seed: int = 1, threads: int = 0,
              _count(max_exact_length, "max_exact_length"), float(tolerance),
              _count(max_boxes, "max_boxes"), progress)
     return CertifyResult(eps=float(eps), seed=int(seed), **d)
+
+
+def profile(f: Model, g: Model, train_length: int = 0, max_length: int = 10_000, points: int = 30,
+            tolerance: float = 1e-3, max_certify_runs: int = 40, max_boxes: int = 200_000,
+            certify_evaluations: int = 200_000, seed: int = 1, threads: int = 0,
+            progress=None) -> ProfileResult:
+    """The length profile of a one-layer pair, as `ltsim profile` computes it
+    (docs/theory.md §14): the largest gap at every length 1 … `train_length` and on `points`
+    lengths up to `max_length` (log grid), ε_train(n), the supremum over every length (by
+    bisection with certify) and their ratio, each a certified bracket. `seed` is recorded;
+    nothing is random. `progress(done, total)` is called per length.
+
+    >>> f = ltsim.load_model("corpus/families/bump_s2.71_period2/f.json")
+    >>> g = ltsim.load_model("corpus/families/bump_s2.71_period2/g.json")
+    >>> p = ltsim.profile(f, g, train_length=16, max_length=1000, points=5)
+    >>> p.train_gap_upper <= p.sup_gap_upper, int(p.lengths[-1])
+    (True, 1000)
+    """
+    d = call(_ltsim.profile, {}, f._native, g._native, _count(train_length, "train_length"),
+             _count(max_length, "max_length"), int(points), float(tolerance),
+             int(max_certify_runs), _count(max_boxes, "max_boxes"),
+             _count(certify_evaluations, "certify_evaluations"), _count(seed, "seed"),
+             int(threads), progress)
+    return ProfileResult(train_length=int(train_length), max_length=int(max_length),
+                         seed=int(seed), **d)
 
 
 def simulation(f, x, z_length: int, method: str = "frequency", seed: int = 1,

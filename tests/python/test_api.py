@@ -1,5 +1,5 @@
 """The Python package `ltsim` against the `ltsim` command line (docs/python.md): the same
-numbers for eval, threshold, certify, simulate, sandwich, info, constants and fuzz over a pair; bad input raises
+numbers for eval, threshold, certify, profile, simulate, sandwich, info, constants and fuzz over a pair; bad input raises
 ltsim.InputError with the command line's one-line message; long calls release the GIL, stop
 on Ctrl-C and give the same results for any thread count.
 
@@ -298,6 +298,36 @@ class LongCalls(unittest.TestCase):
         with self.assertRaises(ltsim.InputError) as error:
             ltsim.certify(ltsim.load_model(F), ltsim.load_model(G), eps=-1)
         self.assertIn("eps", str(error.exception))
+
+    def test_profile(self):
+        f, g = f"{BUMP}/f.json", f"{BUMP}/g.json"
+        want = json.loads(cli("profile", f, g, "--train-length", "16", "--max-length", "1000",
+                              "--points", "5", "--quiet", "--json").stdout)
+        got = ltsim.profile(ltsim.load_model(f), ltsim.load_model(g), train_length=16,
+                            max_length=1000, points=5)
+        self.assertEqual([int(t) for t in got.lengths], want["lengths"])
+        self.assertEqual(got.gap_lower.tolist(), want["gap_lower"])
+        self.assertEqual(got.gap_upper.tolist(), want["gap_upper"])
+        for key in ("train_gap_lower", "train_gap_upper", "sup_gap_lower", "sup_gap_upper",
+                    "ratio_lower", "ratio_upper", "sup_status", "certify_runs"):
+            if want[key] is None:  # the CLI writes ±∞ and NaN as null
+                self.assertFalse(math.isfinite(getattr(got, key)), key)
+            else:
+                self.assertEqual(getattr(got, key), want[key], key)
+        # Each length's witness attains its lower bound (the exact evaluator, through eval).
+        fm, gm = ltsim.load_model(f), ltsim.load_model(g)
+        with_witness = [i for i, w in enumerate(got.witness_runs) if w is not None]
+        self.assertIn(len(got.lengths) - 1, with_witness)
+        for i in with_witness:
+            tokens, counts = got.witness_runs[i]
+            x = np.repeat(tokens, counts.astype(np.int64))
+            self.assertEqual(len(x), int(got.lengths[i]))
+            self.assertAlmostEqual(float(np.max(np.abs(fm.eval(x) - gm.eval(x)))),
+                                   float(got.gap_lower[i]), delta=1e-12)
+        json.dumps(got.to_dict())  # plain values only
+        with self.assertRaises(ltsim.InputError) as error:
+            ltsim.profile(fm, gm, train_length=16, max_length=8)
+        self.assertIn("max_length", str(error.exception))
 
 
 class Torch(unittest.TestCase):

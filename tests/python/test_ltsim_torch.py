@@ -250,6 +250,13 @@ class CommandLine(unittest.TestCase):
             self.assertAlmostEqual(max(abs(a - b) for a, b in zip(f_x["output"], g_x["output"])),
                                    found["gap"], delta=1e-12)
             self.assertEqual(found["trajectory"], sorted(found["trajectory"]))
+            # Started from ltsim.profile's strings: at least its attained gap at this length,
+            # at most its certified bounds there and at every length.
+            bounds = found["certified"]
+            self.assertGreater(found["starts_from_certified_search"], 0)
+            self.assertGreaterEqual(found["gap"], bounds["length_gap_lower"] - 1e-12)
+            self.assertLessEqual(found["gap"], bounds["length_gap_upper"] + 1e-12)
+            self.assertLessEqual(bounds["length_gap_upper"], bounds["sup_gap_upper"] + 1e-12)
             bad = os.path.join(tmp, "bad.safetensors")
             with open(bad, "wb") as f:
                 f.write(b"\x01")

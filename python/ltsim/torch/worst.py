@@ -4,13 +4,17 @@
         --out worst.txt
 
 maximises ‖f(x) − g(x)‖_∞ over strings of exactly --length tokens, written as runs (token,
-count): a seeded hill climb whose every round mutates the best string found so far into
---population candidates (a run's count ×¼…×4, a run inserted, removed or retokenised, the
-last runs — what the local bias and the residues see — redrawn, two runs swapped) and
+count). For one-layer pairs it starts from `ltsim.profile` (docs/theory.md §14): the exact
+threshold's witnesses at lengths up to --length and the string attaining the certified
+supremum, each scaled to --length; these also give the certified upper bounds it prints
+beside its answer (the largest gap at this length, when --length ≤ 10⁶, and over every
+length). Then a seeded hill climb whose every round mutates the best string found so far
+into --population candidates (a run's count ×¼…×4, a run inserted, removed or retokenised,
+the last runs — what the local bias and the residues see — redrawn, two runs swapped) and
 evaluates them all with ltsim's exact streaming evaluator through its Python bindings
 (`ltsim.Model.eval` on the runs; any model file ltsim reads, .safetensors included). The
 answer is a measurement: the gap on the string it prints, so a lower bound on the worst gap
-at that length, not the maximum.
+at that length, not the maximum; the upper bounds are certified.
 """
 
 from __future__ import annotations
@@ -90,6 +94,34 @@ def evaluate(models, candidates):
     return np.abs(outputs[0] - outputs[1]).max(axis=1), outputs
 
 
+def runs_of(pair):
+    """Runs (tokens, counts) as the bindings return them, as a list of (token, count)."""
+    tokens, counts = pair
+    return [(int(t), int(c)) for t, c in zip(tokens.tolist(), counts.tolist())]
+
+
+def certified_seeds(models, length, threads):
+    """ltsim.profile on the pair up to min(length, 10⁶): the strings it evaluated (each length's
+    worst, the supremum's witness) scaled to `length`, and its certified bounds. Returns
+    (seeds, bounds) where bounds is None with a reason when the pair has no profile (two
+    layers, ln T bias scaling)."""
+    grid_end = min(length, 10**6)
+    try:
+        p = ltsim.profile(models[0], models[1], train_length=0, max_length=grid_end,
+                          points=min(8, grid_end), threads=threads)
+    except ltsim.InputError as error:
+        return [], {"reason": str(error)}
+    seeds = [fix_length(runs_of(w), length) for w in p.witness_runs if w is not None]
+    if p.sup_witness_runs is not None:
+        seeds.append(fix_length(runs_of(p.sup_witness_runs), length))
+    bounds = {"sup_gap_lower": p.sup_gap_lower, "sup_gap_upper": p.sup_gap_upper,
+              "sup_status": p.sup_status}
+    if grid_end == length:
+        bounds["length_gap_lower"] = float(p.gap_lower[-1])
+        bounds["length_gap_upper"] = float(p.gap_upper[-1])
+    return seeds, bounds
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m ltsim.torch.worst", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -101,6 +133,10 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="master seed (default 1, as the CLI)")
     parser.add_argument("--out", help="write the worst string as run-length text here")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--no-certify", action="store_true",
+                        help="random starts only: no ltsim.profile seeds and no certified bounds")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="ltsim.profile's threads (0: every core; results do not depend on it)")
     args = parser.parse_args(argv)
     length = int(args.length)
     rng = np.random.default_rng([args.seed, 0x3057])
@@ -112,8 +148,12 @@ def main(argv=None) -> int:
     if not args.json:
         print(f"worst: seed {args.seed}, |x| = {length}, {args.rounds} rounds × "
               f"{args.population} candidates", flush=True)
-    candidates = [random_runs(rng, alphabet, length, int(rng.integers(1, 64)))
-                  for _ in range(args.population)]
+    seeds, bounds = ([], {"reason": "--no-certify"}) if args.no_certify else \
+        certified_seeds(models, length, args.threads)
+    if not args.json and "reason" not in bounds:
+        print(f"  ltsim.profile: {len(seeds)} certified-search strings as starts", flush=True)
+    candidates = seeds + [random_runs(rng, alphabet, length, int(rng.integers(1, 64)))
+                          for _ in range(max(0, args.population - len(seeds)))]
     gaps, outs = evaluate(models, candidates)
     best_i = int(np.argmax(gaps))
     best, best_gap = candidates[best_i], float(gaps[best_i])
@@ -137,12 +177,23 @@ def main(argv=None) -> int:
     result = {"seed": args.seed, "length": length, "gap": best_gap,
               "f_x": best_out[0].tolist(), "g_x": best_out[1].tolist(), "runs": best,
               "trajectory": trajectory, "what": "measured gap on this string (a lower bound on "
-              "the worst gap at this length)"}
+              "the worst gap at this length)",
+              "starts_from_certified_search": len(seeds),
+              "certified": bounds}
     if args.json:
         print(json.dumps(result))
     else:
         print(f"worst: ‖f(x) − g(x)‖_∞ = {best_gap:.6g} on a string of {length} tokens in "
-              f"{len(best)} runs" + (f", written to {args.out}" if args.out else ""))
+              f"{len(best)} runs (a lower bound on the worst gap at this length)"
+              + (f", written to {args.out}" if args.out else ""))
+        if "reason" in bounds:
+            print(f"  no certified upper bound: {bounds['reason']}")
+        else:
+            if "length_gap_upper" in bounds:
+                print(f"  certified: the worst gap at length {length} is at most "
+                      f"{bounds['length_gap_upper']:.6g} (ltsim.profile)")
+            print(f"  certified: the gap at every length is at most {bounds['sup_gap_upper']:.6g}"
+                  f" (ltsim.profile; a string attains {bounds['sup_gap_lower']:.6g})")
     return 0
 
 
