@@ -5,7 +5,9 @@ Fails (exit 1, one line per problem) when a source, test, script or README
   - names a document that is not in the repository (the team's spec or house style, a
     `../shared` path), or a docs page without its `docs/` prefix, or
   - cites `docs/<page>.md §N` (or a relative link to a sibling page with a section inside docs/) where the page or
-    its section N does not exist.
+    its section N does not exist, or
+  - cites the tracker ("issue 12"): code and docs say what they do and why, not which ticket
+    asked for it.
 Usage: tools/check_docs.py [REPOSITORY_ROOT]   (default: the parent of tools/)
 """
 import pathlib
@@ -20,6 +22,8 @@ SKIP_DIRS = {"build", ".git"}
 # Documents outside the repository, whatever their spelling.
 OUTSIDE = re.compile(r"\.\./shared|shared/spec|house[ -]style|paper-notes|spec v1", re.I)
 # A docs page named without its docs/ prefix (not a path, not a markdown link target).
+# A tracker reference in code, tests or docs.
+TRACKER = re.compile(r"\bissues? #?\d+", re.I)
 BARE_PAGE = re.compile(r"(?<![\w/.\[-])(?<!\]\()(?:%s)\.md\b" % "|".join(p for p in PAGES if p != "README"))
 # A section list after a page: "§2", "§2.4", "§2–§4", "§1, §2.3".
 SECTIONS = r"(§\d+(?:\.\d+)*(?:\s*(?:–|-|,|and)\s*§\d+(?:\.\d+)*)*)"
@@ -59,6 +63,9 @@ def check():
         for m in OUTSIDE.finditer(text):
             problems.append(f"{rel}:{line_of(text, m.start())}: cites '{m.group(0)}', which is "
                             "not in the repository")
+        for m in TRACKER.finditer(text):
+            problems.append(f"{rel}:{line_of(text, m.start())}: '{m.group(0)}' cites the "
+                            "tracker (say what the code does, not which issue asked)")
         if not in_docs:
             for m in BARE_PAGE.finditer(text):
                 problems.append(f"{rel}:{line_of(text, m.start())}: '{m.group(0)}' without "

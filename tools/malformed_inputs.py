@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs a few hundred malformed invocations of each input class against an ltsim binary and
-counts how each ends (issue 12's attack, repeatable): clean (exit 2, one line on stderr
+counts how each ends (a repeatable attack on every reader): clean (exit 2, one line on stderr
 naming the file, key or flag), crash (a signal, a sanitizer report, an internal check),
 hang (over --timeout seconds), accepted (exit 0 or 1 although the input is malformed),
 unclear (exit 2 but not one clean line), lost (a file outside the run changed, an output

@@ -138,7 +138,7 @@ Witness WitnessFromJson(const io::Json& doc, const std::string& source) {
   const std::string where = source + ": case_spec";
   s.f = ModelFromJson(c.At("f").json(), where + ".f");
   s.g = ModelFromJson(c.At("g").json(), where + ".g");
-  // A witness that cannot run is bad input, never a verdict (issue 12, defect 6).
+  // A witness that cannot run is bad input, never a verdict.
   CheckPair(s.f, s.g, where + ".f", "case_spec.g");
   s.input = InputSpecFromJson(c.At("input").json(), where + ".input");
   if (s.input.alphabet > s.f.alphabet) {

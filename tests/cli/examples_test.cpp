@@ -1,4 +1,4 @@
-// Every example of README and of every `--help` runs (issue 14 "Done means"), and README's
+// Every example of README and of every `--help` runs, and README's
 // command table is one table (bug 1).
 #include <regex>
 

@@ -1,4 +1,4 @@
-// Campaign directories (issue 12, defects 3, 7, 8, 9, 12): campaign.json is read strictly,
+// Campaign directories: campaign.json is read strictly,
 // a complete line of cases.jsonl that is not a case record names its file and line, and
 // summary.json is the same bytes for any --threads.
 #include <nlohmann/json.hpp>

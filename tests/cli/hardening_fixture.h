@@ -1,4 +1,4 @@
-// The fixture of the hardening tests (issue 12): run the ltsim binary in a fresh directory,
+// The fixture of the hardening tests: run the ltsim binary in a fresh directory,
 // and check that bad input ends as one line naming the culprit, exit 2, nothing written.
 #pragma once
 

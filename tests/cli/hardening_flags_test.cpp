@@ -1,4 +1,4 @@
-// Flags that wrapped, clamped or passed unchecked (issue 12, defects 3, 4, 7, 8): each now
+// Flags that wrapped, clamped or passed unchecked: each now
 // ends as one line naming the flag, exit 2.
 #include "hardening_fixture.h"
 

@@ -1,4 +1,4 @@
-// Model files and pairs (issue 12, defects 1, 2, 3, 9, 10): everything the reader lets
+// Model files and pairs: everything the reader lets
 // through evaluates, and everything else is one line naming the file and the key.
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-// Strings and outputs (issue 12, defects 5, 8, 10): an output that is an input is refused
+// Strings and outputs: an output that is an input is refused
 // with the input intact; outputs appear whole or not at all; generator specs are strict.
 #include "hardening_fixture.h"
 

@@ -1,4 +1,4 @@
-// Witnesses (issue 12, defects 2, 6, 7, 9, 10): a witness that cannot run is bad input
+// Witnesses: a witness that cannot run is bad input
 // (exit 2), never "no longer refuted"; numbers and nesting are checked like every format.
 #include <nlohmann/json.hpp>
 

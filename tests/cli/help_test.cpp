@@ -1,5 +1,5 @@
 // Command-line tests of `--help` and `ltsim help`: every command, examples, plain wrapped text,
-// and the suggestions of parse errors (issue 14 "Help that teaches").
+// and the suggestions of parse errors.
 #include <regex>
 
 #include "cli_test_support.h"

@@ -1,5 +1,5 @@
 // Command-line tests of how a STRING is given: inline, stdin, /dev/stdin, process substitution,
-// iid weights, and `ltsim generate`'s errors (issue 14 bugs 2, 3 and 8).
+// iid weights, and `ltsim generate`'s errors.
 #include <regex>
 
 #include "cli_test_support.h"

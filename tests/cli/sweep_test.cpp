@@ -108,7 +108,7 @@ TEST_F(CliTest, SweepWarnsWhenXIsOutsideTheHardmaxRegime) {
   EXPECT_EQ(doc["warnings"].size(), 1u);
 }
 
-// Issue 13's replayable points: with --out-dir every pair of every point writes a needed-length
+// Replayable points: with --out-dir every pair of every point writes a needed-length
 // point witness named in its row (JSON: every pair and the point's worst; CSV: the worst, in
 // the last column); `ltsim replay` re-runs one from the file alone (exit 0) and a witness whose
 // needed n was changed does not reproduce (exit 1).

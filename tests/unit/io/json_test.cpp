@@ -1,5 +1,5 @@
 // The strict JSON layer: positions, key paths, integer and number rules, depth and size
-// limits, directories and devices (issue 12 defects 2, 7, 9, 10).
+// limits, directories and devices.
 #include "ltsim/io/json.h"
 
 #include <gtest/gtest.h>

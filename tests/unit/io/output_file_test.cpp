@@ -1,5 +1,4 @@
-// Atomic outputs: the target is complete or untouched; an output that is an input is refused
-// (issue 12 defect 5).
+// Atomic outputs: the target is complete or untouched; an output that is an input is refused.
 #include "ltsim/io/output_file.h"
 
 #include <gtest/gtest.h>

@@ -80,7 +80,7 @@ TEST(LogitMargin, MinimumOverQueryTypes) {
   EXPECT_EQ(LogitMargin(model), 0.375);
 }
 
-// Issue 12 defect 10: γ is quadratic in D = S·Δ, so it has a work limit; below it, equal
+// γ is quadratic in D = S·Δ, so it has a work limit; below it, equal
 // keys (merged before sorting) change nothing.
 TEST(LogitMargin, NotComputedOverTheWorkLimit) {
   Transformer model;

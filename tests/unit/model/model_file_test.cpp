@@ -450,7 +450,7 @@ TEST(ModelNames, AttentionAndBiasScaling) {
   EXPECT_STREQ(BiasScalingName(BiasScaling::kLog), "log");
 }
 
-// Issue 12: limits checked before allocating, heads required, long values not echoed.
+// Limits checked before allocating, heads required, long values not echoed.
 TEST(ModelFileErrors, LimitsAreCheckedBeforeAllocating) {
   Json json = Base();
   json["width"] = 1000000000;  // a 1 KB file: "out of memory" before (defect 9)

@@ -141,7 +141,7 @@ TEST(IidSourceTest, SpecErrorsNameTheKey) {
       base + ",colour=red: unknown key 'colour' (the keys are length, alphabet, seed, probs)");
   EXPECT_EQ(SpecError(base + ",seed=2"), base + ",seed=2: key 'seed' is given twice");
   EXPECT_EQ(SpecError(base + ",probs"), base + ",probs: expected key=value, got 'probs'");
-  // A trailing or doubled comma was accepted before (issue 12, defect 8).
+  // A trailing or doubled comma is refused.
   EXPECT_EQ(SpecError(base + ","), base + ",: empty item (a stray ',')");
   EXPECT_EQ(SpecError("iid:length=10,,alphabet=3,seed=1"),
             "iid:length=10,,alphabet=3,seed=1: empty item (a stray ',')");

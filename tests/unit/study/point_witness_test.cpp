@@ -1,4 +1,4 @@
-// Point witnesses are read strictly (issue 12's rules for every witness kind): each malformed
+// Point witnesses are read strictly (the rules of every witness kind): each malformed
 // variant of a valid file is one InputError naming the file and the key.
 #include "ltsim/study/point_witness.h"
 
