@@ -227,7 +227,9 @@ TEST(Families, CorpusMembersReplay) {
     ASSERT_TRUE(r.first_disagreement.has_value());
     EXPECT_TRUE(r.exhaustive);
     EXPECT_EQ(*r.first_disagreement, entry["first_disagreement"].get<std::uint64_t>());
-    if (f.layers.size() == 2) EXPECT_EQ(r.method, ThresholdMethod::kPaths);
+    if (f.layers.size() == 2) {
+      EXPECT_EQ(r.method, ThresholdMethod::kPaths);
+    }
   }
 }
 

@@ -331,7 +331,9 @@ TEST(NearTies, FiniteIsWithinTheTieBoundOfItsHardmaxTwin) {
       worst = std::max(worst, std::abs(finite - hardmax));
     }
     EXPECT_LE(worst, bound) << T;
-    if (T == 64.0) EXPECT_GE(worst, 0.99 * bound / (2 * L)) << "the ℓ1 bound is twice the share";
+    if (T == 64.0) {
+      EXPECT_GE(worst, 0.99 * bound / (2 * L)) << "the ℓ1 bound is twice the share";
+    }
   }
   // The closed forms above are the evaluators' outputs: 42 zeros then 22 ones at T = 64.
   std::vector<Token> x(64, 1);

@@ -28,6 +28,15 @@ using test::ShareOfOnes;
 // Gaps recomputed by hand or by another evaluator: a few ulps of numbers of order 1.
 constexpr double kTolerance = 1e-12;
 
+// ε and N (seed 1 and 100 samples a length unless given), every other option at its default.
+ThresholdOptions Options(double epsilon, std::uint64_t max_length, std::uint64_t seed = 1) {
+  ThresholdOptions o;
+  o.epsilon = epsilon;
+  o.max_length = max_length;
+  o.seed = seed;
+  return o;
+}
+
 Transformer Finite(int bits) { return ShareOfOnes(Attention::kFinite, 1.0, bits); }
 
 // The same function as a two-layer model: a second layer with no heads and no MLP.
@@ -40,7 +49,7 @@ ThresholdResult Find(const Transformer& f, const Transformer& g, double epsilon,
                      std::uint64_t max_length, std::uint64_t seed = 1) {
   ValidateTransformer(f, "f");
   ValidateTransformer(g, "g");
-  return FindThreshold(f, g, {epsilon, max_length, seed, 100});
+  return FindThreshold(f, g, Options(epsilon, max_length, seed));
 }
 
 // The answer, the per-length maxima and a witness that really disagrees, by the reference
@@ -128,7 +137,7 @@ TEST(Threshold, PeriodicPairFirstDisagreesAtFive) {
   // Every residue class holds at most one far position up to T = 5: 2 + 4 + 8 + 16 + 32.
   EXPECT_EQ(r.statistics_evaluated, 62u);
   EXPECT_EQ(r.statistics_total, 62u);
-  ThresholdOptions full{0.6, 30, 1, 100};
+  ThresholdOptions full = Options(0.6, 30);
   full.prune = false;
   const ThresholdResult old = FindThreshold(f, g, full);
   EXPECT_EQ(old.evaluations, 62u);
@@ -163,7 +172,7 @@ TEST(Threshold, AGapWithinRoundingOfEpsIsNotADisagreement) {
   ASSERT_EQ(0.1 - 0.04, 0.060000000000000005);
   ASSERT_GT(0.1 - 0.04, 0.06);
   for (bool prune : {true, false}) {
-    ThresholdOptions o{0.06, 200, 1, 100};
+    ThresholdOptions o = Options(0.06, 200);
     o.prune = prune;
     const ThresholdResult r = FindThreshold(ConstantModel(0.1), ConstantModel(0.04), o);
     EXPECT_FALSE(r.first_disagreement.has_value()) << "prune " << prune;
@@ -171,7 +180,7 @@ TEST(Threshold, AGapWithinRoundingOfEpsIsNotADisagreement) {
     EXPECT_TRUE(r.exhaustive);
   }
   const ThresholdResult r =
-      FindThreshold(ConstantModel(0.1), ConstantModel(0.0399), {0.06, 500, 1, 100});
+      FindThreshold(ConstantModel(0.1), ConstantModel(0.0399), Options(0.06, 500));
   ASSERT_TRUE(r.first_disagreement.has_value());
   EXPECT_EQ(*r.first_disagreement, 1u);
   EXPECT_EQ(r.recheck.status, "confirmed");
@@ -225,7 +234,7 @@ TEST(Threshold, PrunedSearchFindsTheFirstFractionNearAnIrrational) {
   const Transformer f = ShareOfOnes(Attention::kHardmax, 0.0);
   const Transformer g = Bump(static_cast<double>(c), w, 1.0);
   ValidateTransformer(g, "g");
-  ThresholdOptions o{0.5, 100000, 1, 100};
+  ThresholdOptions o = Options(0.5, 100000);
   const ThresholdResult r = FindThreshold(f, g, o);
   ASSERT_TRUE(r.first_disagreement.has_value());
   EXPECT_EQ(*r.first_disagreement, expected);
@@ -329,38 +338,38 @@ void ExpectRefused(const Transformer& f, const Transformer& g, ThresholdOptions 
 TEST(Threshold, RefusesBeyondItsLimits) {
   const Transformer f = ShareOfOnes(Attention::kHardmax, 0.01);
   // Σ_{T ≤ N} 2T = N(N + 1) ≤ 2·10^7 up to N = 4471 (4472·4473 > 2·10^7).
-  ThresholdOptions full{0.1, 4472, 1, 100};
+  ThresholdOptions full = Options(0.1, 4472);
   full.prune = false;  // the full enumeration's limit; the pruned search has none of this kind
   ExpectRefused(f, f, full, "largest max length within the limit is 4471");
   // Options are named by their fields (the command line maps them to flags).
-  ExpectRefused(f, f, {0.1, kThresholdMaxLength + 1, 1, 100}, "max_length: must be in [1, ");
-  ExpectRefused(f, f, {0.1, 0, 1, 100}, "max_length: ");
-  ExpectRefused(f, f, {-0.1, 10, 1, 100}, "epsilon: ");
-  ExpectRefused(f, f, {NAN, 10, 1, 100}, "epsilon: ");
+  ExpectRefused(f, f, Options(0.1, kThresholdMaxLength + 1), "max_length: must be in [1, ");
+  ExpectRefused(f, f, Options(0.1, 0), "max_length: ");
+  ExpectRefused(f, f, Options(-0.1, 10), "epsilon: ");
+  ExpectRefused(f, f, Options(NAN, 10), "epsilon: ");
   // D* = 2·lcm(7, 5) = 70 > 64.
-  ExpectRefused(MakeModPTask(7, 0), MakeModPTask(5, 0), {0.1, 5, 1, 100}, "limit of 64");
+  ExpectRefused(MakeModPTask(7, 0), MakeModPTask(5, 0), Options(0.1, 5), "limit of 64");
   // τ* = 11 > 10.
   const Transformer local = ShareOfOnes(Attention::kHardmax, 0.01, 0, 11);
-  ExpectRefused(f, local, {0.1, 5, 1, 100}, "τ* = 11");
+  ExpectRefused(f, local, Options(0.1, 5), "τ* = 11");
   // Alphabets, outputs, depth.
   Transformer three = f;
   three.alphabet = 3;
   three.embedding = Matrix::Zero(3, 3);
-  ExpectRefused(f, three, {0.1, 5, 1, 100}, "alphabets");
+  ExpectRefused(f, three, Options(0.1, 5), "alphabets");
   Transformer two_outputs = f;
   two_outputs.readout_weight = Matrix::Zero(2, 3);
   two_outputs.readout_bias = Vector::Zero(2);
-  ExpectRefused(f, two_outputs, {0.1, 5, 1, 100}, "outputs");
+  ExpectRefused(f, two_outputs, Options(0.1, 5), "outputs");
   Transformer deep = WithEmptySecondLayer(WithEmptySecondLayer(f));
-  ExpectRefused(f, deep, {0.1, 5, 1, 100}, "one or two layers");
+  ExpectRefused(f, deep, Options(0.1, 5), "one or two layers");
   // Two layers as before the path search: 100·Σ_{16 ≤ T ≤ N} T ≤ 10^8 ⇔ N(N + 1) ≤ 2,000,240,
   // up to N = 1413.
-  ThresholdOptions sampled{0.1, 1414, 1, 100};
+  ThresholdOptions sampled = Options(0.1, 1414);
   sampled.two_layer_paths = false;
   ExpectRefused(f, WithEmptySecondLayer(f), sampled, "largest max length within the limit is 1413");
   // The path search: beyond its node limit the random strings are limited the same way.
   const std::uint64_t exact = threshold::PathSearchLength(f, WithEmptySecondLayer(f), 1'000'000, 1);
-  ThresholdOptions beyond{0.1, exact + 100'000, 1, 100};
+  ThresholdOptions beyond = Options(0.1, exact + 100'000);
   beyond.threads = 1;
   ExpectRefused(f, WithEmptySecondLayer(f), beyond, "beyond the path search's limit");
   ExpectRefused(f, WithEmptySecondLayer(f), {0.1, 20, 1, 0}, "samples_per_length: ");
@@ -373,7 +382,7 @@ TEST(Threshold, RefusesBeyondItsLimits) {
 // exhaustive; the path search covers every string of every length.
 TEST(Threshold, TwoLayerPairIsExhaustiveOnlyUpToItsLimitWithoutPaths) {
   const Transformer f = Finite(4);
-  ThresholdOptions o{1e-9, 20, 1, 100};
+  ThresholdOptions o = Options(1e-9, 20);
   o.two_layer_paths = false;
   const ThresholdResult r = FindThreshold(f, WithEmptySecondLayer(f), o);
   EXPECT_EQ(r.method, ThresholdMethod::kExhaustiveRandom);
@@ -422,7 +431,7 @@ TEST(Threshold, TwoLayerPairFoundExhaustivelyIsExact) {
 TEST(Threshold, TwoLayerPairFoundByTheSeededRandomSearch) {
   const Transformer f = WithEmptySecondLayer(Finite(4));
   const Transformer g = Finite(10);
-  ThresholdOptions o{0.001, 40, 7, 100};
+  ThresholdOptions o = Options(0.001, 40, 7);
   o.two_layer_paths = false;
   const ThresholdResult r = FindThreshold(f, g, o);
   ASSERT_TRUE(r.first_disagreement.has_value());
