@@ -372,7 +372,9 @@ TEST(Threshold, RefusesBeyondItsLimits) {
   ThresholdOptions beyond = Options(0.1, exact + 100'000);
   beyond.threads = 1;
   ExpectRefused(f, WithEmptySecondLayer(f), beyond, "beyond the path search's limit");
-  ExpectRefused(f, WithEmptySecondLayer(f), {0.1, 20, 1, 0}, "samples_per_length: ");
+  ThresholdOptions no_samples = Options(0.1, 20);
+  no_samples.samples_per_length = 0;
+  ExpectRefused(f, WithEmptySecondLayer(f), no_samples, "samples_per_length: ");
 }
 
 // ---- Two-layer pairs --------------------------------------------------------------------
