@@ -165,9 +165,13 @@ TwoLayerLengthConstants ComputeTwoLayerLengthConstants(const Transformer& model)
       range = 2 * r1 * q_sup;
       r_o = o_norm * r1;
     }
-    s1 += r_o * r1 * m_norm;
-    s2 += std::exp(range) * (o_norm + 4 * r_o * q_sup);
-    s3 += 6 * std::exp(range) * r_o;
+    // A head whose value map is 0 adds nothing to y², so its terms are 0 even where e^(R_g)
+    // overflows (a product with a zero factor is 0; inf·0 would make the bound NaN).
+    if (std::isnan(range)) range = kInf;  // logits ±∞ at two vertices: no finite range
+    const auto times = [](double a, double b) { return a == 0 || b == 0 ? 0.0 : a * b; };
+    s1 += times(r_o, times(r1, m_norm));
+    s2 += times(std::exp(range), o_norm + times(4 * r_o, q_sup));
+    s3 += times(6 * std::exp(range), r_o);
     if (second.bias_scaling == BiasScaling::kNone) e2 = std::max(e2, std::exp(g.bias.maxCoeff()));
   }
   k.omega = ReadoutLipschitz(model);

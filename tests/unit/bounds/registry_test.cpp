@@ -5,7 +5,9 @@
 
 #include <cmath>
 
+#include "ltsim/bounds/two_layer_length.h"
 #include "ltsim/core/error.h"
+#include "ltsim/model/model_file.h"
 #include "ltsim_test/random_models.h"
 
 namespace ltsim {
@@ -102,6 +104,27 @@ TEST(BoundRegistry, PairConstantsCountDistinctHeads) {
   EXPECT_EQ(PairConstants(f, g).at("H"), 4);
   g.embedding(0, 0) += 0.5;  // every logit of g changes
   EXPECT_EQ(PairConstants(f, g).at("H"), 6);
+}
+
+// A second-layer head with no value map adds nothing, even when its logit range overflows e^R:
+// its terms are 0, never inf·0 = NaN (a NaN bound certified nothing and failed the §4.8
+// property on a random model whose head had O = 0 and logits of 10⁹).
+TEST(TwoLayerLengthConstants, AHeadWithoutValuesAddsNothingWhateverItsLogits) {
+  Transformer model = ReadModel(std::string(LTSIM_SOURCE_DIR) + "/corpus/models/kgram_S2_k1.json");
+  const ConstantMap before = ModelConstants(model);
+  ASSERT_FALSE(std::isnan(before.at("tl_omega"))) << "the k-gram model is in the class";
+  Head silent = model.layers[1].heads.front();
+  silent.qk *= 1e300;  // e^(R_g) = +∞
+  silent.ov.setZero();
+  model.layers[1].heads.push_back(silent);
+  const ConstantMap after = ModelConstants(model);
+  for (const char* key : {"tl_s1", "tl_s2", "tl_s3"}) {
+    EXPECT_FALSE(std::isnan(after.at(key))) << key;
+    EXPECT_EQ(after.at(key), before.at(key)) << key;
+  }
+  const double bound = TwoLayerSimulationBound(after, 5000, 16, 0.25, 0.5);
+  EXPECT_FALSE(std::isnan(bound));
+  EXPECT_EQ(bound, TwoLayerSimulationBound(before, 5000, 16, 0.25, 0.5));
 }
 
 TEST(BoundExpression, EvaluatesOverNamedConstants) {
