@@ -603,7 +603,7 @@ double UserRegressor(const std::string& parameter, double value) {
   return parameter == "eps" ? 1 / value : value;
 }
 
-// One row over a user's family directory (docs/tightness.md §6): each member's T* by the same
+// One row over a user's family directory (docs/tightness.md §7): each member's T* by the same
 // exact threshold as RunCell (meta's T* checked, never used), the upper side the construction's
 // certified length at the member's constants, the paper's exponent the least-squares slope of
 // the registry's thm4.1-length at the members' constants, the verdict as Summarise's.

@@ -1,4 +1,4 @@
-// Reading a user's family directory (docs/tightness.md §6).
+// Reading a user's family directory (docs/tightness.md §7).
 #include "ltsim/study/user_family.h"
 
 #include <fmt/format.h>

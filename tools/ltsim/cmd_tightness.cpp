@@ -677,7 +677,7 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
                   "subdirectory a member with f.json and g.json (as `ltsim construct family ... "
                   "--out-dir DIR/NAME` writes them), each member's T* computed by the exact "
                   "threshold (a T* in meta is checked, never used) and fitted log-log in the "
-                  "parameter its meta records (docs/tightness.md §6)");
+                  "parameter its meta records (docs/tightness.md §7)");
   args->family_parameter = cmd->add_option(
       "--parameter", args->options.family_parameter,
       "with --family-dir: the meta key of the members' parameter (meta.NAME, else "
@@ -740,7 +740,7 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
             "--joint, --parameters and --points do not apply");
       if (args->family_eps->count() > 0 && !(o.family_eps > 0 && std::isfinite(o.family_eps)))
         throw InputError("--eps: must be a positive number");
-      args->no_validate = true;  // the simulator check is the built-in rows' (docs/tightness.md §6)
+      args->no_validate = true;  // the simulator check is the built-in rows' (docs/tightness.md §7)
     }
     o.points_given = points->count() > 0;
     o.validate = !args->no_validate;

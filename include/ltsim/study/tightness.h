@@ -51,7 +51,7 @@ struct TightnessOptions {
   std::uint64_t statistic_max_n = 16'000;
   /// 5.3: the z length of the locality row (τ varied at this n).
   std::uint64_t statistic_locality_n = 1'000;
-  /// 4.1: a user's family directory (docs/tightness.md §6): one row over its members, fitted in
+  /// 4.1: a user's family directory (docs/tightness.md §7): one row over its members, fitted in
   /// the parameter their meta records, instead of the built-in rows ("" = the built-in rows).
   std::string family_dir;
   std::string family_parameter;  ///< its meta key ("" = the one meta.params key that varies)

@@ -1,6 +1,6 @@
 // A user's family directory for `tightness --family-dir` and `refute --family-dir`: one
 // subdirectory a member, each a model pair f.json + g.json with its parameter and ε in `meta`
-// (docs/tightness.md §6, docs/refute.md §7).
+// (docs/tightness.md §7, docs/refute.md §7).
 #pragma once
 
 #include <cstdint>
