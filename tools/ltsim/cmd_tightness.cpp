@@ -277,7 +277,7 @@ Json RowJson(const TightnessRow& r) {
 Json TightnessJson(const TightnessResult& result) {
   const TightnessOptions& o = result.options;
   Json doc;
-  doc["context"] = Context("tightness", o.seed);
+  doc["context"] = ReproducibleContext("tightness", o.seed);
   doc["options"] = TightnessOptionsToJson(o);
   doc["labels"] = {{"lower", kLowerLabel},
                    {"upper", kUpperLabel},
