@@ -214,13 +214,13 @@ bool InClass(const PairClass& cls, const Transformer& m) {
   return true;
 }
 
-RawEvaluation EvaluateRawPair(const RawSearchOptions& o, const Transformer& f, const Transformer& g,
+namespace {
+
+// EvaluateRawPair past its class check: the statistics are over o.cls's alphabet, period and
+// locality.
+RawEvaluation EvaluateInClass(const RawSearchOptions& o, const Transformer& f, const Transformer& g,
                               const std::vector<TypeCounts>& hints) {
   RawEvaluation e;
-  if (!InClass(o.cls, f) || !InClass(o.cls, g)) {
-    e.note = "outside the class";
-    return e;
-  }
   if (!(std::max(OutputBound(f), OutputBound(g)) <= kMaxOutputBound)) {
     e.note = "outputs may exceed 1e4: rounding would decide the gaps";
     return e;
@@ -277,6 +277,43 @@ RawEvaluation EvaluateRawPair(const RawSearchOptions& o, const Transformer& f, c
   }
   e.separated = e.sup_gap >= o.separation * o.eps;
   e.score = Score(o, e);
+  return e;
+}
+
+}  // namespace
+
+RawEvaluation EvaluateRawPair(const RawSearchOptions& o, const Transformer& f, const Transformer& g,
+                              const std::vector<TypeCounts>& hints) {
+  if (!InClass(o.cls, f) || !InClass(o.cls, g)) {
+    RawEvaluation e;
+    e.note = "outside the class";
+    return e;
+  }
+  return EvaluateInClass(o, f, g, hints);
+}
+
+RawEvaluation EvaluateGivenPair(const RawSearchOptions& options, const Transformer& f,
+                                const Transformer& g, const std::string& f_name,
+                                const std::string& g_name) {
+  if (f.layers.size() != 1 || g.layers.size() != 1)
+    throw InputError(f_name + ", " + g_name + ": a given pair must be two one-layer models");
+  if (g.alphabet != f.alphabet || g.period != f.period || g.locality != f.locality)
+    throw InputError(fmt::format(
+        "{} has alphabet {}, period {}, locality {} and {} has {}, {}, {}: a pair's statistics "
+        "need the same three",
+        f_name, f.alphabet, f.period, f.locality, g_name, g.alphabet, g.period, g.locality));
+  RawSearchOptions o = options;
+  o.cls.alphabet = f.alphabet;
+  o.cls.period = f.period;
+  o.cls.locality = f.locality;
+  RawEvaluation e = EvaluateInClass(o, f, g, {});
+  // A given pair may sit on the separation's boundary (a family's sup gap is often exactly
+  // κε): decided in 50 digits, as ReplayPair decides it, so that its witness replays.
+  if (e.valid && e.sup_statistic) {
+    const PreciseReal sup = PreciseSupDistance(EvaluatePreciseOneLayer(f, *e.sup_statistic),
+                                               EvaluatePreciseOneLayer(g, *e.sup_statistic));
+    e.separated = sup >= PreciseReal(o.separation) * PreciseReal(o.eps);
+  }
   return e;
 }
 

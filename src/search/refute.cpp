@@ -201,6 +201,43 @@ RefuteResult RunRefute(const RefuteOptions& o) {
   return result;
 }
 
+RefuteResult JudgeGivenPair(const RefuteOptions& options, const Transformer& f,
+                            const Transformer& g, const std::string& start,
+                            const std::string& f_name, const std::string& g_name) {
+  ValidateRefuteBound(options.bound);
+  RefuteOptions o = options;
+  // The class the documents describe is the pair's own: its sizes, its attention and its L.
+  RawEvaluation e = EvaluateGivenPair(o.search, f, g, f_name, g_name);
+  PairClass& c = o.search.cls;
+  c.alphabet = f.alphabet;
+  c.period = f.period;
+  c.locality = f.locality;
+  c.width = f.width;
+  c.heads = static_cast<int>(f.layers[0].heads.size());
+  c.mlp_width = f.layers[0].mlp ? static_cast<int>(f.layers[0].mlp->in.rows()) : 0;
+  c.modes = {f.layers[0].attention};
+  if (g.layers[0].attention != f.layers[0].attention) c.modes.push_back(g.layers[0].attention);
+  c.max_lipschitz = std::max(LipschitzConstant(f), LipschitzConstant(g));
+  if (!e.valid) throw InputError(f_name + ", " + g_name + ": " + e.note);
+  RefuteResult result;
+  result.options = o;
+  RawRestart r;
+  r.start = start;
+  r.f = f;
+  r.g = g;
+  r.best = std::move(e);
+  r.trajectory.push_back(r.best.score);
+  result.search.options = o.search;
+  result.search.evaluations = 1;
+  result.search.restarts_run = 1;
+  result.search.recheck = RecheckRaw(o.search, f, g, r.best);
+  result.search.restarts.push_back(std::move(r));
+  result.best = Judge(o, result.search.restarts[0]);
+  result.refuted = result.best.refutes;
+  DecideLimits(o, result);
+  return result;
+}
+
 nlohmann::json LengthScales(const RawSearchOptions& o) {
   nlohmann::json scales = nlohmann::json::object();
   const PairClass& c = o.cls;

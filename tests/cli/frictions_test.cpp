@@ -94,6 +94,41 @@ TEST_F(CliTest, ThresholdJsonReportsTheThreadsItUsed) {
   }
 }
 
+// average and profile record the threads they used; the study documents that are the same
+// bytes for any --threads record none (docs/formats.md: context).
+TEST_F(CliTest, StudyJsonRecordsTheThreadsUsedOrIsTheSameForAny) {
+  for (const char* threads : {"1", "2"}) {
+    const Json average = RunJson({"average", kBump + "f.json", kBump + "g.json", "--alpha", "1",
+                                  "--max-length", "6", "--threads", threads, "--json", "--quiet"});
+    EXPECT_EQ(average["context"]["threads"], std::stoi(threads));
+    EXPECT_EQ(average["threads"], std::stoi(threads));
+    const Json profile = RunJson({"profile", kBump + "f.json", kBump + "g.json", "--train-length",
+                                  "8", "--max-length", "40", "--threads", threads, "--json"});
+    EXPECT_EQ(profile["context"]["threads"], std::stoi(threads));
+  }
+  const std::vector<std::vector<std::string>> studies = {
+      {"tightness", "--parameters", "eps", "--points", "3", "--seeds", "1", "--heads", "1",
+       "--no-validate"},
+      {"sweep", "--parameter", "period", "--values", "1,2,3", "--pairs", "2", "--x-length", "1500",
+       "--z-length", "100"},
+      {"experiment", "paper", "--omegas", "1,8", "--primes", "2,7", "--alphabets", "2", "--ks", "1",
+       "--x-length", "2000"},
+      {"statistic", "--sweep", "--z-lengths", "16,64,256", "--methods", "markov", "--inputs",
+       "uniform", "--x-length", "2000", "--iterations", "5"}};
+  for (const std::vector<std::string>& study : studies) {
+    std::vector<std::string> one = study, two = study;
+    one.insert(one.end(), {"--threads", "1", "--json"});
+    two.insert(two.end(), {"--threads", "2", "--json"});
+    const Result a = Run(one), b = Run(two);
+    ASSERT_EQ(a.exit_code, 0) << study[0] << a.err;
+    ASSERT_EQ(b.exit_code, 0) << study[0] << b.err;
+    EXPECT_EQ(a.out, b.out) << study[0];
+    const Json doc = Json::parse(a.out);
+    EXPECT_FALSE(doc["context"].contains("threads")) << study[0] << doc["context"];
+    EXPECT_EQ(doc["context"]["seed"], 1) << study[0];
+  }
+}
+
 TEST_F(CliTest, EvalReportsTheSeedItsIidStringUsed) {
   // No randomness asked for: the master seed (default 1) is still the one printed, and an iid
   // spec without seed= takes it.

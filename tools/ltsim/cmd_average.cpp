@@ -47,7 +47,7 @@ std::vector<std::uint64_t> ShownLengths(std::uint64_t n) {
 void PrintJsonResult(const AverageArgs& args, const AverageResult& r) {
   const AverageOptions& o = args.options;
   Json doc;
-  doc["context"] = Context("average", o.seed);
+  doc["context"] = Context("average", o.seed, r.threads);
   doc["seed"] = o.seed;
   doc["alpha"] = *std::min_element(o.alphas.begin(), o.alphas.end());
   doc["alphas"] = o.alphas;

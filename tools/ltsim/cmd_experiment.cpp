@@ -75,7 +75,7 @@ Json SamplesJson(const std::vector<Sample>& samples) {
 Json ExperimentJson(const ExperimentResult& r) {
   const ExperimentOptions& o = r.options;
   Json doc;
-  doc["context"] = Context("experiment paper", o.seed);
+  doc["context"] = ReproducibleContext("experiment paper", o.seed);
   doc["options"] = ExperimentOptionsToJson(o);
   doc["definition"] =
       "one-layer tasks: frequency simulator, NeededLength(f, f) (binary search on n_j = "

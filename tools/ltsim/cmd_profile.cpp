@@ -29,7 +29,7 @@ struct ProfileArgs {
 Json ProfileJson(const ProfileArgs& args, const ProfileResult& r) {
   const ProfileOptions& o = args.options;
   Json doc;
-  doc["context"] = Context("profile", o.seed);
+  doc["context"] = Context("profile", o.seed, UsedThreads(o.threads));
   doc["seed"] = o.seed;
   doc["f"] = args.f;
   doc["g"] = args.g;

@@ -22,6 +22,7 @@
 #include "ltsim/model/model_file.h"
 #include "ltsim/search/refute.h"
 #include "ltsim/study/refute_exponent.h"
+#include "ltsim/study/user_family.h"
 #include "output.h"
 #include "progress.h"
 #include "replay.h"
@@ -33,13 +34,16 @@ struct RefuteArgs {
   RefuteOptions options;
   std::string modes = "hardmax";
   std::string starts = "both";
-  std::string exponent;  ///< the parameter of --exponent ("" = one refute search)
-  std::string grid;      ///< its values, comma-separated
+  std::string exponent;    ///< the parameter of --exponent ("" = one refute search)
+  std::string grid;        ///< its values, comma-separated
+  std::string family_dir;  ///< a user's family: its members judged, no search
   double time_budget = 60.0;
   std::string out;
   std::string replay;
   bool json = false;
-  std::vector<CLI::Option*> required;  ///< the class and the bound: needed unless --replay
+  std::vector<CLI::Option*> required;     ///< the class and the bound: needed unless --replay
+  std::vector<CLI::Option*> search_only;  ///< the search's flags (not with --family-dir)
+  CLI::Option* eps = nullptr;
 };
 
 std::vector<Attention> ParseModes(const std::string& text) {
@@ -207,6 +211,131 @@ int RunExponent(RefuteArgs& args, std::unique_ptr<io::OutputSet>& set) {
   return result.verdict == "consistent" ? 0 : kLimited;
 }
 
+// One member's line of the family document (its refute.json holds the rest).
+Json FamilyMemberJson(const RefuteFamilyMember& m, const std::string& witness) {
+  const RefuteResult& r = m.result;
+  const RawEvaluation& e = r.search.restarts[0].best;
+  auto number = [](double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); };
+  Json j;
+  j["member"] = m.name;
+  j["f"] = m.f_file;
+  j["g"] = m.g_file;
+  j["eps"] = r.options.search.eps;
+  j["first_disagreement"] = e.first_disagreement ? Json(*e.first_disagreement) : Json(nullptr);
+  j["first_disagreement_lower_bound"] =
+      e.first_disagreement ? *e.first_disagreement : e.checked_up_to + 1;
+  j["checked_up_to"] = e.checked_up_to;
+  j["meta_first_disagreement"] =
+      m.recorded_first_disagreement ? Json(*m.recorded_first_disagreement) : Json(nullptr);
+  j["meta_agrees"] = m.recorded_first_disagreement
+                         ? Json(e.first_disagreement == m.recorded_first_disagreement)
+                         : Json(nullptr);
+  j["separated"] = e.separated;
+  j["sup_gap"] = number(e.sup_gap);
+  j["lipschitz"] = number(r.best.lipschitz);
+  j["bound_value"] = number(r.best.bound_value);
+  j["ratio"] = number(r.best.ratio);
+  j["refutes"] = r.refuted;
+  j["limited_by"] = r.limited_by.empty() ? Json(nullptr) : Json(r.limited_by);
+  j["limited_by_reason"] = r.limited_by_reason;
+  j["witness"] = witness.empty() ? Json(nullptr) : Json(witness);
+  return j;
+}
+
+int RunFamily(RefuteArgs& args) {
+  RefuteFamilyOptions o;
+  o.refute = args.options;
+  o.dir = args.family_dir;
+  std::unique_ptr<io::OutputSet> set;
+  if (!args.out.empty()) set = std::make_unique<io::OutputSet>(args.out, "refute");
+  const RefuteFamilyResult result = RunRefuteFamily(o);
+  // The witnesses: DIR/<member>/refute.json with f.json, g.json and witness.txt beside it, a
+  // directory like `refute --out-dir`'s, so `ltsim replay` re-derives each member's verdict.
+  std::vector<std::string> witnesses(result.members.size());
+  Json members = Json::array();
+  for (std::size_t k = 0; k < result.members.size(); ++k) {
+    const RefuteFamilyMember& m = result.members[k];
+    if (set) {
+      const std::filesystem::path dir = std::filesystem::path(set->staging()) / m.name;
+      std::filesystem::create_directories(dir);
+      const RawRestart& r = m.result.search.restarts[0];
+      WriteModel(r.f, (dir / "f.json").string());
+      WriteModel(r.g, (dir / "g.json").string());
+      WriteText(dir / "witness.txt", RunLengthText(r.best.witness) + "\n");
+      WriteText(dir / "refute.json", RefuteToJson(m.result).dump(2) + "\n");
+      witnesses[k] = (std::filesystem::path(set->dir()) / m.name / "refute.json").string();
+    }
+    members.push_back(FamilyMemberJson(m, witnesses[k]));
+  }
+  Json doc;
+  // No thread count: the document is byte-identical for any --threads.
+  doc["context"] = {{"command", "refute"}, {"seed", o.refute.search.seed}};
+  doc["family_dir"] = o.dir;
+  doc["bound"] = o.refute.bound;
+  doc["eps"] = o.refute.search.eps > 0 ? Json(o.refute.search.eps) : Json(nullptr);
+  doc["max_length"] = o.refute.search.max_length;
+  doc["separation"] = o.refute.search.separation;
+  doc["refuted"] = result.refuted;
+  doc["best"] = result.members[result.best].name;
+  doc["limited_by"] =
+      result.limited.empty() || result.refuted ? Json(nullptr) : Json(result.limited);
+  doc["members"] = members;
+  if (set) {
+    WriteText(std::filesystem::path(set->staging()) / "family.json", doc.dump(2) + "\n");
+    set->Commit();
+  }
+  if (args.json) {
+    std::cout << doc.dump(2) << "\n";
+  } else {
+    const RefuteOptions& ro = o.refute;
+    std::cout << fmt::format(
+        "refute --bound '{}' --family-dir {} (seed {}, {} members, T* exact up to N = {}, "
+        "separation κ = {})\n",
+        ro.bound, o.dir, ro.search.seed, result.members.size(), ro.search.max_length,
+        ro.search.separation);
+    std::cout << fmt::format("  {:<16} {:>8} {:>10} {:>10} {:>12} {:>10} {:>9}  {}\n", "member",
+                             "eps", "T*", "L", "bound", "T*/bound", "separated", "verdict");
+    for (const RefuteFamilyMember& m : result.members) {
+      const RefuteResult& r = m.result;
+      const RawEvaluation& e = r.search.restarts[0].best;
+      const std::string t = e.first_disagreement ? std::to_string(*e.first_disagreement)
+                                                 : fmt::format("> {}", e.checked_up_to);
+      std::cout << fmt::format("  {:<16} {:>8} {:>10} {:>10} {:>12} {:>10} {:>9}  {}\n", m.name,
+                               JsonText(r.options.search.eps), t,
+                               fmt::format("{:.4g}", r.best.lipschitz),
+                               fmt::format("{:.6g}", r.best.bound_value),
+                               fmt::format("{:.4g}", r.best.ratio), e.separated ? "yes" : "no",
+                               r.refuted               ? "refutes"
+                               : !r.limited_by.empty() ? "limited (max_length)"
+                                                       : "-");
+      if (m.recorded_first_disagreement && e.first_disagreement != m.recorded_first_disagreement)
+        std::cout << (!e.first_disagreement && *m.recorded_first_disagreement > e.checked_up_to
+                          ? fmt::format("    meta.first_disagreement = {} is beyond N (not "
+                                        "checked)\n",
+                                        *m.recorded_first_disagreement)
+                          : fmt::format("    meta.first_disagreement = {} differs from the "
+                                        "certified {}\n",
+                                        *m.recorded_first_disagreement, t));
+    }
+    const RefuteFamilyMember& best = result.members[result.best];
+    if (result.refuted)
+      std::cout << fmt::format("REFUTED: member {}'s certified T* exceeds the bound{}\n", best.name,
+                               witnesses[result.best].empty()
+                                   ? std::string(" (--out-dir DIR saves a replayable witness)")
+                                   : "; replay: ltsim replay " + witnesses[result.best]);
+    else if (!result.limited.empty())
+      std::cout << fmt::format(
+          "INCONCLUSIVE (limited by max_length): {} agree(s) up to N, below the bound at their "
+          "constants; a larger --max-length decides\n",
+          fmt::join(result.limited, ", "));
+    else
+      std::cout << "not refuted: no separated member's certified T* exceeds the bound (a member "
+                   "counts only when some string has a gap >= separation·eps)\n";
+  }
+  if (result.refuted) return 1;
+  return result.limited.empty() ? 0 : kLimited;
+}
+
 int Run(RefuteArgs& args) {
   if (!args.replay.empty()) return RunRefuteReplay(args.replay, args.json);
   SetCommandFlags({{"precision_bits", "--precision"}, {"max_length", "--max-length"}});
@@ -216,6 +345,25 @@ int Run(RefuteArgs& args) {
       {"alphabet", "--alphabet"}, {"locality", "--locality"},   {"heads", "--heads"}};
   const auto varied = grid_flag.find(args.exponent);
   if (!args.exponent.empty()) kExponentParameterNames.Parse(args.exponent);
+  if (!args.family_dir.empty()) {
+    // The members are given: the class, the search and the grid do not apply.
+    for (const CLI::Option* option : args.required)
+      if (option->count() > 0 && option->get_name() != "--bound" && option->get_name() != "--eps")
+        throw InputError(
+            fmt::format("{}: the family's members are given, so the class flags do not apply with "
+                        "--family-dir",
+                        option->get_name()));
+    for (const CLI::Option* option : args.search_only)
+      if (option->count() > 0)
+        throw InputError(fmt::format(
+            "{}: a family's members are judged as given (no search), so it does not apply "
+            "with --family-dir",
+            option->get_name()));
+    if (args.required.front()->count() == 0) throw InputError("--bound: required");
+    ValidateRefuteBound(args.options.bound);
+    if (args.eps->count() == 0) args.options.search.eps = 0;  // each member's meta.eps
+    return RunFamily(args);
+  }
   for (const CLI::Option* option : args.required) {
     if (varied != grid_flag.end() && option->get_name() == varied->second) continue;
     if (option->count() == 0) throw InputError(fmt::format("{}: required", option->get_name()));
@@ -309,11 +457,16 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
        "--iterations 5 --out-dir refute-out; ltsim replay refute-out/refute.json",
        "ltsim refute --exponent eps --grid 0.1,0.05,0.025 --bound 'L/eps' --max-lipschitz 20 "
        "--alphabet 2 --period 1 --locality 0 --width 5 --heads 2 --mlp-width 1 --starts "
-       "families --budget 2 --iterations 0 --max-length 300 --out-dir refute-exp"},
+       "families --budget 2 --iterations 0 --max-length 300 --out-dir refute-exp",
+       "ltsim construct family bump --slope 4 --out-dir fam/s4; ltsim construct family bump "
+       "--slope 16 --out-dir fam/s16; ltsim refute --bound '0.01*L/eps' --family-dir fam "
+       "--separation 1.5 --out-dir refute-fam; ltsim replay refute-fam/s16/refute.json"},
       "The first and third example refute their bound (exit 1), the second does not "
       "(exit 0); the fourth fits T*'s exponent in 1/eps over the nested family's starts (2.03, "
       "interval [1.93, 2.12]) against the bound's 1 (contradicts, exit 1; `ltsim replay "
-      "refute-exp/point_0.json` re-derives a point). The defaults (--budget 10000 evaluations, "
+      "refute-exp/point_0.json` re-derives a point); the fifth judges a family of two members "
+      "(the slope-16 member refutes it) and replays that member's witness (exit 0). The defaults "
+      "(--budget 10000 evaluations, "
       "--max-length 20000, --time-budget 60) finish within about a minute: 32 s on 2 free cores "
       "for the first example's class, and the time budget stops larger classes (three heads: "
       "about 0.1 s an evaluation) with the best certified pair, saying so; the examples use "
@@ -324,7 +477,11 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
                        "conjectured N: a muParser expression over L, Delta, S, tau, gamma, p, C, "
                        "gamma_pos, D, eps (as `ltsim constants --bound`), or a registry bound "
                        "name such as thm4.1-length"));
-  need(cmd->add_option("--eps", s.eps, "ε")->check(CLI::PositiveNumber));
+  args->eps = cmd->add_option("--eps", s.eps,
+                              "ε (with --family-dir: every member's; default each member's "
+                              "meta.eps)")
+                  ->check(CLI::PositiveNumber);
+  need(args->eps);
   need(cmd->add_option("--max-lipschitz", s.cls.max_lipschitz, "L₀: L(f), L(g) ≤ L₀"));
   need(cmd->add_option("--alphabet", s.cls.alphabet, "S"));
   need(cmd->add_option("--period", s.cls.period, "Δ"));
@@ -332,45 +489,68 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
   need(cmd->add_option("--width", s.cls.width, "d"));
   need(cmd->add_option("--heads", s.cls.heads, "H (one layer)"));
   need(cmd->add_option("--mlp-width", s.cls.mlp_width, "m: MLP units (0: no MLP)"));
-  cmd->add_option("--modes", args->modes, "allowed attention modes, comma-separated")
-      ->default_val("hardmax");
-  cmd->add_option("--precision", s.cls.precision_bits, "p of finite attention")->default_val(8);
-  cmd->add_option("--min-margin", s.cls.min_margin, "γ₀: γ(f), γ(g) ≥ γ₀ for finite attention")
-      ->default_val(0.0);
-  cmd->add_option("--max-logit", s.cls.max_logit,
-                  "B for softmax and finite layers: max_h (‖M_h‖₂·R₀² + max_t |φ_h[t]|) ≤ B, "
-                  "R₀ = max ‖E_s + P_r‖, so every logit lies in [−B, B] (default: unbounded)");
+  args->search_only.push_back(
+      cmd->add_option("--modes", args->modes, "allowed attention modes, comma-separated")
+          ->default_val("hardmax"));
+  args->search_only.push_back(
+      cmd->add_option("--precision", s.cls.precision_bits, "p of finite attention")
+          ->default_val(8));
+  args->search_only.push_back(
+      cmd->add_option("--min-margin", s.cls.min_margin, "γ₀: γ(f), γ(g) ≥ γ₀ for finite attention")
+          ->default_val(0.0));
+  args->search_only.push_back(
+      cmd->add_option("--max-logit", s.cls.max_logit,
+                      "B for softmax and finite layers: max_h (‖M_h‖₂·R₀² + max_t |φ_h[t]|) ≤ B, "
+                      "R₀ = max ‖E_s + P_r‖, so every logit lies in [−B, B] (default: unbounded)"));
   cmd->add_option("--max-length", s.max_length, "N: T* is exact up to N")->default_val(20000);
-  cmd->add_option("--budget", s.budget, "T* evaluations (the time budget may stop them first)")
-      ->default_val(10000);
-  cmd->add_option("--iterations", s.iterations, "proposals per hill climb")->default_val(49);
-  cmd->add_option("--starts", args->starts,
-                  "where climbs start: random (random pairs of the class), families (the "
-                  "built-in families that fit it) or both (families first)")
-      ->default_val("both");
-  cmd->add_option("--time-budget", args->time_budget,
-                  "seconds (0: none; a point each with --exponent): the search starts no "
-                  "evaluation after 2/3 of it, certifying censored pairs past N gets the rest; a "
-                  "stop keeps the best certified pair and says so (limited_by)")
-      ->default_val(60.0);
-  cmd->add_option("--exponent", args->exponent,
-                  "eps|scale|period|alphabet|locality|heads: one search for the largest "
-                  "certified T* a grid value, then T*'s fitted exponent with its 95% interval "
-                  "against the bound's (docs/refute.md §6); witnesses in --out-dir (default "
-                  "refute-exponent)");
-  cmd->add_option("--grid", args->grid, "the values of --exponent's parameter, comma-separated");
+  args->search_only.push_back(
+      cmd->add_option("--budget", s.budget, "T* evaluations (the time budget may stop them first)")
+          ->default_val(10000));
+  args->search_only.push_back(
+      cmd->add_option("--iterations", s.iterations, "proposals per hill climb")->default_val(49));
+  args->search_only.push_back(
+      cmd->add_option("--starts", args->starts,
+                      "where climbs start: random (random pairs of the class), families (the "
+                      "built-in families that fit it) or both (families first)")
+          ->default_val("both"));
+  args->search_only.push_back(
+      cmd->add_option(
+             "--time-budget", args->time_budget,
+             "seconds (0: none; a point each with --exponent): the search starts no "
+             "evaluation after 2/3 of it, certifying censored pairs past N gets the rest; a "
+             "stop keeps the best certified pair and says so (limited_by)")
+          ->default_val(60.0));
+  args->search_only.push_back(
+      cmd->add_option("--exponent", args->exponent,
+                      "eps|scale|period|alphabet|locality|heads: one search for the largest "
+                      "certified T* a grid value, then T*'s fitted exponent with its 95% interval "
+                      "against the bound's (docs/refute.md §6); witnesses in --out-dir (default "
+                      "refute-exponent)"));
+  args->search_only.push_back(cmd->add_option(
+      "--grid", args->grid, "the values of --exponent's parameter, comma-separated"));
   cmd->add_option("--separation", s.separation,
                   "κ: a pair counts only when some string has a gap ≥ κ·ε")
       ->default_val(2.0);
+  cmd->add_option("--family-dir", args->family_dir,
+                  "judge a user's family instead of searching a class: DIR holds a subdirectory "
+                  "a member with f.json and g.json (as `ltsim construct family ... --out-dir "
+                  "DIR/NAME` writes them); each member's certified T* (exact up to "
+                  "--max-length; a T* in meta is checked, never used) against the bound at its "
+                  "constants, refuted when one exceeds it (docs/refute.md §7); with --out-dir, "
+                  "family.json and DIR/<member>/refute.json that `ltsim replay` reproduces");
   AddSeed(cmd, s.seed);
   AddThreads(cmd, s.threads);
-  AddOutDir(cmd, args->out, "write f.json, g.json, witness.txt and refute.json in this directory");
+  AddOutDir(cmd, args->out,
+            "write f.json, g.json, witness.txt and refute.json in this directory (--family-dir: "
+            "family.json and those four in a subdirectory a member)");
   AddDeprecated(cmd, "--replay", args->replay, "ltsim replay FILE");
   cmd->add_flag("--json", args->json, "print JSON");
-  cmd->add_flag("--random", s.random_only,
-                "the baseline: every evaluation a fresh random start, no climbing");
-  cmd->add_flag("!--no-family-seeds", s.family_seeds,
-                "start every climb from a random pair (not from the built-in families)");
+  args->search_only.push_back(
+      cmd->add_flag("--random", s.random_only,
+                    "the baseline: every evaluation a fresh random start, no climbing"));
+  args->search_only.push_back(
+      cmd->add_flag("!--no-family-seeds", s.family_seeds,
+                    "start every climb from a random pair (not from the built-in families)"));
   cmd->callback([args, &exit_code] { exit_code = Run(*args); });
 }
 

@@ -218,7 +218,7 @@ void RunSweep(const StatisticArgs& args) {
   if (!args.out.empty()) set = std::make_unique<io::OutputSet>(args.out, "statistic --sweep");
   const AttackSweepResult r = RunAttackSweep(o);
   Json doc;
-  doc["context"] = Context("statistic --sweep", o.seed);
+  doc["context"] = ReproducibleContext("statistic --sweep", o.seed);
   doc["label"] = kAttackLabel;
   doc["options"] = AttackSweepOptionsToJson(o);
   doc["paper_rate"] = -1.0 / 3;

@@ -199,7 +199,7 @@ std::string UpperSource(const SweepOptions& o) {
 Json SweepJson(const SweepResult& r) {
   const SweepOptions& o = r.options;
   Json doc;
-  doc["context"] = Context("sweep", o.seed);
+  doc["context"] = ReproducibleContext("sweep", o.seed);
   doc["options"] = SweepOptionsToJson(o);
   doc["method"] = MethodName(o);
   doc["fit_kind"] = FitKind(o);

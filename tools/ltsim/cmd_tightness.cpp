@@ -35,8 +35,14 @@ constexpr const char* kPaperLabel = "paper: the exponent of the registry's bound
 struct TightnessArgs {
   TightnessOptions options;
   std::string theorem = "4.1", parameters, replay, schemes;
+  CLI::Option *family_parameter = nullptr, *family_eps = nullptr;
   bool json = false, no_validate = false;
 };
+
+// The row's parameter: the built-in name, or a user family's meta key.
+std::string RowParameter(const TightnessRow& r) {
+  return r.family_dir.empty() ? std::string(ParameterName(r.parameter)) : r.name;
+}
 
 Json Interval(const std::optional<std::pair<double, double>>& ci) {
   if (!ci) return nullptr;
@@ -75,6 +81,8 @@ Json SideJson(const ExponentEstimate& e, const std::vector<TightnessPoint>& poin
       if (!m.input.empty()) member["input"] = m.input;
       if (lower && !error) member["checked_up_to"] = m.checked_up_to;
       if (!m.witness.empty()) member["witness"] = m.witness;
+      if (!m.name.empty()) member["member"] = m.name;  // a user family's member directory
+      if (lower && m.recorded) member["meta_first_disagreement"] = *m.recorded;
       members.push_back(member);
     }
     const Spread spread = SampleSpread(s);
@@ -227,9 +235,10 @@ Json Simulator52Json(const TightnessRow& r) {
 Json RowJson(const TightnessRow& r) {
   Json j;
   j["theorem"] = kTheoremNames.Name(r.theorem);
-  j["parameter"] = ParameterName(r.parameter);
+  j["parameter"] = RowParameter(r);
   j["name"] = r.name;
   if (!r.scheme.empty()) j["scheme"] = r.scheme;
+  if (!r.family_dir.empty()) j["family_dir"] = r.family_dir;
   j["quantity"] = r.quantity;
   j["regressor"] = r.regressor;
   j["fit"] = r.fit;
@@ -268,7 +277,7 @@ Json RowJson(const TightnessRow& r) {
 Json TightnessJson(const TightnessResult& result) {
   const TightnessOptions& o = result.options;
   Json doc;
-  doc["context"] = Context("tightness", o.seed);
+  doc["context"] = ReproducibleContext("tightness", o.seed);
   doc["options"] = TightnessOptionsToJson(o);
   doc["labels"] = {{"lower", kLowerLabel},
                    {"upper", kUpperLabel},
@@ -294,7 +303,7 @@ std::string Csv(const TightnessResult& result) {
         for (const TightnessSample& m : samples) s.samples.push_back(m.sample);
         const Spread spread = SampleSpread(s);
         csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                           kTheoremNames.Name(r.theorem), ParameterName(r.parameter),
+                           kTheoremNames.Name(r.theorem), RowParameter(r),
                            side == 0 ? "lower" : "upper", p.value, p.regressor, spread.median,
                            spread.min, spread.median, spread.max,
                            PointCensoring(s) != Censoring::kNone ? 1 : 0, samples.front().witness,
@@ -311,7 +320,7 @@ std::string Csv(const TightnessResult& result) {
       const ExponentEstimate& e = r.simulator;
       csv += fmt::format(
           "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", kTheoremNames.Name(r.theorem),
-          ParameterName(r.parameter), "simulator", p.value, p.regressor, spread.median, spread.min,
+          RowParameter(r), "simulator", p.value, p.regressor, spread.median, spread.min,
           spread.median, spread.max, PointCensoring(s) != Censoring::kNone ? 1 : 0,
           p.simulator_samples.front().witness, e.exponent, e.ci ? e.ci->first : NAN,
           e.ci ? e.ci->second : NAN, r.paper, VerdictName(r.verdict.verdict), r.name, r.quantity);
@@ -340,15 +349,15 @@ void PrintRateTable(const TightnessResult& result) {
                            "empirical constant");
   for (const TightnessRow& r : result.rows)
     std::cout << fmt::format(
-        "{:<9} {:<9} {:>6} {:>16} {:>6} {:>16} {:>7}  {:<13} {} = {}\n", ParameterName(r.parameter),
-        r.scheme, Fixed(r.lower.exponent), ShowInterval(r.lower.ci), Fixed(r.upper.exponent),
+        "{:<9} {:<9} {:>6} {:>16} {:>6} {:>16} {:>7}  {:<13} {} = {}\n", RowParameter(r), r.scheme,
+        Fixed(r.lower.exponent), ShowInterval(r.lower.ci), Fixed(r.upper.exponent),
         ShowInterval(r.upper.ci), Fixed(r.paper), VerdictName(r.verdict.verdict), r.constant.name,
         r.constant.point >= 0 ? Show(r.constant.value) : "n/a");
   for (const TightnessRow& r : result.rows) {
     std::cout << fmt::format("\n{} ({}): {}\n  class: {}\n", r.scheme, r.fit, r.verdict.reason,
                              r.class_text);
     std::cout << fmt::format("  {:>8} {:>34} {:>34}\n",
-                             ParameterName(r.parameter) == std::string("locality") ? "tau" : "n",
+                             RowParameter(r) == std::string("locality") ? "tau" : "n",
                              "lower error (min/med/max)", "upper bound (min/med/max)");
     for (const TightnessPoint& p : r.points) {
       const auto cell = [](const std::vector<TightnessSample>& samples) {
@@ -398,18 +407,17 @@ void Print52Table(const TightnessResult& result) {
                            "lower exponent [95% CI]", "upper exponent [95% CI]",
                            "simulator [95% CI]", "paper", "verdict");
   for (const TightnessRow& r : result.rows)
-    std::cout << fmt::format("{:<17} {:>11} {} {} {} {:>7.3g}  {}\n", ParameterName(r.parameter),
-                             r.regressor, ShowSide(r.lower), ShowSide(r.upper),
-                             ShowSide(r.simulator), r.paper, VerdictName(r.verdict.verdict));
+    std::cout << fmt::format("{:<17} {:>11} {} {} {} {:>7.3g}  {}\n", RowParameter(r), r.regressor,
+                             ShowSide(r.lower), ShowSide(r.upper), ShowSide(r.simulator), r.paper,
+                             VerdictName(r.verdict.verdict));
   for (const TightnessRow& r : result.rows) {
-    std::cout << fmt::format("\n{} ({}): {}\n  class: {}\n", ParameterName(r.parameter), r.fit,
+    std::cout << fmt::format("\n{} ({}): {}\n  class: {}\n", RowParameter(r), r.fit,
                              r.verdict.reason, r.class_text);
     if (r.constant.point >= 0)
       std::cout << fmt::format("  empirical constant {} = {} ({})\n", r.constant.name,
                                Show(r.constant.value), r.constant.witness);
-    std::cout << fmt::format("  {:>10} {:>11} {:>26} {:>8} {:>30}\n", ParameterName(r.parameter),
-                             r.regressor, "lower T* (min/med/max)", "upper",
-                             "simulator needed (min/med/max)");
+    std::cout << fmt::format("  {:>10} {:>11} {:>26} {:>8} {:>30}\n", RowParameter(r), r.regressor,
+                             "lower T* (min/med/max)", "upper", "simulator needed (min/med/max)");
     for (const TightnessPoint& p : r.points)
       std::cout << fmt::format(
           "  {:>10} {:>11} {:>26} {:>8} {:>30}\n", Show(p.value), Show(p.regressor),
@@ -468,10 +476,15 @@ void PrintTable(const TightnessResult& result) {
   if (result.options.theorem == Theorem::k53) return PrintRateTable(result);
   if (result.options.theorem == Theorem::k52) return Print52Table(result);
   const TightnessOptions& o = result.options;
-  std::cout << fmt::format(
-      "tightness, Theorem {} — seed {}, {} members a point, exact thresholds within {} "
-      "statistics\n",
-      kTheoremNames.Name(o.theorem), o.seed, o.seeds, o.statistics_budget);
+  if (!o.family_dir.empty())
+    std::cout << fmt::format(
+        "tightness, Theorem {} — the user family {}, exact thresholds within {} statistics\n",
+        kTheoremNames.Name(o.theorem), o.family_dir, o.statistics_budget);
+  else
+    std::cout << fmt::format(
+        "tightness, Theorem {} — seed {}, {} members a point, exact thresholds within {} "
+        "statistics\n",
+        kTheoremNames.Name(o.theorem), o.seed, o.seeds, o.statistics_budget);
   std::cout << "  lower = certified T* of a family (lower bound on N); upper = the construction's "
                "certified length; paper = registry bound's exponent\n";
   std::cout << fmt::format("{:<9} {:>8} {:>23} {:>23} {:>7}  {:<13} {}\n", "parameter", "in",
@@ -479,17 +492,16 @@ void PrintTable(const TightnessResult& result) {
                            "empirical constant");
   for (const TightnessRow& r : result.rows) {
     std::cout << fmt::format(
-        "{:<9} {:>8} {:>6} {:>16} {:>6} {:>16} {:>7.3g}  {:<13} {} = {}\n",
-        ParameterName(r.parameter), r.regressor, Fixed(r.lower.exponent), ShowInterval(r.lower.ci),
-        Fixed(r.upper.exponent), ShowInterval(r.upper.ci), r.paper, VerdictName(r.verdict.verdict),
-        r.constant.name, r.constant.point >= 0 ? Show(r.constant.value) : "n/a");
+        "{:<9} {:>8} {:>6} {:>16} {:>6} {:>16} {:>7.3g}  {:<13} {} = {}\n", RowParameter(r),
+        r.regressor, Fixed(r.lower.exponent), ShowInterval(r.lower.ci), Fixed(r.upper.exponent),
+        ShowInterval(r.upper.ci), r.paper, VerdictName(r.verdict.verdict), r.constant.name,
+        r.constant.point >= 0 ? Show(r.constant.value) : "n/a");
   }
   for (const TightnessRow& r : result.rows) {
-    std::cout << fmt::format("\n{} ({}): {}\n  class: {}\n", ParameterName(r.parameter), r.fit,
+    std::cout << fmt::format("\n{} ({}): {}\n  class: {}\n", RowParameter(r), r.fit,
                              r.verdict.reason, r.class_text);
-    std::cout << fmt::format("  {:>10} {:>10} {:>24} {:>12} {:>22}\n", ParameterName(r.parameter),
-                             r.regressor, "lower T* (min/med/max)", "upper",
-                             "simulator on found x");
+    std::cout << fmt::format("  {:>10} {:>10} {:>24} {:>12} {:>22}\n", RowParameter(r), r.regressor,
+                             "lower T* (min/med/max)", "upper", "simulator on found x");
     for (const TightnessPoint& p : r.points) {
       SeriesPoint s;
       for (const TightnessSample& m : p.lower) s.samples.push_back(m.sample);
@@ -499,7 +511,8 @@ void PrintTable(const TightnessResult& result) {
                                Show(p.regressor),
                                fmt::format("{}/{}/{}{}", Show(spread.min), Show(spread.median),
                                            Show(spread.max), censored ? " (capped)" : ""),
-                               Show(p.upper.front().sample.value), SimulatorText(p.simulator));
+                               Show(p.upper.front().sample.value),
+                               r.family_dir.empty() ? SimulatorText(p.simulator) : "not run");
     }
     for (const std::string& w : r.warnings) std::cout << "  warning: " << w << "\n";
   }
@@ -607,7 +620,10 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
                "ltsim tightness --parameters eps,scale --points 3 --seeds 2 --no-validate --joint",
                "ltsim tightness --theorem 5.3 --methods markov,blocks --points 3 --seeds 2 "
                "--x-length 20000",
-               "ltsim tightness --theorem 5.2 --parameters positional-margin --points 3 --seeds 2"},
+               "ltsim tightness --theorem 5.2 --parameters positional-margin --points 3 --seeds 2",
+               "ltsim construct family bump --slope 2 --out-dir fam/s2; ltsim construct family "
+               "bump --slope 4 --out-dir fam/s4; ltsim construct family bump --slope 8 "
+               "--out-dir fam/s8; ltsim tightness --family-dir fam --parameter slope"},
               "Every point's members are written as point witnesses with --out-dir; `ltsim "
               "replay FILE` re-runs one (exit 0 = reproduced, 1 = not).");
   cmd->add_option("--theorem", args->theorem,
@@ -656,6 +672,20 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
                 "of every requested row, each sample with its own pair's 1/eps, L, Delta, S, tau "
                 "(those the rows vary); margin is log-linear in 1/gamma and left out; printed "
                 "after the table, `joint` in the JSON");
+  cmd->add_option("--family-dir", args->options.family_dir,
+                  "4.1: one row over a user's family instead of the built-in rows: DIR holds a "
+                  "subdirectory a member with f.json and g.json (as `ltsim construct family ... "
+                  "--out-dir DIR/NAME` writes them), each member's T* computed by the exact "
+                  "threshold (a T* in meta is checked, never used) and fitted log-log in the "
+                  "parameter its meta records (docs/tightness.md §7)");
+  args->family_parameter = cmd->add_option(
+      "--parameter", args->options.family_parameter,
+      "with --family-dir: the meta key of the members' parameter (meta.NAME, else "
+      "meta.params.NAME; default: the one meta.params key whose value differs between members; "
+      "eps is fitted in 1/eps, anything else in its value)");
+  args->family_eps =
+      cmd->add_option("--eps", args->options.family_eps,
+                      "with --family-dir: every member's eps (default: each member's meta.eps)");
   AddOutDir(cmd, args->options.out,
             "write tightness.json, tightness.csv, one figure per parameter "
             "(tightness_<parameter>.png/.svg) and a point witness per member in this directory");
@@ -698,6 +728,20 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
                                    : x_length->count() > 0 ? "--x-length"
                                                            : "--max-z-length") +
                        ": only for --theorem 5.3 (Lemma 5.3's rows)");
+    if (o.family_dir.empty() &&
+        (args->family_parameter->count() > 0 || args->family_eps->count() > 0))
+      throw InputError(std::string(args->family_parameter->count() > 0 ? "--parameter" : "--eps") +
+                       ": only with --family-dir (the built-in rows are chosen with "
+                       "--parameters)");
+    if (!o.family_dir.empty()) {
+      if (o.theorem != Theorem::k41 || o.joint || !o.parameters.empty() || points->count() > 0)
+        throw InputError(
+            "--family-dir: one row of Theorem 4.1 over the family's members, so --theorem, "
+            "--joint, --parameters and --points do not apply");
+      if (args->family_eps->count() > 0 && !(o.family_eps > 0 && std::isfinite(o.family_eps)))
+        throw InputError("--eps: must be a positive number");
+      args->no_validate = true;  // the simulator check is the built-in rows' (docs/tightness.md §7)
+    }
     o.points_given = points->count() > 0;
     o.validate = !args->no_validate;
     // 5.3 counts attacks (scheme × n × input family × z seed), 4.1 members and checks, 5.2

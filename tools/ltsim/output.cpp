@@ -65,6 +65,10 @@ Json Context(const std::string& command, std::uint64_t seed, int threads) {
   return {{"version", LTSIM_VERSION}, {"command", command}, {"seed", seed}, {"threads", threads}};
 }
 
+Json ReproducibleContext(const std::string& command, std::uint64_t seed) {
+  return {{"version", LTSIM_VERSION}, {"command", command}, {"seed", seed}};
+}
+
 std::string ShownString(const std::string& spec, std::uint64_t seed) {
   const bool seeded = spec.find(",seed=") != std::string::npos || spec.starts_with("iid:seed=");
   return spec.starts_with("iid:") && !seeded ? spec + ",seed=" + std::to_string(seed) : spec;

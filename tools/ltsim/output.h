@@ -25,6 +25,11 @@ Json Array(const Vector& v);
 /// that their files are the same bytes for any --threads (docs/formats.md §3).
 Json Context(const std::string& command, std::uint64_t seed, int threads = 1);
 
+/// The context block of a document that is the same bytes for any `--threads` (tightness,
+/// sweep, experiment, statistic --sweep; docs/design.md §4): version, command and seed, and no
+/// thread count, which would be the one thing that differs.
+Json ReproducibleContext(const std::string& command, std::uint64_t seed);
+
 /// A STRING argument as a table names it: an `iid:` spec without `seed=` with the master seed
 /// it took (OpenSource's default seed), anything else as given.
 std::string ShownString(const std::string& spec, std::uint64_t seed);

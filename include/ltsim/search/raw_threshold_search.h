@@ -114,6 +114,15 @@ struct RawSearchOptions {
 RawEvaluation EvaluateRawPair(const RawSearchOptions& options, const Transformer& f,
                               const Transformer& g, const std::vector<TypeCounts>& hints = {});
 
+/// Evaluates a pair as given, with no class check (a user's pair): FindThreshold up to N and
+/// the separation search of EvaluateRawPair over the statistics of f's alphabet, period and
+/// locality, the separation gap ≥ κε decided in 50 digits (as a replay decides it). InputError
+/// naming `f_name` and `g_name` unless f and g are one-layer models with
+/// the same alphabet, period and locality. Pure; any thread.
+RawEvaluation EvaluateGivenPair(const RawSearchOptions& options, const Transformer& f,
+                                const Transformer& g, const std::string& f_name,
+                                const std::string& g_name);
+
 /// One hill climb's outcome.
 struct RawRestart {
   int index = 0;

@@ -71,6 +71,15 @@ void ValidateRefuteBound(const std::string& bound);
 /// Runs the search (family seeds included) and judges every restart's best pair.
 RefuteResult RunRefute(const RefuteOptions& options);
 
+/// Judges one pair as given (a user's family member, docs/refute.md §7) against the bound: T*
+/// exact up to options.search.max_length and the separation of EvaluateGivenPair, no search;
+/// the result describes the pair's own class (its sizes, attention and L), one restart named
+/// `start`, so RefuteToJson writes a refute.json that ReplayRefute reproduces. InputError
+/// naming `f_name`/`g_name` for a pair that cannot be evaluated.
+RefuteResult JudgeGivenPair(const RefuteOptions& options, const Transformer& f,
+                            const Transformer& g, const std::string& start,
+                            const std::string& f_name, const std::string& g_name);
+
 /// The printed JSON: context, refuted, first_disagreement, bound, bound_value, ratio,
 /// evaluations, seed, budget, class, best {…}, family {…}.
 nlohmann::json RefuteToJson(const RefuteResult& result);

@@ -51,6 +51,11 @@ struct TightnessOptions {
   std::uint64_t statistic_max_n = 16'000;
   /// 5.3: the z length of the locality row (τ varied at this n).
   std::uint64_t statistic_locality_n = 1'000;
+  /// 4.1: a user's family directory (docs/tightness.md §7): one row over its members, fitted in
+  /// the parameter their meta records, instead of the built-in rows ("" = the built-in rows).
+  std::string family_dir;
+  std::string family_parameter;  ///< its meta key ("" = the one meta.params key that varies)
+  double family_eps = 0.0;       ///< > 0: every member's ε (0: each member's meta.eps)
   /// Called with (units finished, units) as members and checks end; never changes the result.
   ProgressCallback progress;
 };
@@ -67,6 +72,9 @@ struct TightnessSample {
   /// 4.1: the pair's own values of the parameters the rows vary (the joint fit's regressors;
   /// 0 when not recorded): ε, Δ, S and τ (L is `lipschitz`).
   double eps = 0.0, period = 0.0, alphabet = 0.0, locality = 0.0;
+  /// A user's family: the member's directory name and the T* its meta records (if any).
+  std::string name;
+  std::optional<std::uint64_t> recorded;
 };
 
 /// One |x| of the adaptive simulator check: the needed n at that |x| (the larger over the
@@ -149,6 +157,9 @@ struct TightnessRow {
   /// row has none).
   std::string simulator_source;
   ExponentEstimate simulator;
+  /// A user's family row: its directory ("" for the built-in rows); `name` is then the meta key
+  /// of its parameter.
+  std::string family_dir;
 };
 
 /// 4.1 `--joint`: ln T* = a + Σ_j b_j·ln x_j over the uncensored lower-side samples of every
