@@ -257,7 +257,8 @@ std::uint64_t ShardRecords(const std::string& bytes, bool& has_deals) {
 // The pruned one-layer threshold in shards (docs/distributed.md §4.2): each shard records its
 // blocks of every window up to its own first disagreement, and the merge prints what one
 // process prints, byte for byte, for a pair that disagrees (the nested family's T* = 332,
-// beyond full enumeration, so windows of pruned cells) and for pairs that agree up to N.
+// beyond full enumeration, so windows of pruned cells), stopped by the evaluation budget, and
+// for pairs that agree up to N.
 TEST_F(DistCliTest, PrunedThresholdShardsRecordWorkAndMergeToOneRun) {
   const std::string dir = Path("nested").string();
   ASSERT_EQ(Shell(Quote(kBinary) +
@@ -272,6 +273,8 @@ TEST_F(DistCliTest, PrunedThresholdShardsRecordWorkAndMergeToOneRun) {
       "threshold " + nested + " --eps 0.035 --max-length 3000 --json",
       "threshold " + nested + " --eps 0.035 --max-length 3000",        // the table
       "threshold " + nested + " --eps 0.035 --max-length 300 --json",  // agrees up to N
+      // stopped by the evaluation budget (shards stop once their own evaluations pass it)
+      "threshold " + nested + " --eps 0.035 --max-length 3000 --max-evaluations 30000 --json",
       "threshold " + pair + " --eps 0.9 --max-length 100 --json"};
   for (const std::string& command : commands) {
     ASSERT_LE(Run(0, command, "one.stdout"), 1) << command << ReadFile(Path("one.stdout.err"));
