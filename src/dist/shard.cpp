@@ -126,7 +126,6 @@ ShardReplay::ShardReplay(const std::vector<std::string>& paths) : paths_(paths) 
   if (paths.empty()) throw InputError("merge: no shard files given");
   std::set<std::uint64_t> seen;
   std::uint64_t shards = 0;
-  nlohmann::json first_deals;
   for (std::size_t file = 0; file < paths.size(); ++file) {
     const std::string& path = paths[file];
     const std::string text = ReadFile(path);
@@ -166,6 +165,7 @@ ShardReplay::ShardReplay(const std::vector<std::string>& paths) : paths_(paths) 
       index = header.at("shard").get<std::uint64_t>();
       count = header.at("shards").get<std::uint64_t>();
       command = header.at("command").get<std::vector<std::string>>();
+      if (!header.at("deals").is_array()) throw InputError(path + ": deals: not an array");
       for (const auto& d : header.at("deals"))
         if (d.at("end").get<std::uint64_t>() < d.at("begin").get<std::uint64_t>())
           throw InputError(path + ": deals: bad range");
@@ -173,21 +173,28 @@ ShardReplay::ShardReplay(const std::vector<std::string>& paths) : paths_(paths) 
       throw InputError(path + ": header: malformed (shard, shards, command or deals)");
     }
     if (count < 1 || index >= count) throw InputError(path + ": shard: must be < shards");
+    // Every shard makes the same Deals, but a shard whose command stops on its own results
+    // (a pruned threshold, docs/distributed.md §4.2) may stop before another: the ranges must
+    // agree as far as both go.
+    const nlohmann::json& deals = header.at("deals");
+    bool same_deals = true;
+    for (std::size_t k = 0; k < deals.size() && k < deals_.size(); ++k)
+      same_deals = same_deals && deals[k].at("begin").get<std::uint64_t>() == deals_[k].begin &&
+                   deals[k].at("end").get<std::uint64_t>() == deals_[k].end;
     if (seen.empty()) {
       shards = count;
       command_ = command;
-      first_deals = header.at("deals");
-      for (const auto& d : first_deals) {
-        DealItems items;
-        items.begin = d.at("begin");
-        items.end = d.at("end");
-        deals_.push_back(std::move(items));
-      }
-    } else if (count != shards || command != command_ || header.at("deals") != first_deals) {
+    } else if (count != shards || command != command_ || !same_deals) {
       throw InputError(path +
                        ": shard of another run (its command line, shard count or items "
                        "differ from " +
                        paths.front() + ")");
+    }
+    for (std::size_t k = deals_.size(); k < deals.size(); ++k) {
+      DealItems items;
+      items.begin = deals[k].at("begin").get<std::uint64_t>();
+      items.end = deals[k].at("end").get<std::uint64_t>();
+      deals_.push_back(std::move(items));
     }
     if (!seen.insert(index).second)
       throw InputError(path + ": shard " + std::to_string(index) + " given twice");
@@ -198,7 +205,7 @@ ShardReplay::ShardReplay(const std::vector<std::string>& paths) : paths_(paths) 
       const auto deal = r.Get<std::uint32_t>();
       const auto i = r.Get<std::uint64_t>();
       const std::string where = path + ": item " + std::to_string(i);
-      if (deal >= deals_.size() || i < deals_[deal].begin || i >= deals_[deal].end)
+      if (deal >= deals.size() || i < deals_[deal].begin || i >= deals_[deal].end)
         throw InputError(where + " outside its deal");
       std::string bytes = r.GetString();
       if (r.Get<std::uint64_t>() != ItemDigest(bound, deal, i, bytes))

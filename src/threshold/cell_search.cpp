@@ -86,16 +86,36 @@ std::vector<TaskSpec> WindowTasks(const std::vector<Context>& contexts, const Jo
   return tasks;
 }
 
+// What a merge consumed for one task: the recorded bytes and their origin (shard file and
+// item), kept to check the task a decision rests on (docs/distributed.md §4.1).
+struct Recorded {
+  std::string bytes;
+  std::string origin;
+};
+
+// How RunTasks treats a dealer's items beyond receiving them on the reducing process.
+struct DealtTasks {
+  bool* all_arrived = nullptr;                // set: whether every outcome reached the reducer
+  bool keep_computed = false;                 // a shard: keep the outcomes this process computed
+  std::vector<Recorded>* recorded = nullptr;  // a merge: each task's recorded bytes
+  StopFn stop;                                // passed to the dealer
+  bool stopped = false;                       // the dealer's report: stopped early
+};
+
 // The outcomes of `tasks`, each a pure function of its spec. With `dealer` (MPI ranks that
-// share decisions, docs/distributed.md §2) the tasks are dealt in chunks of `chunk` and only
-// the reducing rank receives the outcomes (the other ranks' stay empty); without, this
-// process runs them all on its arena's threads.
+// share decisions, docs/distributed.md §2; a shard; a merge's replay) the tasks are dealt in
+// chunks of `chunk` and only the reducing process receives the outcomes (the other processes'
+// stay empty, or with `keep_computed` hold what they computed); without, this process runs
+// them all on its arena's threads.
 std::vector<TaskOutcome> RunTasks(const Transformer& f, const Transformer& g, const JointView& view,
                                   const std::vector<TaskSpec>& tasks, const EngineOptions& o,
                                   oneapi::tbb::task_arena& arena, ItemDealer* dealer,
-                                  std::uint64_t chunk, bool* all_arrived = nullptr) {
+                                  std::uint64_t chunk, DealtTasks* how = nullptr) {
   std::vector<TaskOutcome> out(tasks.size());
-  if (all_arrived) *all_arrived = true;
+  DealtTasks none;
+  if (how == nullptr) how = &none;
+  if (how->all_arrived) *how->all_arrived = true;
+  if (how->recorded) how->recorded->assign(tasks.size(), Recorded{});
   const auto run = [&](std::size_t begin, std::size_t end, TaskOutcome* into) {
     arena.execute([&] {
       oneapi::tbb::parallel_for(
@@ -120,13 +140,17 @@ std::vector<TaskOutcome> RunTasks(const Transformer& f, const Transformer& g, co
         std::vector<std::string> bytes;
         bytes.reserve(part.size());
         for (const TaskOutcome& p : part) bytes.push_back(TaskBytes(p));
+        if (how->keep_computed) std::move(part.begin(), part.end(), out.begin() + begin);
         return bytes;
       },
       [&](std::uint64_t i, std::string&& bytes) {
         out[i] = TaskFromBytes(bytes, tasks[i], view);
+        if (how->recorded) (*how->recorded)[i] = {std::move(bytes), g_byte_origin};
         return true;
-      });
-  if (all_arrived) *all_arrived = !dealer->Reduces() || report.consumed == tasks.size();
+      },
+      how->stop);
+  how->stopped = report.stopped;
+  if (how->all_arrived) *how->all_arrived = !dealer->Reduces() || report.consumed == tasks.size();
   return out;
 }
 
@@ -190,17 +214,26 @@ class CellSearch {
     result_.min_length = n_;
     m_ = static_cast<std::uint64_t>(view_.locality) + 1;
     result_.threads = threads_;
-    dealer_ =
-        options.dealer != nullptr && options.dealer->Processes() > 1 && options.dealer->Shares()
-            ? options.dealer
-            : nullptr;
-    reduces_ = dealer_ == nullptr || dealer_->Reduces();
+    // Whom the windows' tasks are dealt to: MPI ranks that share decisions, a shard that
+    // records its blocks, a merge that replays them; or nobody (this process runs them all).
+    ItemDealer* const d = options.dealer;
+    if (d != nullptr && d->Replays()) {
+      replaying_ = true;
+    } else if (d != nullptr && d->Processes() > 1 && d->Shares()) {
+      shared_ = true;
+    } else if (d != nullptr && !d->Reduces() && !d->Shares()) {
+      recording_ = true;
+    }
+    dealer_ = replaying_ || shared_ || recording_ ? d : nullptr;
+    reduces_ = !recording_ && (!shared_ || dealer_->Reduces());
     chunk_ = static_cast<std::uint64_t>(threads_);
     result_.max_gap_per_length.assign(N_, std::numeric_limits<double>::quiet_NaN());
     result_.gap_upper_per_length.assign(N_, std::numeric_limits<double>::quiet_NaN());
-    // Inside a window only when this process runs every task: ranks that share windows stop
-    // between windows, when the reducing rank decides so.
-    if (dealer_ == nullptr && (options.time_budget > 0.0 || options.stop != nullptr))
+    // Inside a window only when this process runs the tasks it deals: ranks that share windows
+    // stop between windows, when the reducing rank decides so; a merge computes only the
+    // largest gap at T* (LargestGapAt sets it there). A shard stopped inside a task is not
+    // whole and writes no file.
+    if ((dealer_ == nullptr || recording_) && Watched())
       engine_.interrupted = [this] { return watch_.Fired() != ThresholdStop::kNone; };
   }
 
@@ -215,6 +248,7 @@ class CellSearch {
     engine_.leaf_points = options_.leaf_statistics;
     engine_.count_pruned = options_.count_pruned;
     std::uint64_t a = std::max(m_ + 1, n_);
+    if (recording_) return RecordWindows(a);
     while (a <= N_) {
       std::uint64_t b = 0;
       bool full = false;
@@ -246,10 +280,11 @@ class CellSearch {
 
  private:
   double Seconds() const { return watch_.Seconds(); }
+  bool Watched() const { return options_.time_budget > 0.0 || options_.stop != nullptr; }
 
   // Every rank takes the reducing rank's decision (no-op without a sharing dealer).
   void Agree(Decision& decision, std::uint64_t& first) const {
-    if (dealer_ == nullptr) return;
+    if (!shared_) return;
     ByteWriter w;
     w.Put(decision);
     w.Put(first);
@@ -284,7 +319,7 @@ class CellSearch {
   // Lengths T ≤ τ* + 1 have no far positions: every statistic, on the reducing process, which
   // tells the others whether the search ends there. Returns the first disagreement, or 0.
   std::uint64_t SearchShortLengths() {
-    for (std::uint64_t t = n_; t <= std::min(N_, m_) && reduces_; ++t) {
+    for (std::uint64_t t = n_; t <= std::min(N_, m_) && (reduces_ || recording_); ++t) {
       const std::uint64_t before = result_.evaluations;
       const LengthOutcome outcome =
           SearchStatistics(f_, g_, result_.view, t, options_.epsilon, result_.evaluations);
@@ -303,20 +338,92 @@ class CellSearch {
   }
 
   // The window from a: a single length enumerated in full while that is cheap (`full`), then
-  // growing windows. Sets b and the window's first disagreement; returns the agreed decision.
-  Decision SearchWindow(std::uint64_t a, std::uint64_t& b, bool& full, std::uint64_t& first) {
+  // growing windows. Returns its last length b. A function of a and the statistics of the
+  // lengths before it (never of outcomes), so a shard cuts the windows one process cuts.
+  std::uint64_t WindowEnd(std::uint64_t a, bool& full) const {
     const std::uint64_t here = CountStatistics(view_.alphabet, view_.period, view_.locality, a);
     full = SaturatingAdd(cumulative_, here) <= options_.full_statistics;
-    b = full ? a : std::min(N_, a + std::max<std::uint64_t>(8 * view_.period, a / 8) - 1);
+    return full ? a : std::min(N_, a + std::max<std::uint64_t>(8 * view_.period, a / 8) - 1);
+  }
+
+  void CountWindow(std::uint64_t a, std::uint64_t b) {
+    for (std::uint64_t t = a; t <= b; ++t)
+      cumulative_ = SaturatingAdd(cumulative_,
+                                  CountStatistics(view_.alphabet, view_.period, view_.locality, t));
+  }
+
+  // A shard's windows (docs/distributed.md §4.2): the windows one process cuts, each window's
+  // tasks dealt to the ShardWriter, which computes this shard's blocks of them, every task's
+  // outcome a function of its spec alone. The shard stops after a window in which one of its
+  // own tasks disagrees (the merge's T* is then at most that task's, so the merge needs no
+  // later window) or once its own tasks' evaluations pass the budget (the merge adds every
+  // task's, so its total passes it by that window too); otherwise it goes on to N. It returns
+  // no result: the merge replays the windows, consuming the recorded outcomes.
+  ThresholdResult RecordWindows(std::uint64_t a) {
+    std::uint64_t evaluations = result_.evaluations;  // the short lengths', as the merge's
+    while (a <= N_) {
+      bool full = false;
+      const std::uint64_t b = WindowEnd(a, full);
+      engine_.goal = Goal::kFirst;
+      engine_.prune = !full;
+      const std::vector<TaskSpec> tasks = WindowTasks(contexts_, view_, a, b, per_length_);
+      DealtTasks how;
+      how.keep_computed = true;
+      if (Watched()) how.stop = [this] { return watch_.Fired() != ThresholdStop::kNone; };
+      const std::vector<TaskOutcome> own =
+          RunTasks(f_, g_, view_, tasks, engine_, arena_, dealer_, chunk_, &how);
+      if (how.stopped) {
+        ThresholdResult stopped;
+        stopped.complete = false;
+        stopped.stopped = watch_.Fired();
+        return stopped;
+      }
+      bool disagrees = false;
+      for (const TaskOutcome& o : own) {
+        evaluations += o.evaluations;
+        disagrees = disagrees || o.first_T != 0;
+      }
+      CountWindow(a, b);
+      if (disagrees || (evaluations > options_.max_evaluations && b < N_)) break;
+      a = b + 1;
+    }
+    return ThresholdResult{};
+  }
+
+  // A merge's check of the task the window's first disagreement rests on (the first with
+  // first_T = first): computed again, it must give the recorded bytes, so a forged item cannot
+  // decide T* (docs/distributed.md §4.1).
+  void ConfirmFirst(const std::vector<TaskSpec>& tasks, const std::vector<TaskOutcome>& outcomes,
+                    std::uint64_t first) {
+    std::size_t i = 0;
+    while (i < outcomes.size() && outcomes[i].first_T != first) ++i;
+    LTSIM_CHECK(i < outcomes.size());
+    EngineOptions engine = engine_;
+    engine.interrupted = nullptr;  // the recorded task ran whole
+    std::string again;
+    arena_.execute([&] { again = TaskBytes(RunTask(f_, g_, view_, tasks[i], engine)); });
+    if (again != recorded_[i].bytes)
+      throw InputError(recorded_[i].origin +
+                       ": the recorded result differs from the one this command computes (a "
+                       "forged or corrupted shard; run the shard again)");
+  }
+
+  // Sets b and the window's first disagreement; returns the agreed decision.
+  Decision SearchWindow(std::uint64_t a, std::uint64_t& b, bool& full, std::uint64_t& first) {
+    b = WindowEnd(a, full);
     engine_.goal = Goal::kFirst;
     engine_.prune = !full;
     const std::vector<TaskSpec> tasks = WindowTasks(contexts_, view_, a, b, per_length_);
     bool arrived = true;
+    DealtTasks how;
+    how.all_arrived = &arrived;
+    if (replaying_) how.recorded = &recorded_;
     const std::vector<TaskOutcome> outcomes =
-        RunTasks(f_, g_, view_, tasks, engine_, arena_, dealer_, chunk_, &arrived);
+        RunTasks(f_, g_, view_, tasks, engine_, arena_, dealer_, chunk_, &how);
     first = 0;
     for (const TaskOutcome& o : outcomes)
       if (o.first_T != 0 && (first == 0 || o.first_T < first)) first = o.first_T;
+    if (replaying_ && first != 0) ConfirmFirst(tasks, outcomes, first);
     // An interrupted task finished every length below its stopped_at: the window is certified
     // below the smallest of them (and below a disagreement, whose largest gap is not searched).
     std::uint64_t stopped_below = 0;
@@ -333,9 +440,7 @@ class CellSearch {
       return kStopped;  // one process: nobody to agree with
     }
     if (reduces_) AddWindow(tasks, outcomes, first);
-    for (std::uint64_t t = a; t <= b; ++t)
-      cumulative_ = SaturatingAdd(cumulative_,
-                                  CountStatistics(view_.alphabet, view_.period, view_.locality, t));
+    CountWindow(a, b);
     const ThresholdStop fired = reduces_ && b < N_ ? watch_.Fired() : ThresholdStop::kNone;
     if (fired != ThresholdStop::kNone) stopped_ = fired;
     Decision decision = !arrived                                                   ? kLost
@@ -379,8 +484,14 @@ class CellSearch {
     engine_.prune = !full;
     const std::vector<TaskSpec> at = WindowTasks(contexts_, view_, first, first, true);
     bool best_arrived = true;
+    DealtTasks how;
+    how.all_arrived = &best_arrived;
+    // The shards stopped at their own first disagreements, not knowing T*: a merge computes
+    // the largest gap at T* itself (one length).
+    if (replaying_ && Watched())
+      engine_.interrupted = [this] { return watch_.Fired() != ThresholdStop::kNone; };
     const std::vector<TaskOutcome> best =
-        RunTasks(f_, g_, view_, at, engine_, arena_, dealer_, chunk_, &best_arrived);
+        RunTasks(f_, g_, view_, at, engine_, arena_, replaying_ ? nullptr : dealer_, chunk_, &how);
     if (!reduces_) return ThresholdResult{};
     bool interrupted = false;
     for (const TaskOutcome& o : best) interrupted = interrupted || o.stopped_at != 0;
@@ -426,7 +537,11 @@ class CellSearch {
   std::uint64_t N_ = 0, n_ = 1, m_ = 0;
   const int threads_;
   oneapi::tbb::task_arena arena_;
-  ItemDealer* dealer_ = nullptr;  // a dealer whose ranks share decisions, or null
+  ItemDealer* dealer_ = nullptr;    // the windows' dealer (below), or null: this process alone
+  bool shared_ = false;             // MPI ranks that share decisions (docs/distributed.md §2)
+  bool recording_ = false;          // a shard: records its blocks of every window (§4.2)
+  bool replaying_ = false;          // a merge: consumes the shards' recorded outcomes (§4.2)
+  std::vector<Recorded> recorded_;  // a merge: the current window's recorded bytes
   bool reduces_ = true;
   std::uint64_t chunk_ = 1;
   EngineOptions engine_;

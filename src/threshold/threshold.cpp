@@ -49,10 +49,8 @@ ThresholdResult FindThreshold(const Transformer& f, const Transformer& g,
   }
   if (options.prune) {
     threshold::CheckCellLimits(f, g, options);
-    // MPI ranks share the pruned search's windows (FindByCells); shards cannot, since each
-    // window depends on the previous one's outcomes: the reducing process runs it alone.
-    if (options.dealer && !options.dealer->Reduces() && !options.dealer->Shares())
-      return ThresholdResult{};
+    // MPI ranks share the pruned search's windows; shards record theirs up to their own first
+    // disagreement and the merge replays them (FindByCells, docs/distributed.md §4.2).
     return threshold::FindByCells(f, g, options);
   }
   threshold::CheckStatisticsLimits(f, g, options.min_length, options.max_length);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -239,6 +240,68 @@ TEST_F(DistCliTest, ShardsMergedGiveTheFilesOfOneRun) {
   EXPECT_EQ(Run(0, "merge " + Quote(Path("t1").string()), "bad.stdout"), 2);
   EXPECT_NE(ReadFile(Path("bad.stdout.err")).find("1 of 2 shards"), std::string::npos)
       << ReadFile(Path("bad.stdout.err"));
+}
+
+// The records of a shard file (src/dist/shard.cpp: magic, u64 header size, the JSON header,
+// u64 records) and whether its header lists at least one deal.
+std::uint64_t ShardRecords(const std::string& bytes, bool& has_deals) {
+  std::size_t at = std::string("ltsim-shard\n").size();
+  std::uint64_t size = 0, records = 0;
+  std::memcpy(&size, bytes.data() + at, sizeof size);
+  const std::string header = bytes.substr(at + 8, size);
+  has_deals = header.find("\"deals\":[{") != std::string::npos;
+  std::memcpy(&records, bytes.data() + at + 8 + size, sizeof records);
+  return records;
+}
+
+// The pruned one-layer threshold in shards (docs/distributed.md §4.2): each shard records its
+// blocks of every window up to its own first disagreement, and the merge prints what one
+// process prints, byte for byte, for a pair that disagrees (the nested family's T* = 332,
+// beyond full enumeration, so windows of pruned cells), stopped by the evaluation budget, and
+// for pairs that agree up to N.
+TEST_F(DistCliTest, PrunedThresholdShardsRecordWorkAndMergeToOneRun) {
+  const std::string dir = Path("nested").string();
+  ASSERT_EQ(Shell(Quote(kBinary) +
+                  " construct family nested --alphabet 3 --slope 0.17 --eps 0.035 --out-dir " +
+                  Quote(dir) + " > /dev/null"),
+            0);
+  const std::string nested = Quote(dir + "/f.json") + " " + Quote(dir + "/g.json");
+  const std::string pair = Quote(std::string(LTSIM_SOURCE_DIR) + "/corpus/models/pair/f.json") +
+                           " " +
+                           Quote(std::string(LTSIM_SOURCE_DIR) + "/corpus/models/pair/g.json");
+  const std::vector<std::string> commands = {
+      "threshold " + nested + " --eps 0.035 --max-length 3000 --json",
+      "threshold " + nested + " --eps 0.035 --max-length 3000",        // the table
+      "threshold " + nested + " --eps 0.035 --max-length 300 --json",  // agrees up to N
+      // stopped by the evaluation budget (shards stop once their own evaluations pass it)
+      "threshold " + nested + " --eps 0.035 --max-length 3000 --max-evaluations 30000 --json",
+      "threshold " + pair + " --eps 0.9 --max-length 100 --json"};
+  for (const std::string& command : commands) {
+    ASSERT_LE(Run(0, command, "one.stdout"), 1) << command << ReadFile(Path("one.stdout.err"));
+    for (int K : {2, 3}) {
+      std::string shards;
+      for (int i = 0; i < K; ++i) {
+        const std::string file = Path("s" + std::to_string(i)).string();
+        ASSERT_EQ(Run(0,
+                      command + " --shard " + std::to_string(i) + "/" + std::to_string(K) +
+                          " --shard-out " + Quote(file),
+                      "shard.stdout"),
+                  0)
+            << command << ReadFile(Path("shard.stdout.err"));
+        bool has_deals = false;
+        EXPECT_GT(ShardRecords(ReadFile(file), has_deals), 0u) << command << " shard " << i;
+        EXPECT_TRUE(has_deals) << command << " shard " << i;
+        shards += " " + Quote(file);
+      }
+      ASSERT_LE(Run(0, "merge" + shards, "merged.stdout"), 1)
+          << command << ReadFile(Path("merged.stdout.err"));
+      EXPECT_TRUE(ReadFile(Path("one.stdout")) == ReadFile(Path("merged.stdout")))
+          << command << " K = " << K << " merged:\n"
+          << ReadFile(Path("merged.stdout")) << "\none process:\n"
+          << ReadFile(Path("one.stdout"));
+    }
+  }
+  EXPECT_NE(ReadFile(Path("one.stdout")).find("\"first_disagreement\": null"), std::string::npos);
 }
 
 // A worker rank killed (SIGKILL) mid-campaign: mpirun ends the job, rank 0 stops with every

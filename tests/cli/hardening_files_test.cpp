@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cstring>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -192,6 +193,74 @@ TEST_F(FilesTest, ItemsThatDoNotDecodeNameTheShardAndTheItem) {
     ExpectOneLine(Run({"merge", forged}), forged + ": item 0");
     EXPECT_FALSE(fs::exists(Path("escaped.witness.json")));
   }
+}
+
+// A shard of the pruned one-layer threshold (docs/distributed.md §4.2) records task outcomes
+// (src/threshold/item_codec.cpp: u64 first disagreement, double best gap, …). Changed bytes
+// are named by the digests; re-encoded with fresh digests, bytes that do not decode, a task
+// claiming an interruption, and a changed outcome of the task T* rests on are each one line
+// naming the shard and item, exit 2, nothing printed.
+TEST_F(FilesTest, AForgedPrunedThresholdShardIsOneCleanLine) {
+  const std::string dir = Path("nested").string();
+  ASSERT_EQ(Run({"construct", "family", "nested", "--alphabet", "3", "--slope", "0.17", "--eps",
+                 "0.035", "--out-dir", dir})
+                .exit_code,
+            0);
+  const std::string shard = Path("t.ltsim-shard").string();
+  const std::vector<std::string> command = {"threshold", dir + "/f.json", dir + "/g.json", "--eps",
+                                            "0.035",     "--max-length",  "3000"};
+  std::vector<std::string> sharded = command;
+  for (const char* a : {"--shard", "0/1", "--shard-out"}) sharded.push_back(a);
+  sharded.push_back(shard);
+  ASSERT_EQ(Run(sharded).exit_code, 0);
+  const ShardFile honest = ParseShard(ReadText(shard));
+  ASSERT_FALSE(honest.records.empty());
+  // The task holding T* = 332: the first record of the last deal that claims a disagreement.
+  std::size_t decisive = honest.records.size();
+  for (std::size_t k = 0; k < honest.records.size(); ++k) {
+    ByteReader r(honest.records[k].bytes, "item");
+    if (r.Get<std::uint64_t>() == 332) {
+      decisive = k;
+      break;
+    }
+  }
+  ASSERT_LT(decisive, honest.records.size());
+  const std::string where = ": item " + std::to_string(honest.records[decisive].index);
+  // A flipped bit: the digests.
+  std::string flipped = ReadText(shard);
+  flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 0x10);
+  const std::string forged = Temp("forged.ltsim-shard", flipped);
+  Result r = Run({"merge", forged});
+  ExpectOneLine(r, forged + ": digest");
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  // Re-encoded: a truncated item; a task claiming it was interrupted; another best gap in the
+  // decisive task.
+  ShardFile s = honest;
+  s.records[decisive].bytes.resize(5);
+  WriteText(forged, WriteForged(s));
+  ExpectOneLine(Run({"merge", forged}), forged + where);
+  s = honest;
+  {
+    // stopped_at is followed by three counts, a bound and a count: 5 × 8 bytes.
+    std::string& bytes = s.records[decisive].bytes;
+    const std::uint64_t stop = 332;
+    std::memcpy(bytes.data() + bytes.size() - 48, &stop, sizeof stop);
+  }
+  WriteText(forged, WriteForged(s));
+  r = Run({"merge", forged});
+  ExpectOneLine(r, forged + where);
+  EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+  s = honest;
+  const double gap = -2.0;
+  std::memcpy(s.records[decisive].bytes.data() + 8, &gap, sizeof gap);
+  WriteText(forged, WriteForged(s));
+  r = Run({"merge", forged});
+  ExpectOneLine(r, forged + where + ": the recorded result differs");
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  // The honest shard merges to the command's own output.
+  const Result merged = Run({"merge", shard});
+  EXPECT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(merged.out, Run(command).out);
 }
 
 // A symbolic link in a campaign directory is never written through (the attack: a linked

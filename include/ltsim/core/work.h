@@ -64,6 +64,10 @@ class ItemDealer {
   /// every process makes it, in the same order as its Deals). Nothing to do in one process;
   /// only called when Shares().
   virtual void Broadcast(std::string& bytes) { (void)bytes; }
+  /// Whether Deal hands over bytes that processes recorded without sharing decisions (the
+  /// replay of `ltsim merge`): a caller whose Deals depend on earlier results can then
+  /// consume what each shard recorded up to its own stop (docs/distributed.md §4.2).
+  virtual bool Replays() const { return false; }
 };
 
 /// The dealer of one process: chunks one after another, in order (the default everywhere).

@@ -105,13 +105,15 @@ class ShardWriter final : public ItemDealer {
 class ShardReplay final : public ItemDealer {
  public:
   /// Reads shard files and checks that they are shards 0 … K−1 of one command line (each once)
-  /// with the same Deal ranges, and that every item's digest and the file's digest match its
-  /// bytes; InputError naming the file (and the item) otherwise.
+  /// whose Deal ranges agree (one shard's may stop before another's: a pruned threshold shard
+  /// stops at its own first disagreement), and that every item's digest and the file's digest match
+  /// its bytes; InputError naming the file (and the item) otherwise.
   explicit ShardReplay(const std::vector<std::string>& paths);
   /// The command line (without --shard and --shard-out) the shards ran.
   const std::vector<std::string>& command() const { return command_; }
   bool Reduces() const override { return true; }
   std::uint64_t Processes() const override { return 1; }
+  bool Replays() const override { return true; }
   /// Consumes the recorded bytes in index order, each under a ScopedByteOrigin naming its file
   /// and item (so malformed bytes are InputErrors); InputError when the replayed command asks
   /// for a range the shards did not record. `compute` is called only for the item at which

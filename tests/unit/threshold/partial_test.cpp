@@ -208,6 +208,10 @@ TEST(ThresholdItems, MalformedTaskOutcomesAreInputErrors) {
   best.best_counts.assign(3, 0);  // D* = 12 counts expected
   best.best_T = 2;
   EXPECT_THROW(threshold::TaskFromBytes(threshold::TaskBytes(best), spec, view), ItemBytesError);
+  threshold::TaskOutcome interrupted = o;
+  interrupted.stopped_at = 4;  // a dealt task always runs whole
+  EXPECT_THROW(threshold::TaskFromBytes(threshold::TaskBytes(interrupted), spec, view),
+               ItemBytesError);
   const std::string bytes = threshold::TaskBytes(o);
   EXPECT_THROW(threshold::TaskFromBytes(bytes.substr(0, bytes.size() / 2), spec, view),
                ItemBytesError);
