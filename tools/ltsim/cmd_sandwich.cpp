@@ -69,7 +69,7 @@ std::string TwoLayerConclusion(const SandwichResult& r) {
       Show(r.gap_x), r.gap_x <= bound ? "" : " (ABOVE the bound)");
 }
 
-// The one-line conclusion in words (README "What the default run shows").
+// The one-line conclusion in words (README "What the demo prints").
 std::string Conclusion(const SandwichResult& r) {
   if (r.f.two_layer.reason.size() + r.g.two_layer.reason.size() > 0 ||
       !std::isnan(r.f.two_layer.bound) || !std::isnan(r.g.two_layer.bound))
