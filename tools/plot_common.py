@@ -8,7 +8,7 @@ Ticks: one labelled x tick per grid value, no minor labels, so log ticks never o
 """
 import math
 
-from matplotlib.ticker import FixedLocator, LogLocator, NullFormatter, NullLocator
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator
 
 
 def draw_series(ax, xs, meds, mins, maxs, censoring, color, label, marker="o"):
@@ -68,3 +68,28 @@ def tidy(ax, xs, loglinear):
     ax.yaxis.set_major_locator(LogLocator(base=10, numticks=8))
     ax.yaxis.set_minor_formatter(NullFormatter())
     ax.grid(True, which="major", alpha=0.3)
+
+
+def _tick_text(v, _=None):
+    """Plain numbers from 0.001 to 99,999; powers of ten as 10^k beyond."""
+    if v <= 0:
+        return ""
+    if 1e-3 <= v < 1e5:
+        return "%g" % v
+    k = math.log10(v)
+    return "$10^{%d}$" % round(k) if abs(k - round(k)) < 1e-9 else "%.0e" % v
+
+
+def _power_text(v, _=None):
+    """A decade tick as 10^k (one notation along an axis of many decades)."""
+    return "$10^{%d}$" % round(math.log10(v)) if v > 0 else ""
+
+
+def label_log_axis(axis, lo, hi):
+    """Labels a log axis from lo to hi in plain numbers: 1-2-5 ticks when it spans at most three
+    decades (so a short axis never shows a single labelled decade), decades as 10^k otherwise."""
+    decades = math.log10(hi / lo) if lo > 0 and hi > lo else 0
+    subs = (1.0, 2.0, 5.0) if decades <= 3 else (1.0,)
+    axis.set_major_locator(LogLocator(base=10, subs=subs, numticks=40))
+    axis.set_major_formatter(FuncFormatter(_tick_text if decades <= 3 else _power_text))
+    axis.set_minor_formatter(NullFormatter())

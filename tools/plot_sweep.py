@@ -29,7 +29,7 @@ except ImportError:
     sys.exit(3)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plot_common import draw_series, fit_line, paper_line, tidy  # noqa: E402
+from plot_common import draw_series, fit_line, label_log_axis, paper_line, tidy  # noqa: E402
 
 SIM, UPPER, OUTSIDE = "tab:blue", "tab:orange", "tab:gray"
 SIM_KEY, UPPER_KEY, PAPER_KEY = "simulator on found x", "upper side", "paper"
@@ -45,13 +45,29 @@ def slope_text(fit):
     return "slope %.2f %s" % (fit["exponent"], interval(fit["ci"]))
 
 
+def greek(name):
+    """A parameter's name as the docs write it: eps → ε, gamma → γ (1/eps → 1/ε)."""
+    return name.replace("gamma", "γ").replace("eps", "ε")
+
+
+def cap(point):
+    """The bound a point censored above stands for: no n < |x| met ε on its capped pairs, so its
+    worst needed length is at least the largest |x| among them."""
+    capped = [q["x_length"] for q in point.get("pairs", []) if not q.get("reached", True)]
+    return max(capped) if capped else None
+
+
 def series(points, key):
-    """Per point (x, median, min, max, censoring), in regime and with a positive regressor."""
+    """Per point (x, median, min, max, censoring), in regime and with a positive regressor. A
+    point censored above is drawn at its cap |x| (cap()), where its bound is."""
     rows = []
     for p in points:
         q = p[key]
         censoring = q.get("censoring", "none")
-        rows.append((p["fit_x"], q["median"], q["min"], q["max"], censoring))
+        high = q["max"]
+        if censoring == "above" and key == SIM_KEY and cap(p) is not None:
+            high = cap(p)
+        rows.append((p["fit_x"], q["median"], q["min"], high, censoring))
     return rows
 
 
@@ -69,9 +85,13 @@ def draw(ax, points, key, color, label, fit, loglinear, keep):
             line.set_marker("v" if kinds == {"below"} else "^")
             line.set_label("%s censored (%s): a bound, not fitted" % (
                 label.split(" (")[0], " and ".join(
-                    sorted({"above": "at the cap, arrow up",
+                    sorted({"above": "≥ |x|: no n < |x| met ε, arrow up from |x|",
                             "below": "at the floor, arrow down"}[k] for k in kinds))))
     fit_line(ax, xs, cens, meds, fit.get("exponent"), color, loglinear)
+    for x, high, c in zip(xs, maxs, cens):
+        if c == "above" and key == SIM_KEY:
+            ax.annotate("≥ |x| = %s" % f"{int(high):,}", (x, high), textcoords="offset points",
+                        xytext=(6, -4), fontsize=7, color=color)
     return xs, meds, cens
 
 
@@ -82,7 +102,7 @@ def show_arrows(ax, points, keep):
     for p, k in zip(points, keep):
         q = p[SIM_KEY]
         if k and q.get("censoring") == "above":
-            ends.append(2.0 * q["max"])
+            ends.append(2.0 * (cap(p) or q["max"]))
         elif k and q.get("censoring") == "below":
             ends.append(0.5 * q["min"])
     if ends:
@@ -120,13 +140,16 @@ def main(directory):
         paper_line(left, ux, umed, ucens, b, loglinear, label)
     tidy(left, [p["fit_x"] for p in points if loglinear or (p["fit_x"] or 0) > 0], loglinear)
     show_arrows(left, points, inside)
-    left.set_xlabel(doc["fit_x"] + (" (log-linear: ln n = a + b/gamma)" if loglinear else ""))
+    label_log_axis(left.yaxis, *left.get_ylim())
+    left.set_xlabel(greek(doc["fit_x"]) + (" (log-linear: ln n = a + b/γ)" if loglinear else ""))
     left.set_ylabel("length (median, min-max over the pairs)")
     # Below the axes: the bands fill the plot, a legend inside would hide a point.
     left.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
-    trend = sim_fit.get("trend", "")
-    left.set_title("simulator on found x: %s (%s)" % (trend, sim_fit.get("trend_reason", "")),
-                   fontsize=8, wrap=True)
+    # Short: the reason is in sweep.json and in the printed table.
+    trend = {"rises": "rises (95% interval excludes 0)",
+             "not shown": "no trend shown (95% interval includes 0)"}.get(
+                 sim_fit.get("trend", ""), sim_fit.get("trend", ""))
+    left.set_title("needed length against %s: %s" % (greek(opts["parameter"]), trend), fontsize=9)
 
     # Not fitted: a linear y axis shows a zero error too.
     sims = [(p["value"], p["sim_at_fixed"]) for p in points if p["sim_at_fixed"] is not None]
@@ -139,19 +162,20 @@ def main(directory):
         right.set_xticklabels(["%.3g" % v for v in grid])
         right.set_ylim(bottom=0)
         right.grid(True, alpha=0.3)
-    right.set_xlabel(opts["parameter"])
+    right.set_xlabel(greek(opts["parameter"]))
     right.set_ylabel("max sim over the pairs at n = %d" % opts["fixed_n"])
     right.set_title("simulation error at a fixed n", fontsize=9)
 
-    fixed = "" if opts["parameter"] == "eps" else "eps = %g, " % opts["eps"]
+    fixed = "" if opts["parameter"] == "eps" else "ε = %g, " % opts["eps"]
     if opts["parameter"] == "margin":
         fixed += "p = %d bits, " % opts["precision_bits"]
-    fig.suptitle("ltsim sweep, parameter %s (%s|x| = %d, seed %d, %s)"
-                 % (opts["parameter"], fixed, opts["x_length"], doc["context"]["seed"],
+    fig.suptitle("ltsim sweep over %s (%s|x| = %s, seed %d, %s)"
+                 % (greek(opts["parameter"]), fixed, f"{opts['x_length']:,}", doc["context"]["seed"],
                     opts.get("method", "random")), fontsize=10)
     fig.tight_layout()
-    fig.savefig(os.path.join(directory, "sweep.png"), dpi=110)
-    fig.savefig(os.path.join(directory, "sweep.svg"))
+    # bbox "tight": the legend below the left plot is wider than it and stays whole.
+    fig.savefig(os.path.join(directory, "sweep.png"), dpi=110, bbox_inches="tight")
+    fig.savefig(os.path.join(directory, "sweep.svg"), bbox_inches="tight")
     plt.close(fig)
 
 

@@ -34,8 +34,8 @@ std::vector<std::string> HelpExamples(const std::string& help) {
 // block's commands run one after the other in one directory: a merge reads the shard files
 // its block wrote). A block that runs python3 (the PyTorch workflow: its ltsim lines read the
 // model its first step trains) is left out: it needs python3-torch and minutes of training.
-std::vector<std::vector<std::string>> ReadmeBlocks() {
-  std::istringstream lines(ReadFile(kSource + "/README.md"));
+std::vector<std::vector<std::string>> ReadmeBlocks(const std::string& page) {
+  std::istringstream lines(ReadFile(kSource + "/" + page));
   std::vector<std::vector<std::string>> blocks;
   bool in_sh = false;
   std::string pending;
@@ -160,7 +160,9 @@ TEST_F(ExamplesTest, EveryHelpExampleRuns) {
 }
 
 TEST_F(ExamplesTest, EveryReadmeExampleRuns) {
-  const std::vector<std::vector<std::string>> blocks = ReadmeBlocks();
+  // README and the command reference it sends readers to (docs/commands.md).
+  std::vector<std::vector<std::string>> blocks = ReadmeBlocks("README.md");
+  for (auto& block : ReadmeBlocks("docs/commands.md")) blocks.push_back(std::move(block));
   std::size_t run = 0;
   for (std::size_t b = 0; b < blocks.size(); ++b) {
     for (const std::string& c : blocks[b]) {
@@ -197,6 +199,25 @@ TEST_F(ExamplesTest, DemoEndsWithAConclusion) {
   EXPECT_TRUE(last.starts_with("conclusion: from the 1,999-token z alone")) << last;
   EXPECT_NE(last.find("1,000,355-token x"), std::string::npos) << last;
   EXPECT_NE(last.find("the rate sim ≤ L·η held"), std::string::npos) << last;
+}
+
+// README quotes the demo's conclusion word for word: the numbers it shows are the ones the
+// demo prints now.
+TEST_F(ExamplesTest, ReadmeQuotesTheDemo) {
+  const std::string demo = ReadFile(kSource + "/tools/demo.sh");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      demo, m, std::regex(R"re("\$build/tools/ltsim/ltsim" ([^\n]*)\\\n\s*([^\n]*) "\$@")re")))
+      << demo;
+  const Result r = RunExample("ltsim " + m[1].str() + m[2].str(), 0);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
+  while (!last.empty() && last.back() == '\n') last.pop_back();
+  ASSERT_TRUE(last.starts_with("conclusion:")) << last;
+  const std::string readme = ReadFile(kSource + "/README.md");
+  EXPECT_NE(readme.find("\n" + last + "\n"), std::string::npos)
+      << "README.md does not quote the demo's last line:\n"
+      << last;
 }
 
 // Bug 1: README's command table was cut by a blank line (its last rows rendered as text).

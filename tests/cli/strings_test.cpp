@@ -59,7 +59,7 @@ TEST_F(CliTest, IidProbsAreWeights) {
   // A quarter of 5000 tokens are 0: the share is 1/4 up to sampling (σ = √(p(1−p)/T) ≈ 0.006;
   // 0.05 is eight σ).
   EXPECT_NEAR(weights["output"][0].get<double>(), 0.25, 0.05);
-  EXPECT_NE(ReadFile(kSource + "/README.md").find("probs` are weights"), std::string::npos);
+  EXPECT_NE(ReadFile(kSource + "/docs/commands.md").find("probs` are weights"), std::string::npos);
   // A mistyped key gets a suggestion.
   ExpectInputError({"eval", kModelF, "iid:lenght=10,alphabet=2,seed=1"}, "did you mean 'length'?");
 }

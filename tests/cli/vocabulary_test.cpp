@@ -1,5 +1,6 @@
-// Command-line tests of the one vocabulary (README "One name per concept"): the new names,
-// the old spellings with their one-line deprecation note, one default seed, --threads, --json.
+// Command-line tests of the one vocabulary (docs/commands.md "One name per concept"): the new
+// names, the old spellings with their one-line deprecation note, one default seed, --threads,
+// --json.
 #include "cli_test_support.h"
 
 namespace ltsim::cli_test {

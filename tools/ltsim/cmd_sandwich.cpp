@@ -19,6 +19,7 @@ struct SandwichArgs {
   std::string f, g, string;
   SandwichOptions options;
   ZLengthOptions z_length;
+  std::string out;
   bool json = false;
 };
 
@@ -68,7 +69,7 @@ std::string TwoLayerConclusion(const SandwichResult& r) {
       Show(r.gap_x), r.gap_x <= bound ? "" : " (ABOVE the bound)");
 }
 
-// The one-line conclusion in words (README "What the default run shows").
+// The one-line conclusion in words (README "What the demo prints").
 std::string Conclusion(const SandwichResult& r) {
   if (r.f.two_layer.reason.size() + r.g.two_layer.reason.size() > 0 ||
       !std::isnan(r.f.two_layer.bound) || !std::isnan(r.g.two_layer.bound))
@@ -97,7 +98,7 @@ std::string Conclusion(const SandwichResult& r) {
       Show(r.gap_x), r.gap_x <= bound ? "" : " (ABOVE the bound)");
 }
 
-void PrintJsonResult(const SandwichArgs& args, const SandwichResult& r) {
+Json SandwichJson(const SandwichArgs& args, const SandwichResult& r) {
   Json doc;
   doc["context"] = Context("sandwich", args.options.seed);
   doc["f_x"] = Array(r.f.on_x);
@@ -135,7 +136,23 @@ void PrintJsonResult(const SandwichArgs& args, const SandwichResult& r) {
     doc["two_layer_bound_g"] = parts(r.g);
   }
   doc["conclusion"] = Conclusion(r);
-  PrintJson(doc);
+  return doc;
+}
+
+// sandwich.csv: one row per term of the sandwich, with the certified bound where one is claimed.
+std::string Csv(const SandwichResult& r) {
+  std::string csv = "quantity,value\n";
+  const auto row = [&csv](const std::string& name, double v) {
+    csv += fmt::format("{},{}\n", name, std::isfinite(v) ? fmt::format("{:.17g}", v) : "");
+  };
+  row("sim_f", r.f.sim);
+  row("gap_z", r.gap_z);
+  row("sim_g", r.g.sim);
+  row("gap_x", r.gap_x);
+  row("certified_sim_f", r.f.certified_sim);
+  row("certified_sim_g", r.g.certified_sim);
+  row("certified_bound", CertifiedBound(r));
+  return csv;
 }
 
 void Row(const std::string& label, const std::string& f, const std::string& g) {
@@ -193,9 +210,14 @@ void RunSandwichCommand(const SandwichArgs& args) {
   CheckPair(f, g, args.f, args.g);
   auto progress = std::make_shared<Progress>("sandwich", "tokens");
   const auto x = WithProgress(OpenSource(args.string, args.options.seed), progress);
+  // --out-dir locked and checked before any work, written as one set (io/output_dir.h).
+  std::unique_ptr<io::OutputSet> set;
+  if (!args.out.empty()) set = std::make_unique<io::OutputSet>(args.out, "sandwich");
   const SandwichResult result = RunSandwich(f, g, *x, args.options);
   progress->Finish();
-  args.json ? PrintJsonResult(args, result) : PrintTable(args, result);
+  Report(
+      SandwichJson(args, result), Csv(result), args.json, [&] { PrintTable(args, result); },
+      set.get(), "sandwich", LTSIM_PLOT_SANDWICH_SCRIPT);
 }
 
 }  // namespace
@@ -208,6 +230,9 @@ void AddSandwichCommand(CLI::App& app) {
   cmd->add_option("G", args->g, "learned model g")->required();
   cmd->add_option("STRING", args->string, kStringHelp)->required();
   args->z_length = AddMethodOptions(cmd, args->options);
+  cmd->add_option("--out-dir", args->out,
+                  "write sandwich.json, sandwich.csv and sandwich.png (the three terms against "
+                  "|f(x) - g(x)| and the certified bound)");
   cmd->add_flag("--json", args->json, "print every number as JSON");
   SetExamples(cmd, {"ltsim sandwich corpus/models/pair/f.json corpus/models/pair/g.json "
                     "corpus/strings/default.txt --z-length 2000",

@@ -284,7 +284,7 @@ void RunSweep(const StatisticArgs& args) {
         std::cout << "schemes faster than markov on every input family tried: "
                   << (beats.empty() ? "none" : beats) << "\n";
       },
-      set.get(), "statistic", "");
+      set.get(), "statistic", LTSIM_PLOT_STATISTIC_SCRIPT);
 }
 
 void RunStatistic(const StatisticArgs& args) {
@@ -358,7 +358,9 @@ void AddStatisticCommand(CLI::App& app) {
   cmd->add_option("--seeds", args->sweep_options.seeds, "--sweep: z seeds per point (default 2)");
   AddThreads(cmd, args->sweep_options.threads)
       ->description("--sweep: oneTBB threads, 0 = every core (never changes the result)");
-  AddOutDir(cmd, args->out, "--sweep: write statistic.json and statistic.csv in this directory");
+  AddOutDir(cmd, args->out,
+            "--sweep: write statistic.json, statistic.csv and statistic.png (error against n) in "
+            "this directory");
   SetExamples(cmd, {"ltsim statistic corpus/strings/default.txt --z-length 5000 --lipschitz 2",
                     "ltsim statistic corpus/strings/default.txt --method blocks --z-length 5000 "
                     "--model corpus/models/pair/g.json",

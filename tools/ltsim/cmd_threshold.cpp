@@ -34,6 +34,7 @@ extern "C" void OnThresholdSignal(int) { g_stop.store(true); }
 struct ThresholdArgs {
   std::string f, g;
   ThresholdOptions options;
+  std::string out;
   bool json = false;
   DistArgs dist;
   bool no_prune = false;
@@ -73,7 +74,7 @@ std::string PathsText(const ThresholdResult& r) {
       r.paths.programs, r.evaluations);
 }
 
-void PrintJsonResult(const ThresholdArgs& args, const ThresholdResult& r) {
+Json ThresholdJson(const ThresholdArgs& args, const ThresholdResult& r) {
   const bool found = r.first_disagreement.has_value();
   Json doc;
   doc["context"] = Context("threshold", args.options.seed, r.threads);
@@ -132,7 +133,17 @@ void PrintJsonResult(const ThresholdArgs& args, const ThresholdResult& r) {
   doc["max_gap_per_length"] = gaps;
   doc["gap_lower_per_length"] = gaps;
   doc["gap_upper_per_length"] = uppers;
-  PrintJson(doc);
+  return doc;
+}
+
+// threshold.csv: per length its bracket of the largest gap (empty: not certified there).
+std::string Csv(const ThresholdResult& r) {
+  const auto cell = [](double v) { return std::isfinite(v) ? fmt::format("{:.17g}", v) : ""; };
+  std::string csv = "length,gap_lower,gap_upper\n";
+  for (std::size_t k = 0; k < r.max_gap_per_length.size(); ++k)
+    csv += fmt::format("{},{},{}\n", k + 1, cell(r.max_gap_per_length[k]),
+                       cell(k < r.gap_upper_per_length.size() ? r.gap_upper_per_length[k] : NAN));
+  return csv;
 }
 
 std::string Coverage(const ThresholdResult& r) {
@@ -284,7 +295,13 @@ void RunThreshold(ThresholdArgs args, int& exit_code) {
   const Transformer f = ReadModel(args.f);
   const Transformer g = ReadModel(args.g);
   CheckPair(f, g, args.f, args.g);  // names both files
+  if (!args.out.empty() && !args.dist.shard.empty())
+    throw OptionError("out-dir", "is not taken with --shard (`ltsim merge` prints the result)");
   CommandDealer dealer(args.dist);
+  // --out-dir locked and checked before any work, written as one set (io/output_dir.h).
+  std::unique_ptr<io::OutputSet> set;
+  if (!args.out.empty() && dealer.Reduces())
+    set = std::make_unique<io::OutputSet>(args.out, "threshold");
   ThresholdOptions options = args.options;
   options.dealer = &dealer.get();  // the lengths, over MPI ranks or shards
   options.prune = !args.no_prune;
@@ -319,7 +336,9 @@ void RunThreshold(ThresholdArgs args, int& exit_code) {
   std::signal(SIGTERM, SIG_DFL);
   if (result.stopped == ThresholdStop::kSignal) exit_code = 130;
   if (!dealer.Reduces()) return dealer.FinishShard();
-  args.json ? PrintJsonResult(args, result) : PrintTable(args, result);
+  Report(
+      ThresholdJson(args, result), Csv(result), args.json, [&] { PrintTable(args, result); },
+      set.get(), "threshold", LTSIM_PLOT_THRESHOLD_SCRIPT);
 }
 
 std::string LimitsText() {
@@ -384,6 +403,9 @@ void AddThresholdCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-evaluations", args->options.max_evaluations,
                   "pruned search: stop after the window that passes this many evaluations")
       ->default_val(args->options.max_evaluations);
+  cmd->add_option("--out-dir", args->out,
+                  "write threshold.json, threshold.csv and threshold.png (the certified bracket "
+                  "of the largest gap against length, ε and T* marked)");
   cmd->add_flag("--quiet", args->quiet, "no progress on stderr");
   cmd->add_flag("--json", args->json, "print every number as JSON");
   AddDistOptions(cmd, args->dist);

@@ -92,9 +92,9 @@ inline void SetCommandFlags(std::vector<std::pair<std::string, std::string>> fla
 }
 
 /// The flag that sets a library option (OptionError::option()): the running command's own
-/// (CommandFlags), else the fields whose concept has one name across commands (README "One name
-/// per concept": `length` is the z length, `min_length` the shortest x of a campaign, `epsilon`
-/// is `--eps`), else `--` and the field name with `_` as `-` (max_width → --max-width).
+/// (CommandFlags), else the fields whose concept has one name across commands (docs/commands.md
+/// "One name per concept": `length` is the z length, `min_length` the shortest x of a campaign,
+/// `epsilon` is `--eps`), else `--` and the field name with `_` as `-` (max_width → --max-width).
 inline std::string FlagForOption(const std::string& option) {
   for (const auto& [key, flag] : CommandFlags())
     if (option == key) return flag;

@@ -1,4 +1,4 @@
-// The options every command spells the same way (README "One name per concept"): seed,
+// The options every command spells the same way (docs/commands.md "One name per concept"): seed,
 // threads, lengths of x and z, output file and directory, with their old spellings.
 #pragma once
 

@@ -6,7 +6,7 @@
 
 namespace ltsim::cli {
 
-/// The one exit convention of replays (README "Replaying a witness"): 0 = the recorded
+/// The one exit convention of replays (docs/commands.md "Replaying a witness"): 0 = the recorded
 /// result reproduced, 1 = it did not; bad input throws InputError (exit 2).
 constexpr int kReproduced = 0;
 constexpr int kNotReproduced = 1;

@@ -278,8 +278,9 @@ def plot(rows, series, ns, out, curves):
                 ax.semilogy(smooth, color=f"C{i}", lw=0.8, alpha=0.4 + 0.6 * (n == max(ns)),
                             label=f"{pname.split()[0]} = {value}" if n == max(ns) else None)
         ax.set_title(f"{name}: training loss (seed 0; n = {max(ns)} dark)", fontsize=8)
-        ax.set_xlabel("step", fontsize=8)
-        ax.tick_params(labelsize=7)
+        ax.set_xlabel("training step", fontsize=8)
+        ax.set_ylabel("training loss (mean of the last 20 steps)", fontsize=7)
+        ax.tick_params(which="both", labelsize=7)
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "training.png"), dpi=100)
