@@ -20,6 +20,7 @@ except ImportError as missing:  # CI installs python3-torch (tools/setup.sh)
     print(f"skipped: {missing} (apt-get install python3-torch python3-numpy)")
     sys.exit(77)
 
+import ltsim  # noqa: E402
 from ltsim import safetensors  # noqa: E402
 from ltsim.torch import files  # noqa: E402
 from ltsim.torch.model import Config, LayerConfig, LimitTransformer  # noqa: E402
@@ -264,6 +265,46 @@ class CommandLine(unittest.TestCase):
             self.assertEqual(result.returncode, 2)
             self.assertEqual(result.stderr.count("\n"), 1)
             self.assertIn(bad, result.stderr)
+
+
+class Experiment(unittest.TestCase):
+    def test_profiles_of_a_small_experiment(self):
+        """`python -m ltsim.torch.experiment` profiles every one-layer model (ε_train, the
+        supremum, their ratio as certified brackets) and says why the two-layer ones have
+        none."""
+        import math
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run([sys.executable, "-m", "ltsim.torch.experiment", "--out", tmp,
+                            "--omegas", "4", "--primes", "2", "--alphabets", "2", "--ks", "1",
+                            "--ns", "8", "--seeds", "1", "--steps", "20", "--samples", "2",
+                            "--max-length", "256", "--torch-budget", "0", "--jobs", "1",
+                            "--profile-length", "1024"],
+                           capture_output=True, text=True, check=True)
+            with open(os.path.join(tmp, "experiment.json")) as f:
+                rows = json.load(f)["profiles"]["rows"]
+            one = [r for r in rows if r["task"] != "kgram"]
+            self.assertEqual(len(one), 2)
+            self.assertTrue(all(r["profile"] is None and "two-layer" in r["reason"]
+                                for r in rows if r["task"] == "kgram"))
+            for r in one:
+                p = r["profile"]
+                # Brackets: lower ≤ upper; the supremum over every length is at least the
+                # largest gap over the training lengths (certified: sup_upper ≥ train_lower).
+                self.assertLessEqual(p["train_gap_lower"], p["train_gap_upper"])
+                self.assertLessEqual(p["sup_gap_lower"], p["sup_gap_upper"])
+                self.assertGreaterEqual(p["sup_gap_upper"], p["train_gap_lower"])
+                if p["ratio_upper"] is not None and math.isfinite(p["ratio_upper"]):
+                    self.assertLessEqual(p["ratio_lower"], p["ratio_upper"])
+                    self.assertGreaterEqual(p["ratio_upper"], 1.0 - 1e-12)
+                # The same numbers as ltsim.profile on the files the run kept.
+                models = os.path.join(tmp, "models")
+                target = ltsim.load_model(os.path.join(models, f"{r['task_key']}_target.json"))
+                trained = ltsim.load_model(os.path.join(models, r["model"]))
+                direct = ltsim.profile(target, trained, train_length=8, max_length=1024,
+                                       points=12)
+                self.assertEqual(direct.sup_gap_upper, p["sup_gap_upper"])
+                self.assertEqual(direct.train_gap_lower, p["train_gap_lower"])
+            self.assertTrue(os.path.getsize(os.path.join(tmp, "ratio_vs_n.png")) > 10000)
 
 
 if __name__ == "__main__":

@@ -11,9 +11,15 @@ bindings) at test lengths 2^j from n up to
 every n and seed). Then PyTorch's forward and ltsim's are timed on one model per task at the
 largest length PyTorch finishes within --torch-budget seconds.
 
-Writes OUT/experiment.json, OUT/experiment.csv (task, parameter, n, test length, loss mean,
-std, min, max over seeds), OUT/loss_vs_length.png, OUT/plateau_vs_n.png, OUT/training.png and
-prints the table and the findings (docs/python.md "Experiment").
+For every one-layer model it also computes the certified length profile against the task's
+constructed model (ltsim.profile, docs/theory.md §14; up to --profile-length): ε_train(n), the
+supremum of the gap over every length and their ratio, each a certified bracket
+(ltsim.torch.profiles).
+
+Writes OUT/experiment.json (its "profiles" part holds the profiles), OUT/experiment.csv (task,
+parameter, n, test length, loss mean, std, min, max over seeds), OUT/loss_vs_length.png,
+OUT/plateau_vs_n.png, OUT/training.png, OUT/ratio_vs_n.png (the certified ratio against n) and
+prints the tables and the findings (docs/python.md "Experiment").
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import numpy as np
 
 import ltsim
 
+from . import profiles
 from .tasks import Task
 
 # A difference of plateaus smaller than this many seed standard deviations is not a trend.
@@ -310,6 +317,9 @@ def main(argv=None) -> int:
                         help="seconds a timed PyTorch forward may take (0 = no timing)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--seed", type=int, default=1, help="master seed (default 1, as the CLI)")
+    parser.add_argument("--profile-length", type=int, default=1 << 17,
+                        help="certified profiles (ltsim.profile) of the one-layer models up to "
+                             "this length, figure ratio_vs_n.png (0 = none)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     print(f"experiment: master seed {args.seed}, n = {args.ns}, {args.seeds} seeds, "
@@ -436,6 +446,25 @@ def main(argv=None) -> int:
                       f"{r['loss_mean']!r},{r['loss_std']!r},{r['loss_min']!r},{r['loss_max']!r},"
                       f"{r['seeds']}\n")
     plot(rows, series, args.ns, out, curves_by_series)
+    profile_rows = []
+    if args.profile_length > 0:
+        # Certified profiles (docs/theory.md §14) of every one-layer model against the model
+        # `ltsim construct` writes for its task; two-layer rows say why they have none.
+        for task, n, _, _, path in jobs:
+            key = os.path.basename(path).rsplit("_n", 1)[0]
+            row = {"task_key": key, "task": task.name, "n": n,
+                   "seed": int(os.path.basename(path).rsplit("seed", 1)[1].split(".")[0]),
+                   "model": os.path.basename(path)}
+            row.update(profiles.profile_row(os.path.join(models_dir, f"{key}_target.json"), path,
+                                            n, args.profile_length, threads=args.jobs))
+            profile_rows.append(row)
+        print(f"  profiled {sum(r['profile'] is not None for r in profile_rows)} one-layer "
+              f"models [{time.perf_counter() - start:.0f} s]", flush=True)
+        profiles.plot_ratio(profile_rows, out)
+    doc["profiles"] = {"what": "certified brackets from ltsim.profile: eps_train(n) = the largest "
+                               "gap over lengths <= n, the supremum over every length, their "
+                               "ratio; gap = max |g(x) - f(x)| against ltsim construct's target",
+                       "max_length": args.profile_length, "rows": profile_rows}
     shutil.rmtree(strings_dir, ignore_errors=True)
     print(f"\n{'series':12} {'param':>6} {'n':>4} " + " ".join(f"{'T=' + str(L):>10}" for L in lengths[::2]))
     for name, _, items in series:
@@ -447,6 +476,8 @@ def main(argv=None) -> int:
                               and x["n"] == n and x["test_length"] == L), None)
                     cells.append(f"{r['loss_mean']:10.2e}" if r else f"{'':>10}")
                 print(f"{name:12} {value:>6g} {n:>4} " + " ".join(cells))
+    if profile_rows:
+        profiles.print_table(profile_rows)
     print("\nfindings (plateau = loss at the largest test length; spread = std over seeds):")
     for f in found:
         print(f"  {f['finding']}: {f.get('verdict', f.get('holds_for'))}")
@@ -454,7 +485,8 @@ def main(argv=None) -> int:
     with open(os.path.join(out, "experiment.json"), "w") as f:
         json.dump(doc, f, indent=1)
     print(f"\nexperiment: {doc['context']['seconds']:.0f} s; wrote {out}/experiment.json, "
-          "experiment.csv, loss_vs_length.png, plateau_vs_n.png, training.png")
+          "experiment.csv, loss_vs_length.png, plateau_vs_n.png, training.png"
+          + (", ratio_vs_n.png" if any(r["profile"] for r in profile_rows) else ""))
     return 0
 
 
