@@ -61,9 +61,8 @@ TEST(SameFunction, ModesPrecisionToleranceAndShapesCount) {
   g.tie_tolerance *= 2;
   EXPECT_FALSE(SameFunction(f, g));
   g = f;
-  g.layers.front().bias_scaling = g.layers.front().bias_scaling == BiasScaling::kLog
-                                      ? BiasScaling::kNone
-                                      : BiasScaling::kLog;
+  g.layers.front().bias_scaling =
+      g.layers.front().bias_scaling == BiasScaling::kLog ? BiasScaling::kNone : BiasScaling::kLog;
   EXPECT_FALSE(SameFunction(f, g));
   g = f;
   g.layers.pop_back();
