@@ -320,6 +320,23 @@ VerdictResult CheckCrossing(const TightnessRow& row) {
   return v;
 }
 
+// A row's verdict from its fitted sides and the paper's exponent (docs/statistics.md §4).
+// Exponents closer than 1% of the paper's are not told apart; only a contradiction of the upper
+// side is checked for a crossing (one of the paper's exponent, DecideVerdict's first test,
+// stands).
+void JudgeRow(TightnessRow& row) {
+  const double tolerance =
+      kResolution * std::max(1.0, std::isfinite(row.paper) ? std::abs(row.paper) : 1.0);
+  row.verdict = DecideVerdict(row.lower, row.upper, row.paper, tolerance);
+  const bool above_paper =
+      std::isfinite(row.paper) && row.lower.ci && row.lower.ci->first > row.paper + tolerance;
+  if (row.verdict.verdict == Verdict::kContradicts && !above_paper && row.upper.ci &&
+      row.lower.ci->first > row.upper.ci->second)
+    row.verdict = CheckCrossing(row);
+  if (row.verdict.verdict == Verdict::kContradicts)
+    row.verdict.reason += "; witness family " + row.family + ", relying on: " + row.semantics;
+}
+
 TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vector<Cell> cells,
                        std::vector<SimulatorCheck> checks) {
   TightnessRow row;
@@ -436,18 +453,7 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
   fit.seed = StreamSeed(o.seed, std::string("tightness-fit/") + ParameterName(plan.parameter));
   row.lower = FitSeries(lower, fit);
   row.upper = FitSeries(upper, fit);
-  // Exponents closer than 1% of the paper's are not told apart (docs/statistics.md §4).
-  const double tolerance = kResolution * std::max(1.0, std::abs(row.paper));
-  row.verdict = DecideVerdict(row.lower, row.upper, row.paper, tolerance);
-  // Only a contradiction of the upper side is checked for a crossing; one of the paper's
-  // exponent (DecideVerdict's first test) stands.
-  const bool above_paper =
-      std::isfinite(row.paper) && row.lower.ci && row.lower.ci->first > row.paper + tolerance;
-  if (row.verdict.verdict == Verdict::kContradicts && !above_paper && row.upper.ci &&
-      row.lower.ci->first > row.upper.ci->second)
-    row.verdict = CheckCrossing(row);
-  if (row.verdict.verdict == Verdict::kContradicts)
-    row.verdict.reason += "; witness family " + row.family + ", relying on: " + row.semantics;
+  JudgeRow(row);
   return row;
 }
 
@@ -780,16 +786,7 @@ TightnessRow RunUserFamilyRow(const TightnessOptions& o) {
   fit.seed = StreamSeed(o.seed, std::string("tightness-fit/") + parameter);
   row.lower = FitSeries(lower_series, fit);
   row.upper = FitSeries(upper_series, fit);
-  const double tolerance =
-      kResolution * std::max(1.0, std::isfinite(row.paper) ? std::abs(row.paper) : 1.0);
-  row.verdict = DecideVerdict(row.lower, row.upper, row.paper, tolerance);
-  const bool above_paper =
-      std::isfinite(row.paper) && row.lower.ci && row.lower.ci->first > row.paper + tolerance;
-  if (row.verdict.verdict == Verdict::kContradicts && !above_paper && row.upper.ci &&
-      row.lower.ci->first > row.upper.ci->second)
-    row.verdict = CheckCrossing(row);
-  if (row.verdict.verdict == Verdict::kContradicts)
-    row.verdict.reason += "; witness family " + row.family + ", relying on: " + row.semantics;
+  JudgeRow(row);
   return row;
 }
 

@@ -92,6 +92,20 @@ class ExamplesTest : public CliTest {
     return Shell("cd " + Quote(dir.string()) + " && ltsim() { \"$LTSIM\" \"$@\"; } && " + line);
   }
 
+  // The ltsim command line of tools/demo.sh (two lines joined), run as an example; a failed
+  // result (exit -1) when the script holds none.
+  Result RunDemo() const {
+    const std::string demo = ReadFile(kSource + "/tools/demo.sh");
+    std::smatch m;
+    if (!std::regex_search(
+            demo, m,
+            std::regex(R"re("\$build/tools/ltsim/ltsim" ([^\n]*)\\\n\s*([^\n]*) "\$@")re"))) {
+      ADD_FAILURE() << "no ltsim command line in tools/demo.sh:\n" << demo;
+      return Result{-1, "", ""};
+    }
+    return RunExample("ltsim " + m[1].str() + m[2].str(), 0);
+  }
+
   // Whether `command` can run here: an `mpirun` line needs mpirun and an MPI build of ltsim.
   bool CanRun(const std::string& command) const {
     if (!command.starts_with("mpirun ")) return true;
@@ -188,12 +202,7 @@ TEST_F(ExamplesTest, EveryReadmeExampleRuns) {
 
 // The demo ends with a conclusion in words: what the 1,999-token z certifies about x.
 TEST_F(ExamplesTest, DemoEndsWithAConclusion) {
-  const std::string demo = ReadFile(kSource + "/tools/demo.sh");
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(
-      demo, m, std::regex(R"re("\$build/tools/ltsim/ltsim" ([^\n]*)\\\n\s*([^\n]*) "\$@")re")))
-      << demo;
-  const Result r = RunExample("ltsim " + m[1].str() + m[2].str(), 0);
+  const Result r = RunDemo();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
   EXPECT_TRUE(last.starts_with("conclusion: from the 1,999-token z alone")) << last;
@@ -204,12 +213,7 @@ TEST_F(ExamplesTest, DemoEndsWithAConclusion) {
 // README quotes the demo's conclusion word for word: the numbers it shows are the ones the
 // demo prints now.
 TEST_F(ExamplesTest, ReadmeQuotesTheDemo) {
-  const std::string demo = ReadFile(kSource + "/tools/demo.sh");
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(
-      demo, m, std::regex(R"re("\$build/tools/ltsim/ltsim" ([^\n]*)\\\n\s*([^\n]*) "\$@")re")))
-      << demo;
-  const Result r = RunExample("ltsim " + m[1].str() + m[2].str(), 0);
+  const Result r = RunDemo();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
   while (!last.empty() && last.back() == '\n') last.pop_back();
