@@ -583,6 +583,8 @@ void CheckCertify(const Transformer& f, const Transformer& g, const CertifyOptio
         fmt::format("must be in [1, {}] (the largest exact length)", o.max_exact_length),
         std::to_string(o.initial_length));
   if (o.max_boxes < 1) throw OptionError("max_boxes", "must be at least 1");
+  if (!(o.time_budget >= 0.0) || !std::isfinite(o.time_budget))
+    throw OptionError("time_budget", fmt::format("must be finite and ≥ 0, not {}", o.time_budget));
   if (f.layers.size() != 1 || g.layers.size() != 1)
     throw InputError(fmt::format(
         "certify: one-layer pairs only (F has {} layers, G has {}): a two-layer model's output "
@@ -664,6 +666,11 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
     t.max_evaluations = budget;
     t.seed = options.seed;
     t.threads = options.threads;
+    if (options.time_budget > 0.0) {
+      const double spent =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      t.time_budget = std::max(1e-3, options.time_budget - spent);
+    }
     ++result.threshold_runs;
     if (options.progress)
       t.progress = [&](std::uint64_t done, std::uint64_t total, std::uint64_t, double) {

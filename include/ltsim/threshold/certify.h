@@ -41,6 +41,10 @@ struct CertifyOptions {
   /// A supremum whose certified bracket [lower, upper] ∋ ε has upper − lower ≤ tolerance is
   /// `undecided`; the search refines until the bracket is that narrow or ε lies outside it.
   double tolerance = 1e-6;
+  /// Seconds (0: none) after which the exact threshold runs stop as if their evaluation budget
+  /// were spent (a window can hold far more evaluations than the budget checked between
+  /// windows). A decision reached under it depends on timing, never its soundness.
+  double time_budget = 0.0;
   /// Boxes of the limit search refined before it stops (then `undecided`, reason "budget").
   std::uint64_t max_boxes = 2'000'000;
   /// Called now and then (each exact window, every 1024 boxes): boxes bounded so far and a
