@@ -109,8 +109,8 @@ void AddProfileCommand(CLI::App& app) {
       "over every length, and their ratio; every number a certified bracket.");
   SetExamples(
       cmd,
-      {"ltsim profile corpus/models/pair/f.json corpus/models/pair/g.json --train-length 16 "
-       "--max-length 1000",
+      {"ltsim profile corpus/families/bump_s2.71_period2/f.json "
+       "corpus/families/bump_s2.71_period2/g.json --train-length 16 --max-length 1000",
        "ltsim profile corpus/families/bump_s2.71_period2/f.json "
        "corpus/families/bump_s2.71_period2/g.json --max-length 200 --points 8 --json"},
       fmt::format(
