@@ -161,6 +161,20 @@ struct Cell {
   double eps = 0;
 };
 
+// A member's certified T*: the pruned exact search (docs/theory.md §11) up to 10^6, stopped
+// after the window in which its evaluated statistics pass `budget`; then T* > checked_up_to is
+// a censored point.
+ThresholdResult MemberThreshold(const Transformer& f, const Transformer& g, double eps,
+                                std::uint64_t budget) {
+  ThresholdOptions t;
+  t.epsilon = eps;
+  t.max_length = kMaxExactLength;
+  t.max_evaluations = budget;
+  ThresholdResult r = FindThreshold(f, g, t);
+  LTSIM_CHECK(r.exhaustive);
+  return r;
+}
+
 Cell RunCell(const TightnessOptions& o, const RowPlan& plan, int i, int k) {
   Cell cell;
   // Margin and nested members keep their κ over the grid (one intercept shift a member,
@@ -174,15 +188,7 @@ Cell RunCell(const TightnessOptions& o, const RowPlan& plan, int i, int k) {
   const FamilyPair& p = cell.pair;
   ConstantMap c = PairConstants(p.f, p.g);
   c["eps"] = cell.eps;
-  ThresholdOptions t;
-  t.epsilon = cell.eps;
-  // The pruned exact search (docs/theory.md §11) up to 10^6, stopped after the window in
-  // which its evaluated statistics pass the budget: then T* > checked_up_to is a censored
-  // point.
-  t.max_length = kMaxExactLength;
-  t.max_evaluations = o.statistics_budget;
-  const ThresholdResult r = FindThreshold(p.f, p.g, t);
-  LTSIM_CHECK(r.exhaustive);
+  const ThresholdResult r = MemberThreshold(p.f, p.g, cell.eps, o.statistics_budget);
   cell.lower.seed = cell.upper.seed = seed;
   cell.lower.lipschitz = cell.upper.lipschitz = c["L"];
   cell.lower.checked_up_to = r.checked_up_to;
@@ -658,12 +664,7 @@ TightnessRow RunUserFamilyRow(const TightnessOptions& o) {
       const UserFamilyMember& m = family.members[k];
       ConstantMap c = PairConstants(m.f, m.g);
       c["eps"] = m.eps;
-      ThresholdOptions t;
-      t.epsilon = m.eps;
-      t.max_length = kMaxExactLength;
-      t.max_evaluations = o.statistics_budget;
-      const ThresholdResult r = FindThreshold(m.f, m.g, t);
-      LTSIM_CHECK(r.exhaustive);
+      const ThresholdResult r = MemberThreshold(m.f, m.g, m.eps, o.statistics_budget);
       TightnessSample& l = lower[k];
       l.name = upper[k].name = m.name;
       l.recorded = m.recorded_first_disagreement;
