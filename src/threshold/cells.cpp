@@ -191,6 +191,55 @@ double OutputGap(const std::vector<double>& a, const std::vector<double>& b) {
 // cell when A_i u0 + b_i ∓ r_i ≥ 0 (≤ 0), r_i = Σ_h ½δ_h·range_j(A_i O_h y_j) ≥ |A_i(u − u0)|.
 // Heads (of either model) whose α is the same function on the cell are one class, and their
 // terms are added before the range is taken, so what f and g share cancels.
+namespace {
+
+// How far each coordinate's range moves one head's attention, the split heuristic's score
+// (docs/theory.md §11.3). A type's mass moving over [m_lo, m_hi], the others' mass O at the
+// middle of its range, moves the shares by 2·(m_hi/(m_hi + O) − m_lo/(m_lo + O)) in ‖·‖₁: a
+// dominant type (O small against m) barely moves them, however wide its range. A longer length
+// adds keys to every residue, each to a type whose count can still grow, and at most that
+// count's range of them; where the keys' weights depend on T (finite precision) it also moves
+// every slot's weight. Only the order of the splits depends on the scores, never a bound; on
+// ties a count is split before the lengths.
+void SplitScores(const CellBoundInput& in, const std::vector<double>& wlo,
+                 const std::vector<double>& whi, const std::vector<double>& mlo,
+                 const std::vector<double>& mhi, double zlo, double zhi,
+                 std::vector<double>& score) {
+  const int types = in.table->types, S = in.alphabet;
+  const double z_mid = 0.5 * (zlo + zhi);
+  const auto moved = [](double lo, double hi, double others) {
+    if (!(others > 0.0)) return lo > 0.0 || !(hi > 0.0) ? 0.0 : 2.0;
+    return 2.0 * (hi / (hi + others) - lo / (lo + others));
+  };
+  for (int j = 0; j < types; ++j) {
+    const double others = 0.5 * ((zlo - mlo[j]) + (zhi - mhi[j]));
+    score[j] += moved(mlo[j], mhi[j], std::max(others, 0.0));
+  }
+  const double lengths = static_cast<double>(in.cell->k_hi - in.cell->k_lo);
+  if (!(lengths > 0.0)) return;
+  double per_lengths = 0.0;
+  for (int r = 0; r < in.period; ++r) {
+    double most = 0.0;
+    for (int t = 0; t < S; ++t) {
+      const int j = r * S + t;
+      const double range = (*in.mult_hi)[j] - (*in.mult_lo)[j];
+      if (!(range > 0.0)) continue;  // a fixed count takes no more keys
+      const double m_mid = 0.5 * (mlo[j] + mhi[j]);
+      const double others = std::max(z_mid - m_mid, 0.0);
+      most = std::max(most, moved(m_mid, m_mid + wlo[j] * std::min(lengths, range), others));
+    }
+    per_lengths += most;
+  }
+  const int slots = static_cast<int>(wlo.size());
+  for (int j = 0; j < slots; ++j) {
+    const double mult = 0.5 * ((*in.mult_lo)[j] + (*in.mult_hi)[j]);
+    per_lengths += 2.0 * mult * (whi[j] - wlo[j]) / zlo;
+  }
+  score[types] += per_lengths;
+}
+
+}  // namespace
+
 double CellBound(const CellBoundInput& in) {
   const PairTable& table = *in.table;
   if (in.score != nullptr) in.score->assign(table.types + 1, 0.0);
@@ -221,17 +270,7 @@ double CellBound(const CellBoundInput& in) {
         if (in.score != nullptr) in.score->clear();  // split by width, not a partial score
         return kInf;
       }
-      if (in.score != nullptr) {
-        for (int j = 0; j < table.types; ++j) (*in.score)[j] += (mhi[j] - mlo[j]) / zlo;
-        const int S = in.alphabet;
-        double most = 0.0;
-        for (int r = 0; r < in.period; ++r) {
-          double w = 0.0;
-          for (int t = 0; t < S; ++t) w = std::max(w, wlo[r * S + t]);
-          most += w;
-        }
-        (*in.score)[table.types] += static_cast<double>(in.cell->k_hi - in.cell->k_lo) * most / zlo;
-      }
+      if (in.score != nullptr) SplitScores(in, wlo, whi, mlo, mhi, zlo, zhi, *in.score);
       HeadInfo info{
           s, h, {}, 0.0, -1, std::vector<double>(slots, 0.0), std::vector<double>(slots, 0.0)};
       for (int j = 0; j < slots; ++j) {
@@ -819,7 +858,8 @@ class Engine {
     if (score_.size() == static_cast<std::size_t>(D_) + 1) {
       if (c.k_hi > c.k_lo) top = score_[D_];
       for (int kappa = 0; kappa < D_; ++kappa)
-        if (c.hi[kappa] > c.lo[kappa] && score_[kappa] > top) {
+        if (c.hi[kappa] > c.lo[kappa] && score_[kappa] > 0.0 &&
+            (score_[kappa] > top || (best < 0 && score_[kappa] == top))) {
           top = score_[kappa];
           best = kappa;
         }

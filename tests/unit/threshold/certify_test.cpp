@@ -86,6 +86,26 @@ TEST(Certify, BumpAboveEpsilonFindsTheFibonacciFirstDisagreement) {
   EXPECT_LE(r.sup_gap_lower, 1.0 + 1e-9);
 }
 
+// T* = 10^7 (docs/theory.md §12.9, tools/bench/bench_certify.cpp): a triangle of slope 10⁹ and
+// height 1/2 + 5·10⁻⁶ at c = 10⁻⁷ − 10⁻¹⁵ on the share x; at ε = 1/2 a share disagrees iff
+// |x − c| < 5·10⁻¹⁵, first x = 1/10^7 (every other n/T with T < 10^7 is > 9·10⁻¹⁵ from c).
+// The exact run to 10^7 needs the split rule of §11.3 that separates n₁ = 0 from n₁ = 1 over a
+// window's lengths: with it, 2·10⁵ evaluations; with the lengths halved first, about three a
+// length, far beyond the budget of 10⁶ set here.
+TEST(Certify, ANarrowTriangleAtOneInTenMillionFirstDisagreesAtTenMillion) {
+  const double h = 0.5 + 5e-6, slope = 1e9;
+  CertifyOptions o;
+  o.epsilon = 0.5;
+  o.threads = 1;
+  o.exact_evaluations = 1'000'000;
+  const CertifyResult r =
+      Certify(ShareOfOnes(Attention::kHardmax, 0.0), Bump(1e-7 - 1e-15, h / slope, h), o);
+  ASSERT_EQ(r.verdict, CertifyVerdict::kDisagrees);
+  ASSERT_TRUE(r.first_disagreement.has_value());
+  EXPECT_EQ(*r.first_disagreement, 10'000'000u);
+  EXPECT_NEAR(r.witness_gap, h - slope * 1e-15, 1e-9);
+}
+
 // Softmax, keys of 1s e^a times heavier in g: g − f = x(1 − x)(e^a − 1)/(x e^a + 1 − x) at
 // share x, largest at x* = 1/(1 + e^(a/2)) (irrational), sup = tanh(a/4) approached, never
 // attained. Above it: agrees; below: disagrees at the threshold's T*; at it: undecided, with
