@@ -4,12 +4,13 @@
 
 #include "common.h"
 #include "ltsim/core/error.h"
+#include "ltsim/core/version.h"
 
 namespace py = pybind11;
 
 PYBIND11_MODULE(_ltsim, m) {
   m.doc() = "ltsim's C++ libraries (docs/python.md); use the package `ltsim`, not this module.";
-  m.attr("__version__") = LTSIM_VERSION;
+  m.attr("__version__") = ltsim::kVersion;
   // OptionError derives from InputError: both arrive as InputError. An option error also
   // carries the option's name, rule and value, so the package can name its keyword argument.
   static py::exception<ltsim::InputError> input_error(m, "InputError", PyExc_ValueError);

@@ -26,6 +26,7 @@
 #include "ltsim/core/bytes.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
+#include "ltsim/core/version.h"
 #include "ltsim/fuzz/witness.h"
 #include "ltsim/io/json.h"
 #include "ltsim/io/output_dir.h"
@@ -301,7 +302,7 @@ std::uint64_t CampaignSummary::AllRefutations() const {
 Json CampaignSummaryToJson(const CampaignOptions& options, const CampaignSummary& summary) {
   Json s;
   // No thread count here: the files are byte-identical for any --threads (README).
-  s["context"] = {{"version", "0.1.0"},
+  s["context"] = {{"version", kVersion},
                   {"seed", options.seed},
                   {"options", CampaignOptionsToJson(options, /*with_models=*/false)}};
   s["cases"] = summary.cases;

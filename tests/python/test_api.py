@@ -122,6 +122,19 @@ class SameNumbersAsTheCommandLine(unittest.TestCase):
                 self.assertEqual((r.holds, r.rate_holds), (want["holds"], want["rate_holds"]))
                 json.dumps(r.to_dict())
 
+    def test_one_version_everywhere(self):
+        # ltsim/core/version.h is generated from CMakeLists.txt's project(); pyproject.toml
+        # repeats it for pip, which reads it before any CMake runs.
+        import tomllib
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+        with open(os.path.join(root, "pyproject.toml"), "rb") as f:
+            pyproject = tomllib.load(f)["project"]["version"]
+        self.assertEqual(ltsim.__version__, pyproject)
+        printed = subprocess.run([LTSIM, "--version"], capture_output=True, text=True).stdout
+        self.assertTrue(printed.startswith(f"ltsim {pyproject}"), printed)
+        context = cli_json("threshold", F, G, "--eps", "0.1", "--max-length", "3")["context"]
+        self.assertEqual(context["version"], pyproject)
+
     def test_info_constants_construct(self):
         for path in (G, "corpus/models/kgram_S3_k2.json", "corpus/models/modp_task_p3_k1_finite8.json"):
             want = cli_json("info", path)

@@ -9,6 +9,7 @@
 #include "dist_options.h"
 #include "help.h"
 #include "ltsim/core/error.h"
+#include "ltsim/core/version.h"
 #include "ltsim/core/suggest.h"
 #include "ltsim/dist/dist.h"
 #include "ltsim/io/json.h"
@@ -70,7 +71,7 @@ int RunCommandLine(int argc, char** argv) {
                           {"ltsim sandwich corpus/models/pair/f.json corpus/models/pair/g.json "
                            "corpus/strings/default.txt --z-length 2000",
                            "ltsim help sandwich"});
-  app.set_version_flag("--version", std::string("ltsim ") + LTSIM_VERSION +
+  app.set_version_flag("--version", std::string("ltsim ") + ltsim::kVersion +
                                         "\nMPI: " + ltsim::dist::MpiDescription());
   app.require_subcommand(1);
   int exit_code = 0;

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "ltsim/core/error.h"
+#include "ltsim/core/version.h"
 #include "ltsim/io/output_dir.h"
 #include "ltsim/io/output_file.h"
 
@@ -62,11 +63,11 @@ Json Array(const Vector& v) {
 }
 
 Json Context(const std::string& command, std::uint64_t seed, int threads) {
-  return {{"version", LTSIM_VERSION}, {"command", command}, {"seed", seed}, {"threads", threads}};
+  return {{"version", kVersion}, {"command", command}, {"seed", seed}, {"threads", threads}};
 }
 
 Json ReproducibleContext(const std::string& command, std::uint64_t seed) {
-  return {{"version", LTSIM_VERSION}, {"command", command}, {"seed", seed}};
+  return {{"version", kVersion}, {"command", command}, {"seed", seed}};
 }
 
 std::string ShownString(const std::string& spec, std::uint64_t seed) {
