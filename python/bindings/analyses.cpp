@@ -327,8 +327,8 @@ py::list FuzzPair(const ModelPtr& f, const ModelPtr& g, std::uint64_t cases, std
   const bool one_layer = f->layers.size() == 1 && g->layers.size() == 1;
   if (!one_layer)
     for (const std::string& name : methods)
-      if (name == "frequency")
-        throw OptionError("methods", "frequency needs one-layer models", name);
+      if (SimulatorHas(name, &SimulatorTraits::one_layer_only))
+        throw OptionError("methods", name + " needs one-layer models", name);
   if (cases < 1 || cases > 1'000'000)
     throw OptionError("cases", "must be in [1, 10^6]", std::to_string(cases));
   if (o.inputs.empty()) throw OptionError("inputs", "give at least one input family");

@@ -14,6 +14,7 @@
 #include "ltsim/core/seed.h"
 #include "ltsim/eval/first_layer.h"
 #include "ltsim/eval/type_counts.h"
+#include "ltsim/sim/simulator.h"
 #include "ltsim/strings/sources.h"
 
 namespace ltsim {
@@ -120,8 +121,8 @@ class VectorSum {
 JointView ViewFor(const TestFunction& p, const std::vector<const Transformer*>& models,
                   const std::string& method) {
   if (models.empty()) {
-    if (method == "frequency")
-      throw OptionError("method", "needs models (the models option is empty)", "frequency");
+    if (SimulatorHas(method, &SimulatorTraits::model_aware))
+      throw OptionError("method", "needs models (the models option is empty)", method);
     return {p.alphabet(), 1, p.locality()};
   }
   const JointView view = JointViewOf(models);

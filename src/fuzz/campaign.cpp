@@ -94,11 +94,11 @@ InputSpec DrawInput(const CampaignOptions& o, int alphabet, std::uint64_t index,
   return in;
 }
 
-// Methods the case's models admit: `frequency` needs one-layer models.
+// Methods the case's models admit: some need one-layer models (`frequency`).
 std::string DrawMethod(const CampaignOptions& o, int layers, FuzzEngine& engine) {
   std::vector<std::string> usable;
   for (const std::string& m : o.methods)
-    if (layers == 1 || m != "frequency") usable.push_back(m);
+    if (layers == 1 || !SimulatorHas(m, &SimulatorTraits::one_layer_only)) usable.push_back(m);
   if (usable.empty()) usable.push_back("frequency-agnostic");
   return Pick(usable, engine);
 }

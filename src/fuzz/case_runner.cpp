@@ -11,6 +11,7 @@
 #include "ltsim/eval/evaluate.h"
 #include "ltsim/fuzz/recheck.h"
 #include "ltsim/model/constants.h"
+#include "ltsim/sim/simulator.h"
 #include "ltsim/strings/sources.h"
 
 namespace ltsim {
@@ -39,7 +40,7 @@ Outcome FiniteEqualsHardmax(const Transformer& model, const Source& x, const Vec
 }
 
 void CheckStatistic(const CaseSpec& spec, const Source& x, const Source& z, CaseResult& r) {
-  if (spec.method != "markov" && spec.method != "blocks") return;
+  if (!SimulatorHas(spec.method, &SimulatorTraits::block_rate)) return;
   const int locality = std::max(spec.f.locality, spec.g.locality);
   const RandomLipschitzFunction p(spec.function_seed, spec.f.alphabet, locality, 1.0);
   const Vector ax = AverageOverPositions(x, p);

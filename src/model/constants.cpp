@@ -205,10 +205,6 @@ double InputRadius(const Transformer& model) {
   return radius;
 }
 
-double MlpGain(const Layer& layer) {
-  return layer.mlp ? SpectralNorm(layer.mlp->out) * SpectralNorm(layer.mlp->in) : 0.0;
-}
-
 }  // namespace
 
 double LipschitzConstant(const Transformer& model) {

@@ -126,6 +126,7 @@ class PrefixRounding {
 class BalancedBlocks : public Simulator {
  public:
   std::string name() const override { return "balanced-blocks"; }
+  SimulatorTraits traits() const override { return {.uses_block_length = true}; }
   Simulation Simulate(const SimulationInput& in) const override {
     Simulation out;
     if (SimulateShortString(in, out)) return out;

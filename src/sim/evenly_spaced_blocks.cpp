@@ -44,6 +44,9 @@ std::vector<Span> LayBlocks(std::uint64_t far_x, std::uint64_t far_z, std::uint6
 class EvenlySpacedBlocks : public Simulator {
  public:
   std::string name() const override { return "blocks"; }
+  SimulatorTraits traits() const override {
+    return {.model_free = true, .block_rate = true, .uses_block_length = true};
+  }
   Simulation Simulate(const SimulationInput& in) const override {
     Simulation out;
     if (SimulateShortString(in, out)) return out;

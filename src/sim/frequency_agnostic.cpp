@@ -41,6 +41,7 @@ std::vector<std::uint64_t> Apportion(const TypeCounts& counts,
 class FrequencyAgnostic : public Simulator {
  public:
   std::string name() const override { return "frequency-agnostic"; }
+  SimulatorTraits traits() const override { return {}; }
   Simulation Simulate(const SimulationInput& in) const override {
     Simulation out;
     if (SimulateShortString(in, out)) return out;

@@ -507,6 +507,9 @@ namespace {
 class FrequencyMatching : public Simulator {
  public:
   std::string name() const override { return "frequency"; }
+  SimulatorTraits traits() const override {
+    return {.model_aware = true, .one_layer_only = true, .claims_eta = true};
+  }
   Simulation Simulate(const SimulationInput& in) const override {
     Simulation out;
     if (SimulateShortString(in, out)) return out;

@@ -89,6 +89,9 @@ std::vector<Span> DrawSpans(const ChainParameters& c, std::uint64_t far, std::ui
 class MarkovSubset : public Simulator {
  public:
   std::string name() const override { return "markov"; }
+  SimulatorTraits traits() const override {
+    return {.model_free = true, .block_rate = true, .seeded = true, .uses_block_length = true};
+  }
   Simulation Simulate(const SimulationInput& in) const override {
     Simulation out;
     if (SimulateShortString(in, out)) return out;

@@ -55,6 +55,28 @@ std::unique_ptr<Simulator> MakeSimulator(const std::string& name) {
                                   DidYouMean(name, SimulatorNames()) + " (known: " + known + ")");
 }
 
+bool SimulatorHas(const std::string& name, bool SimulatorTraits::*trait) {
+  for (const Entry& entry : Registry())
+    if (name == entry.name) return entry.make()->traits().*trait;
+  return false;
+}
+
+std::vector<std::string> SimulatorNamesWith(bool SimulatorTraits::*trait) {
+  std::vector<std::string> names;
+  for (const Entry& entry : Registry())
+    if (entry.listed && entry.make()->traits().*trait) names.emplace_back(entry.name);
+  return names;
+}
+
+std::string JoinNames(const std::vector<std::string>& names, const std::string& last) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " " + last + " " : ", ";
+    out += names[i];
+  }
+  return out;
+}
+
 FarRegion PlanFarRegion(const TypeCounts& counts, std::uint64_t target, const char* method) {
   const std::uint64_t period = counts.period;
   const std::uint64_t suffix = counts.suffix.size();

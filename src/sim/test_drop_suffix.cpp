@@ -9,6 +9,9 @@ namespace {
 class TestDropSuffix : public Simulator {
  public:
   std::string name() const override { return "test-drop-suffix"; }
+  SimulatorTraits traits() const override {
+    return {.model_aware = true, .one_layer_only = true, .claims_eta = true};
+  }
   Simulation Simulate(const SimulationInput& in) const override {
     Simulation out = MakeFrequencyMatching()->Simulate(in);
     if (out.z.empty()) return out;

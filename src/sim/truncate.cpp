@@ -9,6 +9,7 @@ namespace {
 class Truncate : public Simulator {
  public:
   std::string name() const override { return "truncate"; }
+  SimulatorTraits traits() const override { return {.model_free = true}; }
   Simulation Simulate(const SimulationInput& in) const override {
     const std::uint64_t n = std::min(in.target_length, in.counts.length);
     const std::uint64_t skip = in.counts.length - n;

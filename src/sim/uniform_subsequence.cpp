@@ -14,6 +14,7 @@ namespace {
 class UniformSubsequence : public Simulator {
  public:
   std::string name() const override { return "uniform"; }
+  SimulatorTraits traits() const override { return {.model_free = true, .seeded = true}; }
   Simulation Simulate(const SimulationInput& in) const override {
     const std::uint64_t total = in.counts.length;
     const std::uint64_t n = std::min(in.target_length, total);

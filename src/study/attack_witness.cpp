@@ -7,6 +7,7 @@
 #include "ltsim/core/error.h"
 #include "ltsim/io/json.h"
 #include "ltsim/io/output_file.h"
+#include "ltsim/sim/simulator.h"
 
 namespace ltsim {
 namespace {
@@ -76,9 +77,9 @@ AttackWitness ReadAttackWitness(const std::string& path) {
           "restarts", "random_functions", "seed"});
   AttackOptions& o = w.options;
   o.method = a.At("method").String();
-  if (o.method != "markov" && o.method != "blocks" && o.method != "uniform" &&
-      o.method != "truncate")
-    a.At("method").Fail("must be markov, blocks, uniform or truncate (model-free schemes)");
+  if (!SimulatorHas(o.method, &SimulatorTraits::model_free))
+    a.At("method").Fail("must be " + JoinNames(SimulatorNamesWith(&SimulatorTraits::model_free)) +
+                        " (model-free schemes)");
   o.length = a.At("length").UInt(1, w.input.length - 1);
   o.block_length = a.At("block_length").UInt(0, w.input.length);
   o.alphabet = static_cast<int>(a.At("alphabet").Int(1, 64));

@@ -19,6 +19,7 @@
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/eval/evaluate.h"
+#include "ltsim/sim/simulator.h"
 #include "ltsim/strings/source.h"
 #include "ltsim/strings/sources.h"
 #include "ltsim/study/point_witness.h"
@@ -77,7 +78,7 @@ std::string WriteRowWitness(const ExperimentOptions& o, const ExperimentRow& row
   w.x = ToRuns(ReadAll(*MakeInput(input), kMaxPointLength));
   w.value = row.needed;
   w.censored = !row.reached;
-  if (row.method != "frequency") {  // the k-gram's seeded simulator
+  if (SimulatorHas(row.method, &SimulatorTraits::block_rate)) {  // the k-gram's seeded simulator
     w.method = row.method;
     w.sim_seeds = o.kgram_seeds;
     w.sim_seed = o.seed;
@@ -205,8 +206,9 @@ void Validate(const ExperimentOptions& o) {
   if (o.seeds < 1) throw OptionError("seeds", "must be at least 1");
   if (o.kgram_seeds < 1) throw OptionError("kgram_seeds", "must be at least 1");
   if (o.x_length < 10) throw OptionError("x_length", "must be at least 10");
-  if (o.kgram_method != "markov" && o.kgram_method != "blocks")
-    throw OptionError("kgram_method", "must be markov or blocks");
+  if (!SimulatorHas(o.kgram_method, &SimulatorTraits::block_rate))
+    throw OptionError("kgram_method",
+                      "must be " + JoinNames(SimulatorNamesWith(&SimulatorTraits::block_rate)));
   // Names the bad option before any work (S, k within MakeKGram's limits).
   for (int s : o.alphabets) ValidateKGramOptions({.alphabet = s, .k = o.kgram_fixed_k});
   for (int k : o.ks) ValidateKGramOptions({.alphabet = o.kgram_fixed_alphabet, .k = k});

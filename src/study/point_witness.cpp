@@ -15,6 +15,7 @@
 #include "ltsim/io/json.h"
 #include "ltsim/io/output_file.h"
 #include "ltsim/model/model_file.h"
+#include "ltsim/sim/simulator.h"
 #include "ltsim/strings/sources.h"
 #include "ltsim/threshold/threshold.h"
 
@@ -30,7 +31,9 @@ void WriteText(const std::string& path, const std::string& text) {
   io::WriteFileAtomically(path, text);
 }
 
-bool Seeded(const PointWitness& w) { return w.method != "frequency"; }
+// A needed length of f alone over simulator seeds (SeededNeededLength), not frequency's
+// NeededLength of (f, g).
+bool Seeded(const PointWitness& w) { return SimulatorHas(w.method, &SimulatorTraits::block_rate); }
 
 // The frequency simulator's z for (f, g) at n and max(sim_f, sim_g) in 50 digits; "" when no z
 // can be built.
@@ -218,8 +221,9 @@ PointWitness ReadPointWitness(const std::string& path) {
     const io::JsonReader sim = r.At("simulator");
     sim.Keys({"method", "seeds", "seed"}, {"method", "seeds", "seed"});
     w.method = sim.At("method").String();
-    if (w.method != "frequency" && w.method != "markov" && w.method != "blocks")
-      sim.At("method").Fail("must be frequency, markov or blocks");
+    if (w.method != "frequency" && !Seeded(w))
+      sim.At("method").Fail("must be frequency, " +
+                            JoinNames(SimulatorNamesWith(&SimulatorTraits::block_rate)));
     w.sim_seeds = static_cast<int>(sim.At("seeds").Int(0, 1000));
     w.sim_seed = sim.At("seed").UInt();
     if (Seeded(w)) {

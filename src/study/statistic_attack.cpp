@@ -510,10 +510,10 @@ AttackSweepResult RunAttackSweep(const AttackSweepOptions& o) {
   std::vector<std::vector<ExponentEstimate>> family_rate(
       M, std::vector<ExponentEstimate>(I + searched));
   for (std::size_t m = 0; m < M; ++m) {
-    AttackSeries worst{o.methods[m], "worst", {}, {}};
+    AttackSeries worst{o.methods[m], "worst", {}, {}, {}};
     std::vector<AttackSeries> families;
     for (std::size_t i = 0; i < I; ++i)
-      families.push_back({o.methods[m], InputKindName(o.inputs[i]), {}, {}});
+      families.push_back({o.methods[m], InputKindName(o.inputs[i]), {}, {}, {}});
     for (std::size_t n = 0; n < N; ++n) {
       SeriesPoint w;
       w.value = w.regressor = static_cast<double>(o.lengths[n]);
@@ -541,7 +541,7 @@ AttackSweepResult RunAttackSweep(const AttackSweepOptions& o) {
       worst.certified.push_back(worst_certified);
     }
     if (searched) {
-      AttackSeries found{o.methods[m], "searched", {}, {}};
+      AttackSeries found{o.methods[m], "searched", {}, {}, {}};
       for (std::size_t n = 0; n < N; ++n) {
         SeriesPoint p;
         p.value = p.regressor = static_cast<double>(o.lengths[n]);

@@ -104,7 +104,7 @@ TightnessRow RunLocalityRow(const TightnessOptions& o) {
   std::atomic<std::uint64_t> finished{0};
   arena.execute([&] {
     oneapi::tbb::parallel_for(std::size_t{0}, cells.size(), [&](std::size_t t) {
-      const std::size_t k = t % K, i = (t / K) % I, tau = t / K / I;
+      const std::size_t i = (t / K) % I, tau = t / K / I;
       InputSpec spec;
       spec.kind = base.inputs[i];
       spec.length = base.x_length;

@@ -60,7 +60,9 @@ TEST_F(CliTest, AverageBracketsHoldTheExactValues) {
     const double v = exact["average_gap_per_length"][i].get<double>();
     EXPECT_LE(pruned["average_gap_lower_per_length"][i].get<double>(), v + 1e-12);
     EXPECT_GE(pruned["average_gap_upper_per_length"][i].get<double>(), v - 1e-12);
-    if (i >= 2) EXPECT_TRUE(pruned["average_gap_per_length"][i].is_null());
+    if (i >= 2) {
+      EXPECT_TRUE(pruned["average_gap_per_length"][i].is_null());
+    }
   }
 }
 

@@ -31,7 +31,9 @@ TEST_F(CliTest, ProfileBracketsAgreeWithTheFamilysCertifiedThreshold) {
     EXPECT_LE(lo, hi + 1e-12) << T;
     EXPECT_LE(hi, doc["sup_gap_upper"].get<double>() + 1e-12) << T;
     if (T < 38) below = std::max(below, hi);
-    if (T == 38) EXPECT_GT(lo, 0.05);
+    if (T == 38) {
+      EXPECT_GT(lo, 0.05);
+    }
   }
   EXPECT_LE(below, 0.05 + 1e-9);  // no length below T* disagrees at ε = 0.05
   EXPECT_GT(doc["train_gap_lower"].get<double>(), 0.05);

@@ -20,7 +20,7 @@ TEST_F(CliTest, InlineTextStringIsAString) {
 
 // Bug 2: a pipe on /dev/stdin was read twice (the second pass found nothing: "empty string").
 TEST_F(CliTest, StdinDevStdinAndProcessSubstitutionAreRead) {
-  for (const std::string& input : {"-", "/dev/stdin"}) {
+  for (const std::string input : {"-", "/dev/stdin"}) {
     SCOPED_TRACE(input);
     const Result r =
         Shell("echo '0^3 1' | \"$LTSIM\" eval " + Quote(kModelF) + " " + input + " --json");

@@ -63,7 +63,7 @@ TEST_F(CliTest, SearchOutDirCreatesADirectoryNeverAFileNamedLikeIt) {
   const std::vector<std::string> search = {"search", "--objective", "sim-ratio", "--z-length",
                                            "40",     "--restarts",  "1",         "--iterations",
                                            "2",      "--x-length",  "400"};
-  for (const std::string& flag : {"--out-dir", "--out"}) {
+  for (const std::string flag : {"--out-dir", "--out"}) {
     SCOPED_TRACE(flag);
     const fs::path dir = Path(flag == "--out" ? "old/witnesses" : "new/witnesses");
     std::vector<std::string> args = search;

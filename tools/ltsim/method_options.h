@@ -34,8 +34,11 @@ inline ZLengthOptions AddMethodOptions(CLI::App* cmd, SandwichOptions& options) 
   z.old_spelling = AddDeprecated(cmd, "--length", options.length, "--z-length");
   z.old_spelling->check(AtLeastOne("--length"));
   AddSeed(cmd, options.seed);
-  cmd->add_option("--block-length", options.block_length,
-                  "mean kept-block length ℓ of `markov` and `blocks` (0 = ⌈n^(1/3)⌉)")
+  std::vector<std::string> block_methods = SimulatorNamesWith(&SimulatorTraits::block_rate);
+  for (std::string& name : block_methods) name = "`" + name + "`";
+  cmd->add_option(
+         "--block-length", options.block_length,
+         "mean kept-block length ℓ of " + JoinNames(block_methods, "and") + " (0 = ⌈n^(1/3)⌉)")
       ->default_val(0);
   return z;
 }

@@ -56,11 +56,37 @@ struct Simulation {
   std::string detail;  ///< one line for the summary
 };
 
+/// What a construction is, for code that chooses or checks methods by property instead of by
+/// name (docs/design.md §6). Each simulator states its own; `tests/unit/sim/simulators_test.cpp`
+/// checks the ones observable from z (seeded, uses_block_length, claims_eta, model_free).
+struct SimulatorTraits {
+  /// Reads the models' weights (not only Δ* and τ*): refuses to run without models.
+  bool model_aware = false;
+  /// Accepts one-layer models only.
+  bool one_layer_only = false;
+  /// z = x_I for an index set I fixed by |x|, n, τ*, ℓ and the seed alone (never by x's tokens
+  /// nor the models): the schemes Lemma 5.3 speaks of, which the statistic attack studies
+  /// (docs/theory.md §4.4).
+  bool model_free = false;
+  /// Keeps blocks of x of mean length ℓ (`--block-length`, default ⌈n^(1/3)⌉), so that Lemma
+  /// 5.3's rate (G + L)(τ + 1)/n^(1/3) is what it claims for averages of local test functions
+  /// (docs/theory.md §4.4–§4.6): the fuzz property `lemma53` and the seeded needed length of
+  /// two-layer models use these.
+  bool block_rate = false;
+  /// z depends on the seed.
+  bool seeded = false;
+  /// Reads `block_length` (ℓ).
+  bool uses_block_length = false;
+  /// Sets Simulation::eta when it shortens x (η = 0 when z = x, for every method).
+  bool claims_eta = false;
+};
+
 /// A construction of z. Implementations are pure: safe to call from any thread.
 class Simulator {
  public:
   virtual ~Simulator() = default;
   virtual std::string name() const = 0;
+  virtual SimulatorTraits traits() const = 0;
   /// Builds z with |z| ≤ target_length (`markov` alone draws |z| at random, with mean
   /// about n: see its file). InputError when the request cannot be met (e.g. a target
   /// shorter than the construction's minimum, or models it does not support).
@@ -73,5 +99,15 @@ std::vector<std::string> SimulatorNames();
 
 /// The simulator registered under `name`; InputError listing the names if unknown.
 std::unique_ptr<Simulator> MakeSimulator(const std::string& name);
+
+/// Whether `name` is a registered simulator (listed or test-only) with `trait` set; false for
+/// unknown names.
+bool SimulatorHas(const std::string& name, bool SimulatorTraits::*trait);
+
+/// Listed method names with `trait` set, in registry order.
+std::vector<std::string> SimulatorNamesWith(bool SimulatorTraits::*trait);
+
+/// "a", "a or b", "a, b or c" (`last` joins the final two).
+std::string JoinNames(const std::vector<std::string>& names, const std::string& last = "or");
 
 }  // namespace ltsim

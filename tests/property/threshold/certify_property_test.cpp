@@ -18,6 +18,14 @@
 namespace ltsim {
 namespace {
 
+// The threshold search to length N at ε, every other option at its default.
+ThresholdOptions SearchTo(double epsilon, std::uint64_t max_length) {
+  ThresholdOptions o;
+  o.epsilon = epsilon;
+  o.max_length = max_length;
+  return o;
+}
+
 // Full enumeration evaluates at most this many statistics a case.
 constexpr std::uint64_t kBudget = 3000;
 
@@ -91,7 +99,7 @@ TypeCounts RandomStatistic(const JointView& v, std::uint64_t T) {
 RC_GTEST_PROP(CertifyProperty, TheCertificateHoldsAgainstEnumerationAndLongStatistics, ()) {
   const Pair p = GenPair();
   RC_PRE(p.brute_length >= 2);
-  ThresholdOptions all{1e300, p.brute_length, 1, 100};
+  ThresholdOptions all = SearchTo(1e300, p.brute_length);
   all.prune = false;
   const ThresholdResult brute = FindThreshold(p.f, p.g, all);
   double brute_max = 0.0;
@@ -132,7 +140,7 @@ RC_GTEST_PROP(CertifyProperty, TheCertificateHoldsAgainstEnumerationAndLongStati
   }
   if (r.verdict == CertifyVerdict::kAgrees) {
     RC_ASSERT(r.sup_gap_upper <= o.epsilon + kThresholdGapTolerance);
-    ThresholdOptions check{o.epsilon, p.brute_length, 1, 100};
+    ThresholdOptions check = SearchTo(o.epsilon, p.brute_length);
     check.prune = false;
     RC_ASSERT(!FindThreshold(p.f, p.g, check).first_disagreement.has_value());
   }
@@ -145,7 +153,7 @@ RC_GTEST_PROP(CertifyProperty, TheCertificateHoldsAgainstEnumerationAndLongStati
   } else if (r.verdict == CertifyVerdict::kDisagrees) {
     const std::uint64_t star = *r.first_disagreement;
     RC_ASSERT(r.witness_gap > o.epsilon);
-    ThresholdOptions check{o.epsilon, std::min(star, p.brute_length), 1, 100};
+    ThresholdOptions check = SearchTo(o.epsilon, std::min(star, p.brute_length));
     check.prune = false;
     const ThresholdResult full = FindThreshold(p.f, p.g, check);
     if (star <= p.brute_length) {
@@ -154,7 +162,7 @@ RC_GTEST_PROP(CertifyProperty, TheCertificateHoldsAgainstEnumerationAndLongStati
       RC_ASSERT(!full.first_disagreement.has_value());
       // The pruned threshold to T*, budgeted like certify's own runs (a near-tight pair can
       // take minutes unbounded, more under the sanitizers): T* itself when it finishes.
-      ThresholdOptions exact{o.epsilon, star, 1, 100};
+      ThresholdOptions exact = SearchTo(o.epsilon, star);
       exact.max_evaluations = o.exact_evaluations;
       exact.time_budget = o.time_budget;
       const ThresholdResult pruned = FindThreshold(p.f, p.g, exact);

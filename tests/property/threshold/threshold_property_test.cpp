@@ -18,6 +18,14 @@
 namespace ltsim {
 namespace {
 
+// The threshold search to length N at ε, every other option at its default.
+ThresholdOptions SearchTo(double epsilon, std::uint64_t max_length) {
+  ThresholdOptions o;
+  o.epsilon = epsilon;
+  o.max_length = max_length;
+  return o;
+}
+
 // Full enumeration evaluates at most this many statistics a case (kept to milliseconds).
 constexpr std::uint64_t kBudget = 3000;
 
@@ -59,7 +67,7 @@ Pair GenPair() {
 // ε from the pair's own largest gaps: just below the maximum at a random length (so the first
 // disagreement is at most that length), exactly at it, or above every gap (none).
 double GenEpsilon(const Pair& p) {
-  ThresholdOptions all{1e300, p.max_length, 1, 100};
+  ThresholdOptions all = SearchTo(1e300, p.max_length);
   all.prune = false;
   const ThresholdResult r = FindThreshold(p.f, p.g, all);
   const std::size_t at = *rc::gen::inRange<std::size_t>(0, r.max_gap_per_length.size());
@@ -73,7 +81,7 @@ RC_GTEST_PROP(ThresholdProperty, PruningFindsWhatFullEnumerationFinds, ()) {
   const Pair p = GenPair();
   RC_PRE(p.max_length >= 1);
   const double eps = GenEpsilon(p);
-  ThresholdOptions full{eps, p.max_length, 1, 100};
+  ThresholdOptions full = SearchTo(eps, p.max_length);
   full.prune = false;
   const ThresholdResult want = FindThreshold(p.f, p.g, full);
   ThresholdOptions pruned = full;
@@ -128,10 +136,10 @@ RC_GTEST_PROP(ThresholdProperty, BracketHoldsEveryLengthsLargestGap, ()) {
   const Pair p = GenPair();
   RC_PRE(p.max_length >= 1);
   const double eps = GenEpsilon(p);
-  ThresholdOptions every{1e300, p.max_length, 1, 100};
+  ThresholdOptions every = SearchTo(1e300, p.max_length);
   every.prune = false;
   const ThresholdResult truth = FindThreshold(p.f, p.g, every);
-  ThresholdOptions pruned{eps, p.max_length, 1, 100};
+  ThresholdOptions pruned = SearchTo(eps, p.max_length);
   pruned.min_length = *rc::gen::inRange<std::uint64_t>(1, p.max_length + 1);
   pruned.full_statistics = 0;
   pruned.leaf_statistics = *rc::gen::element(1.0, 2.0, 8.0);
@@ -181,7 +189,7 @@ RC_GTEST_PROP(ThresholdProperty, ResultsAreTheSameForAnyThreadCount, ()) {
   const Pair p = GenPair();
   RC_PRE(p.max_length >= 1);
   const double eps = GenEpsilon(p);
-  ThresholdOptions o{eps, p.max_length, 1, 100};
+  ThresholdOptions o = SearchTo(eps, p.max_length);
   o.full_statistics = 0;
   o.threads = 1;
   const ThresholdResult one = FindThreshold(p.f, p.g, o);

@@ -47,7 +47,9 @@ TEST(SameFunction, OneUlpInAnyWeightArrayMakesItAnotherFunction) {
       array.data()[0] = std::nextafter(array.data()[0], std::numeric_limits<double>::infinity());
       changed = true;
     });
-    if (changed) EXPECT_FALSE(SameFunction(f, g)) << "weight array " << k;
+    if (changed) {
+      EXPECT_FALSE(SameFunction(f, g)) << "weight array " << k;
+    }
   }
 }
 

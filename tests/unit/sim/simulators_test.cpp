@@ -1,7 +1,10 @@
 // Unit tests of every registered simulator: structure of z, seeds, and refusals.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "ltsim/check/sandwich.h"
+#include "ltsim/construct/kgram.h"
 #include "ltsim/construct/tasks.h"
 #include "ltsim/core/error.h"
 #include "ltsim/strings/sources.h"
@@ -18,6 +21,55 @@ TEST(Simulators, RegistryListsEveryMethodAndRefusesUnknownOnes) {
             (std::vector<std::string>{"frequency", "frequency-agnostic", "truncate", "uniform",
                                       "markov", "blocks", "balanced-blocks"}));
   EXPECT_THROW(MakeSimulator("nope"), InputError);
+}
+
+// Each method's traits against what its z shows: seeded ⇔ another seed changes z, reads ℓ ⇔
+// another ℓ changes z, claims η ⇔ a finite η when z ≠ x, model-free ⇒ z is a subsequence of x
+// and relabelling x's tokens relabels z, one-layer only ⇔ a two-layer model is refused.
+TEST(Simulators, TraitsMatchWhatTheConstructionDoes) {
+  const Transformer m = MakeModPTask(3, 1);
+  const Transformer two = MakeKGram({.alphabet = 2, .k = 1});
+  const std::vector<Token> x = Iid(20000, 11);
+  std::vector<Token> swapped(x);
+  for (Token& s : swapped) s = static_cast<Token>(1 - s);
+  const auto source = MakeTokenSource(x, "x");
+  std::vector<std::string> names = SimulatorNames();
+  names.push_back("test-drop-suffix");
+  for (const std::string& name : names) {
+    const SimulatorTraits t = MakeSimulator(name)->traits();
+    auto z = [&](const Source& in, std::uint64_t seed, std::uint64_t block) {
+      return RunSimulation({&m}, in, {name, 2000, seed, block});
+    };
+    const Simulation base = z(*source, 1, 30);
+    const std::vector<Token> zt = FromRuns(base.z);
+    EXPECT_EQ(t.seeded, zt != FromRuns(z(*source, 2, 30).z)) << name;
+    EXPECT_EQ(t.uses_block_length, zt != FromRuns(z(*source, 1, 60).z)) << name;
+    EXPECT_EQ(t.claims_eta, !std::isnan(base.eta)) << name;
+    if (t.model_free) {
+      std::size_t j = 0;  // z is a subsequence of x
+      for (Token s : zt) {
+        while (j < x.size() && x[j] != s) ++j;
+        ASSERT_LT(j, x.size()) << name;
+        ++j;
+      }
+      std::vector<Token> relabelled = FromRuns(z(*MakeTokenSource(swapped, "x'"), 1, 30).z);
+      for (Token& s : relabelled) s = static_cast<Token>(1 - s);
+      EXPECT_EQ(relabelled, zt) << name;
+    }
+    bool refused = false;
+    try {
+      RunSimulation({&two}, *source, {name, 2000, 1});
+    } catch (const InputError&) {
+      refused = true;
+    }
+    EXPECT_EQ(t.one_layer_only, refused) << name;
+  }
+  EXPECT_EQ(SimulatorNamesWith(&SimulatorTraits::block_rate),
+            (std::vector<std::string>{"markov", "blocks"}));
+  EXPECT_TRUE(SimulatorHas("test-drop-suffix", &SimulatorTraits::one_layer_only));
+  EXPECT_FALSE(SimulatorHas("nope", &SimulatorTraits::model_free));
+  EXPECT_EQ(JoinNames({"a", "b", "c"}), "a, b or c");
+  EXPECT_EQ(JoinNames({"a", "b"}, "and"), "a and b");
 }
 
 TEST(Simulators, TruncateKeepsTheLastNTokens) {

@@ -295,7 +295,9 @@ TEST(RunSweep, AdaptiveXGrowsCappedPairsUntilNStopsGrowing) {
       EXPECT_TRUE(q.x_stop == "stopped growing" || q.x_stop == "upper side" || q.x_stop == "cap")
           << q.x_stop;
       // A step that did not meet ε (n = |x|) never ends the growth below the cap.
-      if (!f.reached) EXPECT_GE(q.x_steps.size(), 2u);
+      if (!f.reached) {
+        EXPECT_GE(q.x_steps.size(), 2u);
+      }
       grew += q.x_steps.size() > 1;
       EXPECT_EQ(q.x_steps, again.points[i].pairs[k].x_steps);
       EXPECT_EQ(q.needed, again.points[i].pairs[k].needed);

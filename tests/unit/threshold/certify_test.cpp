@@ -13,6 +13,14 @@
 namespace ltsim {
 namespace {
 
+// The threshold search to length N at ε, every other option at its default.
+ThresholdOptions SearchTo(double epsilon, std::uint64_t max_length) {
+  ThresholdOptions o;
+  o.epsilon = epsilon;
+  o.max_length = max_length;
+  return o;
+}
+
 using test::Bump;
 using test::ShareOfOnes;
 
@@ -122,7 +130,7 @@ TEST(Certify, SoftmaxTiltHasSupremumTanhAOverFour) {
   ASSERT_EQ(below.verdict, CertifyVerdict::kDisagrees);
   ASSERT_TRUE(below.first_disagreement.has_value());
   const ThresholdResult t =
-      FindThreshold(f, g, {sup - 1e-4, *below.first_disagreement + 10, 1, 100});
+      FindThreshold(f, g, SearchTo(sup - 1e-4, *below.first_disagreement + 10));
   EXPECT_EQ(t.first_disagreement, below.first_disagreement);
   // At ε = sup no finite computation can decide: the bracket closes in on sup (measured: within
   // 5·10⁻⁶ after 2·10⁶ boxes, so the 10⁻⁶ tolerance is not reached and the budget ends it).

@@ -18,6 +18,14 @@
 namespace ltsim {
 namespace {
 
+// The threshold search to length N at ε, every other option at its default.
+ThresholdOptions SearchTo(double epsilon, std::uint64_t max_length) {
+  ThresholdOptions o;
+  o.epsilon = epsilon;
+  o.max_length = max_length;
+  return o;
+}
+
 // f = share of 1s at odd positions, g = at positions ≡ 1 (mod 3) (Δ* = 6): their largest gaps
 // are 0, 0, 1/2, 1/2, 2/3 at T = 1 … 5 (threshold_test.cpp), and many statistics a length.
 const Transformer& F() {
@@ -35,14 +43,16 @@ void ExpectBrackets(const ThresholdResult& r) {
   for (std::uint64_t t = r.min_length; t <= r.checked_up_to; ++t) {
     const double lower = r.max_gap_per_length[t - 1], upper = r.gap_upper_per_length[t - 1];
     ASSERT_FALSE(std::isnan(upper)) << "T = " << t;
-    if (!std::isnan(lower)) EXPECT_LE(lower, upper) << "T = " << t;
+    if (!std::isnan(lower)) {
+      EXPECT_LE(lower, upper) << "T = " << t;
+    }
   }
 }
 
 TEST(ThresholdPartial, AStopFlagEndsEverySearchWithWhatItCertified) {
   std::atomic<bool> stop{true};
   for (bool prune : {true, false}) {
-    ThresholdOptions o{0.99, 50, 1, 100};
+    ThresholdOptions o = SearchTo(0.99, 50);
     o.prune = prune;
     o.full_statistics = 0;
     o.stop = &stop;
@@ -66,7 +76,7 @@ TEST(ThresholdPartial, AStopFlagEndsEverySearchWithWhatItCertified) {
 TEST(ThresholdPartial, ATimeBudgetStopsThePrunedSearchInsideAWindow) {
   // The irrational bump pair of threshold_test.cpp would take seconds to N = 10^5; a budget of
   // a microsecond stops it in its first windows.
-  ThresholdOptions o{0.5, 100000, 1, 100};
+  ThresholdOptions o = SearchTo(0.5, 100000);
   o.time_budget = 1e-6;
   o.threads = 1;
   const ThresholdResult r = FindThreshold(F(), G(), o);
@@ -78,7 +88,7 @@ TEST(ThresholdPartial, ATimeBudgetStopsThePrunedSearchInsideAWindow) {
 
 TEST(ThresholdPartial, MinLengthSearchesFromItAndReportsNothingBelow) {
   for (bool prune : {true, false}) {
-    ThresholdOptions o{0.6, 30, 1, 100};
+    ThresholdOptions o = SearchTo(0.6, 30);
     o.prune = prune;
     o.full_statistics = 0;
     const ThresholdResult all = FindThreshold(F(), G(), o);
@@ -94,7 +104,7 @@ TEST(ThresholdPartial, MinLengthSearchesFromItAndReportsNothingBelow) {
     }
     // From n on, the same as the full search's per-length maxima say: the first T ≥ 7 whose
     // largest gap exceeds ε (no-prune: every length's maximum is exact).
-    ThresholdOptions every{1e300, 30, 1, 100};
+    ThresholdOptions every = SearchTo(1e300, 30);
     every.prune = false;
     const ThresholdResult gaps = FindThreshold(F(), G(), every);
     std::uint64_t want = 0;
@@ -103,7 +113,7 @@ TEST(ThresholdPartial, MinLengthSearchesFromItAndReportsNothingBelow) {
     EXPECT_EQ(*from.first_disagreement, want);
     ExpectBrackets(from);
   }
-  ThresholdOptions bad{0.6, 30, 1, 100};
+  ThresholdOptions bad = SearchTo(0.6, 30);
   bad.min_length = 31;
   EXPECT_THROW(FindThreshold(F(), G(), bad), OptionError);
   bad.min_length = 1;

@@ -222,7 +222,9 @@ TEST(PathSearch, KGramPairDisagreesNoLaterThanTheKnownString) {
   EXPECT_EQ(r.recheck.status, "confirmed");
   for (std::uint64_t T = 1; T < t_star; ++T) {
     const double m = r.max_gap_per_length[T - 1];
-    if (!std::isnan(m)) EXPECT_LE(m, 0.05 + 1e-9) << "T = " << T;
+    if (!std::isnan(m)) {
+      EXPECT_LE(m, 0.05 + 1e-9) << "T = " << T;
+    }
   }
   o.threads = 2;
   const ThresholdResult two = FindThreshold(f, g, o);
