@@ -348,8 +348,8 @@ nlohmann::json RefuteToJson(const RefuteResult& result) {
 bool ReplayRefute(const std::string& path, std::string* report) {
   const io::Json doc = io::ReadJsonFile(path, "refute result");
   const io::JsonReader j(doc, path);
-  if (j.Has("format")) return ReplayRawWitness(path, report);
   if (j.Has("layers") && j.At("layers").Int(1, 2) == 2) return ReplayTwoLayerRefute(path, report);
+  if (j.Has("format")) return ReplayRawWitness(path, report);
   // A refute.json: the pair is DIR/f.json and DIR/g.json beside it.
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();
   ReplayInput in;

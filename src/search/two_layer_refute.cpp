@@ -686,34 +686,36 @@ void RandomStart(const TwoLayerSearchOptions& o, Engine& e, Memory& memory, Tran
   }
 }
 
-TwoLayerClimb Climb(const TwoLayerSearchOptions& o, int index, int iterations,
-                    const std::function<bool()>& stop) {
+// One random start, number i of the run: drawn from StreamSeed(seed, "two-layer-start", i) and
+// evaluated (the random baseline is nothing but these).
+struct Start {
   TwoLayerClimb climb;
+  Memory memory;
+};
+
+Start EvaluateStart(const TwoLayerSearchOptions& o, int index) {
+  Start s;
+  s.climb.index = index;
+  s.climb.applied.assign(kProposalNames.size(), 0);
+  s.climb.accepted.assign(kProposalNames.size(), 0);
+  Engine e(StreamSeed(o.seed, "two-layer-start", static_cast<std::uint64_t>(index)));
+  std::vector<Run> hint;
+  RandomStart(o, e, s.memory, s.climb.f, s.climb.g, hint);
+  s.climb.best = EvaluateTwoLayerPair(o, s.climb.f, s.climb.g, HintsOf({}, hint));
+  s.climb.trajectory.push_back(s.climb.best.score);
+  return s;
+}
+
+// A hill climb of `proposals` proposals from a start, with the randomness of
+// StreamSeed(seed, "two-layer-climb", index).
+TwoLayerClimb Climb(const TwoLayerSearchOptions& o, int index, const Start& from, int proposals,
+                    const std::function<bool()>& stop) {
+  TwoLayerClimb climb = from.climb;
   climb.index = index;
-  climb.applied.assign(kProposalNames.size(), 0);
-  climb.accepted.assign(kProposalNames.size(), 0);
-  Engine start(StreamSeed(o.seed, "two-layer-start", static_cast<std::uint64_t>(index)));
+  climb.trajectory.clear();
   Engine e(StreamSeed(o.seed, "two-layer-climb", static_cast<std::uint64_t>(index)));
-  // The start: the best of `starts` random starts (a quarter of the climb's evaluations), drawn
-  // as the random baseline draws them.
-  const int starts = std::max(1, (iterations + 1) / 4);
-  Memory kept;
-  for (int k = 0; k < starts; ++k) {
-    if (k > 0 && stop && stop()) break;
-    Memory memory;
-    Transformer f, g;
-    std::vector<Run> hint;
-    RandomStart(o, start, memory, f, g, hint);
-    TwoLayerEvaluation ev = EvaluateTwoLayerPair(o, f, g, HintsOf({}, hint));
-    if (k == 0 || (ev.valid && ev.score > climb.best.score)) {
-      climb.f = std::move(f);
-      climb.g = std::move(g);
-      climb.best = std::move(ev);
-      kept = memory;
-    }
-    climb.trajectory.push_back(climb.best.score);
-  }
-  for (int it = starts - 1; it < iterations; ++it) {
+  Memory kept = from.memory;
+  for (int it = 0; it < proposals; ++it) {
     if (stop && stop()) break;
     const int kind = DrawKind(e);
     // kScreened variants of one kind of proposal; the probes' prediction picks one to certify.
@@ -842,10 +844,17 @@ TwoLayerSearchResult RunTwoLayerSearch(const TwoLayerSearchOptions& o) {
   result.options = o;
   const std::uint64_t shrink_budget =
       o.random_only ? 0 : std::min<std::uint64_t>(o.shrink_budget, o.budget / 10);
-  const int iterations = o.random_only ? 0 : o.iterations;
-  const int climbs = static_cast<int>(std::max<std::uint64_t>(
-      1, (o.budget - shrink_budget) / static_cast<std::uint64_t>(iterations + 1)));
-  result.climbs.resize(climbs);
+  // Random starts first (a third of the budget; the baseline: all of it), then climbs of about
+  // `iterations` proposals from the best starts (docs/refute.md §8.3).
+  const std::uint64_t usable = std::max<std::uint64_t>(1, o.budget - shrink_budget);
+  const int starts =
+      static_cast<int>(o.random_only ? o.budget : std::max<std::uint64_t>(1, usable / 3));
+  const std::uint64_t rest = o.random_only ? 0 : usable - static_cast<std::uint64_t>(starts);
+  const int climbs = rest == 0 ? 0
+                               : static_cast<int>(std::clamp<std::uint64_t>(
+                                     rest / static_cast<std::uint64_t>(std::max(1, o.iterations)),
+                                     1, static_cast<std::uint64_t>(starts)));
+  const int proposals = climbs > 0 ? static_cast<int>(rest / climbs) : 0;
   const auto started = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -860,27 +869,50 @@ TwoLayerSearchResult RunTwoLayerSearch(const TwoLayerSearchOptions& o) {
   std::atomic<std::uint64_t> spent{0};
   std::mutex report;
   double best_so_far = -1.0;
-  auto run = [&](int i) {
-    if (i > 0 && stop()) {
-      result.climbs[i].index = i;
-      result.climbs[i].best.note = "not run: the time budget ran out first";
-      result.climbs[i].best.score = -2.0;
-      return;
-    }
-    result.climbs[i] = Climb(o, i, iterations, stop);
-    spent += result.climbs[i].trajectory.size();
-    const int finished = ++done;
+  auto finished = [&](const TwoLayerClimb& c) {
+    spent += c.trajectory.size();
+    const int n = ++done;
     if (o.progress) {
       const std::lock_guard<std::mutex> lock(report);
-      best_so_far = std::max(best_so_far, result.climbs[i].best.score);
-      o.progress(finished, climbs, spent.load(), best_so_far);
+      best_so_far = std::max(best_so_far, c.best.score);
+      o.progress(n, starts + climbs, spent.load(), best_so_far);
     }
   };
+  std::vector<Start> firsts(starts);
+  auto not_run = [](TwoLayerClimb& c, int i) {
+    c.index = i;
+    c.best.note = "not run: the time budget ran out first";
+    c.best.score = -2.0;
+  };
   tbb::task_arena arena(o.threads > 0 ? o.threads : tbb::task_arena::automatic);
-  arena.execute([&] { tbb::parallel_for(0, climbs, run); });
-  for (int i = 0; i < climbs; ++i) {
+  arena.execute([&] {
+    tbb::parallel_for(0, starts, [&](int i) {
+      // Start 0 is always evaluated, so a result has at least one evaluated pair.
+      if (i > 0 && stop()) return not_run(firsts[i].climb, i);
+      firsts[i] = EvaluateStart(o, i);
+      finished(firsts[i].climb);
+    });
+  });
+  // The climbs start from the best starts (by score, the lower index on ties).
+  std::vector<int> order(starts);
+  for (int i = 0; i < starts; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return firsts[a].climb.best.score > firsts[b].climb.best.score;
+  });
+  std::vector<TwoLayerClimb> climbed(climbs);
+  arena.execute([&] {
+    tbb::parallel_for(0, climbs, [&](int j) {
+      if (stop()) return not_run(climbed[j], starts + j);
+      climbed[j] = Climb(o, starts + j, firsts[order[j]], proposals, stop);
+      finished(climbed[j]);
+    });
+  });
+  for (Start& s : firsts) result.climbs.push_back(std::move(s.climb));
+  for (TwoLayerClimb& c : climbed) result.climbs.push_back(std::move(c));
+  for (std::size_t i = 0; i < result.climbs.size(); ++i) {
     result.evaluations += result.climbs[i].trajectory.size();
-    if (result.climbs[i].best.score > result.climbs[result.best].best.score) result.best = i;
+    if (result.climbs[i].best.score > result.climbs[result.best].best.score)
+      result.best = static_cast<int>(i);
   }
   TwoLayerClimb& best = result.climbs[result.best];
   if (shrink_budget > 0)
@@ -942,8 +974,26 @@ TwoLayerRefuteResult RunTwoLayerRefute(const TwoLayerSearchOptions& options,
 }
 
 nlohmann::json TwoLayerRefuteToJson(const TwoLayerRefuteResult& r) {
-  const TwoLayerSearchOptions& o = r.search.options;
-  const TwoLayerClimb& best = r.search.climbs[r.search.best];
+  auto number = [](double x) {
+    return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
+  };
+  nlohmann::json j = TwoLayerSearchToJson(r.search);
+  j["context"]["command"] = "refute";
+  j["bound"] = r.bound;
+  j["refuted"] = r.refuted;
+  j["bound_value"] = number(r.bound_value);
+  j["ratio"] = number(r.ratio);
+  j["limited_by"] = r.limited_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.limited_by);
+  j["limited_by_reason"] = r.limited_by_reason;
+  nlohmann::json constants = nlohmann::json::object();
+  for (const auto& [k, v] : r.constants) constants[k] = number(v);
+  j["constants"] = constants;
+  return j;
+}
+
+nlohmann::json TwoLayerSearchToJson(const TwoLayerSearchResult& search) {
+  const TwoLayerSearchOptions& o = search.options;
+  const TwoLayerClimb& best = search.climbs[search.best];
   const TwoLayerEvaluation& ev = best.best;
   auto number = [](double x) {
     return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
@@ -959,27 +1009,23 @@ nlohmann::json TwoLayerRefuteToJson(const TwoLayerRefuteResult& r) {
     return a;
   };
   nlohmann::json j;
-  j["context"] = {{"command", "refute"}, {"seed", o.seed}};
+  j["context"] = {{"command", "search"}, {"seed", o.seed}};
+  j["format"] = "ltsim-two-layer-search";
+  j["version"] = 1;
   j["layers"] = 2;
-  j["bound"] = r.bound;
-  j["refuted"] = r.refuted;
   j["first_disagreement"] =
       ev.first_disagreement ? nlohmann::json(*ev.first_disagreement) : nlohmann::json(nullptr);
   j["first_disagreement_lower_bound"] = static_cast<std::uint64_t>(LowerBound(ev));
   j["checked_up_to"] = ev.checked_up_to;
   j["certified_by"] = "paths";
   j["threshold_max_evaluations"] = o.threshold_evaluations;
-  j["bound_value"] = number(r.bound_value);
-  j["ratio"] = number(r.ratio);
-  j["limited_by"] = r.limited_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.limited_by);
-  j["limited_by_reason"] = r.limited_by_reason;
-  j["evaluations"] = r.search.evaluations;
+  j["evaluations"] = search.evaluations;
   j["budget"] = o.budget;
   j["iterations"] = o.iterations;
   j["random"] = o.random_only;
-  j["stopped_by_time"] = r.search.stopped_by_time;
-  j["shrink_evaluations"] = r.search.shrink_evaluations;
-  j["shrink_accepted"] = r.search.shrink_accepted;
+  j["stopped_by_time"] = search.stopped_by_time;
+  j["shrink_evaluations"] = search.shrink_evaluations;
+  j["shrink_accepted"] = search.shrink_accepted;
   j["seed"] = o.seed;
   j["eps"] = o.eps;
   j["max_length"] = o.max_length;
@@ -1007,15 +1053,12 @@ nlohmann::json TwoLayerRefuteToJson(const TwoLayerRefuteResult& r) {
   j["logit_scale"] = {number(LayerLogitScale(best.f, 0)), number(LayerLogitScale(best.f, 1))};
   j["attention"] = {AttentionName(best.f.layers[0].attention),
                     AttentionName(best.f.layers[1].attention)};
-  nlohmann::json constants = nlohmann::json::object();
-  for (const auto& [k, v] : r.constants) constants[k] = number(v);
-  j["constants"] = constants;
   j["recheck"] = {{"digits", 50},
-                  {"status", r.search.recheck_status},
-                  {"gap", r.search.recheck_gap},
-                  {"sup_gap", r.search.recheck_sup_gap}};
+                  {"status", search.recheck_status},
+                  {"gap", search.recheck_gap},
+                  {"sup_gap", search.recheck_sup_gap}};
   nlohmann::json climbs = nlohmann::json::array();
-  for (const TwoLayerClimb& c : r.search.climbs)
+  for (const TwoLayerClimb& c : search.climbs)
     climbs.push_back({{"index", c.index},
                       {"first_disagreement", c.best.first_disagreement
                                                  ? nlohmann::json(*c.best.first_disagreement)
@@ -1079,11 +1122,13 @@ bool ReplayTwoLayerRefute(const std::string& path, std::string* report) {
     sup_text = PreciseText(p, 12);
   }
   if (separated != j.At("separated").Bool()) differences.push_back("separated");
-  const std::string bound = j.At("bound").String();
-  const double value = EvaluateRefuteBound(bound, PairWithEps(f, g, eps));
+  // A refute.json also records the verdict against its bound (a search witness has none).
+  const bool judged = j.Has("bound");
+  const std::string bound = judged ? j.At("bound").String() : std::string("none");
+  const double value = judged ? EvaluateRefuteBound(bound, PairWithEps(f, g, eps)) : std::nan("");
   const double lower = LowerBound(ev);
   const bool refuted = separated && std::isfinite(value) && value > 0 && lower > value;
-  if (refuted != j.At("refuted").Bool()) differences.push_back("refuted");
+  if (judged && refuted != j.At("refuted").Bool()) differences.push_back("refuted");
   if (report)
     *report = fmt::format(
         "two-layer pair: T* = {} (path search up to {}, cap {} evaluations), separating string of "

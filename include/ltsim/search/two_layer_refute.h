@@ -144,7 +144,12 @@ struct TwoLayerRefuteResult {
 TwoLayerRefuteResult RunTwoLayerRefute(const TwoLayerSearchOptions& options,
                                        const std::string& bound);
 
-/// The printed JSON (also DIR/refute.json, with `layers`: 2).
+/// The search's JSON (format `ltsim-two-layer-search`, version 1, `layers` 2): options, class,
+/// the best pair's certified T*, witness, separating string, recheck and every climb; what
+/// `search --layers 2` prints and writes.
+nlohmann::json TwoLayerSearchToJson(const TwoLayerSearchResult& search);
+
+/// The printed JSON (also DIR/refute.json): TwoLayerSearchToJson with the verdict's keys.
 nlohmann::json TwoLayerRefuteToJson(const TwoLayerRefuteResult& result);
 
 /// Replays a two-layer refute.json (f.json, g.json beside it): the path-search threshold with the
