@@ -365,14 +365,11 @@ void PrintTwoLayerTable(const TwoLayerRefuteResult& r) {
   std::cout << fmt::format(
       "  best pair (climb {}): T* = {}, certified by the two-layer path search\n", best.index, t);
   std::cout << fmt::format("  witness at T*: {}\n", RunLengthText(e.witness));
+  std::uint64_t sup_length = 0;
+  for (const Run& x : e.sup_string) sup_length += x.count;
   std::cout << fmt::format(
       "  largest gap found = {} on a string of length {} ({}separated: κ = {})\n",
-      JsonText(e.sup_gap), JsonText(static_cast<double>([&] {
-        std::uint64_t n = 0;
-        for (const Run& x : e.sup_string) n += x.count;
-        return n;
-      }())),
-      e.separated ? "" : "not ", o.separation);
+      JsonText(e.sup_gap), sup_length, e.separated ? "" : "not ", o.separation);
   std::cout << fmt::format("  output scale = {}, logit scales (layer 1, 2) = {}, {}\n",
                            JsonText(OutputScale(best.f)), JsonText(LayerLogitScale(best.f, 0)),
                            JsonText(LayerLogitScale(best.f, 1)));
@@ -560,8 +557,9 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
   RawSearchOptions& s = args->options.search;
   CLI::App* cmd = app.add_subcommand(
       "refute",
-      "Search a class of one-layer pairs for one whose certified first disagreement T* (exact "
-      "threshold) exceeds a conjectured training length EXPR at the pair's own constants "
+      "Search a class of one-layer pairs (--layers 2: two-layer pairs, docs/refute.md §8) for "
+      "one whose certified first disagreement T* (exact threshold; two layers: its path search) "
+      "exceeds a conjectured training length EXPR at the pair's own constants "
       "(docs/refute.md); censored best pairs are certified past N before the verdict. Exit 1 "
       "when refuted (--exponent: contradicted), 0 for a genuine \"not refuted within the "
       "budget\", 3 when the verdict is limited by a cap or the time budget (limited_by), 2 on "
@@ -582,12 +580,19 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
        "families --budget 2 --iterations 0 --max-length 300 --out-dir refute-exp",
        "ltsim construct family bump --slope 4 --out-dir fam/s4; ltsim construct family bump "
        "--slope 16 --out-dir fam/s16; ltsim refute --bound '0.01*L/eps' --family-dir fam "
-       "--separation 1.5 --out-dir refute-fam; ltsim replay refute-fam/s16/refute.json"},
+       "--separation 1.5 --out-dir refute-fam; ltsim replay refute-fam/s16/refute.json",
+       "ltsim refute --layers 2 --bound 4 --eps 0.05 --max-lipschitz 8 --max-logit 8 "
+       "--alphabet 2 --period 1 --locality 1 --width 5 --heads 1 --mlp-width 1 --max-length 40 "
+       "--budget 16 --iterations 7 --time-budget 0 --seed 1 --out-dir refute-two; ltsim replay "
+       "refute-two/refute.json"},
       "The first and third example refute their bound (exit 1), the second does not "
       "(exit 0); the fourth fits T*'s exponent in 1/eps over the nested family's starts (2.03, "
       "interval [1.93, 2.12]) against the bound's 1 (contradicts, exit 1; `ltsim replay "
       "refute-exp/point_0.json` re-derives a point); the fifth judges a family of two members "
-      "(the slope-16 member refutes it) and replays that member's witness (exit 0). The defaults "
+      "(the slope-16 member refutes it) and replays that member's witness (exit 0); the sixth "
+      "searches a two-layer class (no disagreement up to N = 40, so T* > 40 > 4: refuted, then "
+      "replayed, exit 0). The "
+      "defaults "
       "(--budget 10000 evaluations, "
       "--max-length 20000, --time-budget 60) finish within about a minute: 32 s on 2 free cores "
       "for the first example's class, and the time budget stops larger classes (three heads: "

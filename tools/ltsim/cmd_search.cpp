@@ -291,7 +291,8 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
       "needed n / frequency-length; sim-ratio: max sim / ε; sim-over-eta: sim / (L·η); needed: "
       "needed n; disagreement-length: first length ≤ n with gap > ε over all strings / Thm 4.1's "
       "N), with Gaussian and structural proposals (logit ties, suffix ties, row copies, "
-      "rescaling, edits of x), then shrink (heads, width, norms, x).");
+      "rescaling, edits of x), then shrink (heads, width, norms, x). --layers 2: the certified-T* "
+      "search over a two-layer class of docs/refute.md §8 (objective disagreement-length).");
   SearchOptions& o = args->options;
   args->objective_option = cmd->add_option(
       "--objective", args->objective,
@@ -356,7 +357,10 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
   SetExamples(cmd, {"ltsim search --objective sim-ratio --z-length 40 --restarts 2 --iterations 4 "
                     "--x-length 400",
                     "ltsim search --objective disagreement-length --max-length 8 --restarts 2 "
-                    "--iterations 4 --out-dir witnesses"});
+                    "--iterations 4 --out-dir witnesses",
+                    "ltsim search --layers 2 --eps 0.05 --width 5 --max-length 30 --restarts 1 "
+                    "--iterations 5 --seed 4 --out-dir two-layer; ltsim replay "
+                    "two-layer/search.json"});
   args->two.cls.max_scale = 8.0;
   args->two.cls.max_logit = 8.0;
   for (const char* name : {"--z-length", "--x-length", "--input", "--fixed-x", "--proposals",
