@@ -638,7 +638,7 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
           ->default_val(20000);
   args->budget = cmd->add_option("--budget", s.budget,
                                  "T* evaluations (the time budget may stop them first; default "
-                                 "10000, --layers 2: 600)")
+                                 "10000, --layers 2: 300)")
                      ->default_val(10000);
   args->search_only.push_back(args->budget);
   args->iterations = cmd->add_option("--iterations", s.iterations,

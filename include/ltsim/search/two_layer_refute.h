@@ -59,7 +59,7 @@ struct TwoLayerSearchOptions {
   double eps = 0.05;
   std::uint64_t max_length = 100;  ///< N: T* is certified up to N by the path search
   double separation = 2.0;         ///< κ: a pair counts only when a string has gap ≥ κε
-  std::uint64_t budget = 600;      ///< T* evaluations (path-search threshold runs)
+  std::uint64_t budget = 300;      ///< T* evaluations (path-search threshold runs)
   int iterations = 29;             ///< proposals per climb (climbs = budget/(iterations + 1))
   /// The evaluation cap of each threshold run (ThresholdOptions::max_evaluations): a run it stops
   /// is certified up to its checked_up_to only (the pair then counts as censored there).
