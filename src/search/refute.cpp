@@ -14,6 +14,7 @@
 #include "ltsim/io/json.h"
 #include "ltsim/model/constants.h"
 #include "ltsim/model/model_file.h"
+#include "ltsim/search/two_layer_refute.h"
 
 namespace ltsim {
 namespace {
@@ -347,6 +348,7 @@ nlohmann::json RefuteToJson(const RefuteResult& result) {
 bool ReplayRefute(const std::string& path, std::string* report) {
   const io::Json doc = io::ReadJsonFile(path, "refute result");
   const io::JsonReader j(doc, path);
+  if (j.Has("layers") && j.At("layers").Int(1, 2) == 2) return ReplayTwoLayerRefute(path, report);
   if (j.Has("format")) return ReplayRawWitness(path, report);
   // A refute.json: the pair is DIR/f.json and DIR/g.json beside it.
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();

@@ -299,3 +299,80 @@ TEST_F(RefuteCli, CensoredPairsAreCertifiedPastTheCapAndLimitsAreSaid) {
 }
 
 }  // namespace
+
+// --layers 2 (docs/refute.md §8): a small two-layer class (S = 2, τ = 1, d = 5, one head a
+// layer, one MLP unit a layer, L₀ = 8, B = 8, ε = 0.05) and a budget of a few seconds.
+std::vector<std::string> TwoLayerClass(const std::string& bound) {
+  return {"refute", "--layers",        "2",  "--bound",      bound, "--eps",
+          "0.05",   "--max-lipschitz", "8",  "--max-logit",  "8",   "--alphabet",
+          "2",      "--period",        "1",  "--locality",   "1",   "--width",
+          "5",      "--heads",         "1",  "--mlp-width",  "1",   "--max-length",
+          "40",     "--budget",        "16", "--iterations", "7",   "--time-budget",
+          "0",      "--seed",          "1"};
+}
+
+TEST_F(RefuteCli, TwoLayerPairBeyondASmallBoundIsCertifiedAndReplays) {
+  const Result r = Run(TwoLayerClass("4"), {"--json", "--out-dir", Path("out")});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("seed 1"), std::string::npos) << r.err;  // the master seed is printed
+  const Json j = Json::parse(r.out);
+  EXPECT_EQ(j["layers"], 2);
+  EXPECT_TRUE(j["refuted"].get<bool>());
+  EXPECT_TRUE(j["separated"].get<bool>());
+  EXPECT_EQ(j["certified_by"], "paths");
+  EXPECT_GT(j["first_disagreement_lower_bound"].get<std::uint64_t>(), 4u);
+  EXPECT_LE(j["evaluations"].get<std::uint64_t>(), 16u);
+  EXPECT_EQ(j["recheck"]["status"], "agrees");
+  // The class's limits hold for the reported pair.
+  for (const auto& scale : j["output_scale"]) EXPECT_LE(scale.get<double>(), 8.0 * (1 + 1e-9));
+  for (int layer = 0; layer < 2; ++layer)  // B bounds softmax and finite layers' logits
+    if (j["attention"][layer] != "hardmax")
+      EXPECT_LE(j["logit_scale"][layer].get<double>(), 8.0 * (1 + 1e-9)) << layer;
+  // `threshold` on the two files (the path search) certifies the same T* and witness.
+  const Result th = Run({"threshold", Path("out/f.json"), Path("out/g.json"), "--eps", "0.05",
+                         "--max-length", "40", "--json"});
+  ASSERT_EQ(th.exit_code, 0) << th.err;
+  const Json tj = Json::parse(th.out);
+  EXPECT_EQ(tj["method"], "paths");
+  EXPECT_EQ(tj["first_disagreement"], j["first_disagreement"]);
+  if (j["first_disagreement"].is_null())
+    EXPECT_EQ(tj["checked_up_to"], j["checked_up_to"]);
+  else
+    EXPECT_EQ(tj["witness_text"], j["witness_text"]);
+  // One command replays it; a tampered record does not reproduce.
+  const Result replay = Run({"replay", Path("out/refute.json")});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  Json tampered = j;
+  tampered["checked_up_to"] = j["checked_up_to"].get<std::uint64_t>() + 1;
+  std::ofstream(Path("out/refute.json")) << tampered.dump(2);
+  const Result bad = Run({"replay", Path("out/refute.json")});
+  EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
+  EXPECT_NE(bad.out.find("checked_up_to"), std::string::npos) << bad.out;
+}
+
+TEST_F(RefuteCli, TwoLayerSameBytesForAnyThreadCount) {
+  const Result one = Run(TwoLayerClass("1000"), {"--json", "--threads", "1"});
+  const Result two = Run(TwoLayerClass("1000"), {"--json", "--threads", "2"});
+  EXPECT_EQ(one.exit_code, two.exit_code) << one.err << two.err;
+  EXPECT_EQ(one.out, two.out);
+  EXPECT_FALSE(one.out.empty());
+}
+
+TEST_F(RefuteCli, TwoLayerBadFlagCombinationsAreExitTwo) {
+  ExpectInputError(With(TwoLayerClass("10"), "--layers", "3"), "--layers");
+  ExpectInputError(With(TwoLayerClass("10"), "--max-length", "6000"), "--max-length");
+  ExpectInputError(With(TwoLayerClass("10"), "--width", "2"), "--width");
+  std::vector<std::string> exponent = TwoLayerClass("10");
+  exponent.insert(exponent.end(), {"--exponent", "eps", "--grid", "0.1,0.05"});
+  ExpectInputError(exponent, "--exponent");
+  std::vector<std::string> scaling = TwoLayerClass("10");
+  scaling.insert(scaling.end(), {"--bias-scaling", "cubic"});
+  ExpectInputError(scaling, "--bias-scaling");
+  std::vector<std::string> modes = TwoLayerClass("10");
+  modes.insert(modes.end(), {"--second-modes", "hardmax,exact"});
+  ExpectInputError(modes, "--second-modes");
+  // The second layer's flags need --layers 2.
+  std::vector<std::string> one_layer = SmallClass("L/eps");
+  one_layer.insert(one_layer.end(), {"--second-heads", "2"});
+  ExpectInputError(one_layer, "--second-heads");
+}

@@ -47,6 +47,29 @@ TEST_F(CliTest, SearchIsReproducibleAndItsWitnessReplays) {
   ExpectInputError({"search", "--proposals", "annealing"}, "--proposals");
 }
 
+// search --layers 2 (docs/refute.md §8): the certified-T* search over a small two-layer class,
+// its witness DIR/search.json replayed by one command, and the one-layer flags refused.
+TEST_F(CliTest, TwoLayerSearchWritesAReplayableWitness) {
+  const std::string dir = Path("two").string();
+  const Result r =
+      Run({"search", "--layers", "2", "--eps", "0.05", "--width", "5", "--max-length", "30",
+           "--restarts", "1", "--iterations", "5", "--seed", "4", "--json", "--out-dir", dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("seed 4"), std::string::npos) << r.err;
+  const Json j = Json::parse(r.out);
+  EXPECT_EQ(j["format"], "ltsim-two-layer-search");
+  EXPECT_EQ(j["layers"], 2);
+  EXPECT_EQ(j["certified_by"], "paths");
+  EXPECT_EQ(j["recheck"]["status"], "agrees");
+  EXPECT_EQ(Json::parse(ReadFile(Path("two/search.json"))), j);
+  const Result replay = Run({"replay", Path("two/search.json").string()});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("reproduced"), std::string::npos) << replay.out;
+  ExpectInputError({"search", "--layers", "2", "--objective", "sim-ratio"}, "--objective");
+  ExpectInputError({"search", "--layers", "2", "--z-length", "40"}, "--z-length");
+  ExpectInputError({"search", "--second-heads", "2"}, "--second-heads");
+}
+
 // The line `--out` prints is the recheck the witness records (formatted, not read back); an
 // objective or proposal set is a name from one table, in flags and in witness files alike.
 TEST_F(CliTest, SearchWitnessObjectiveIsANameFromItsTable) {

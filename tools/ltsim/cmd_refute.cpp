@@ -21,6 +21,7 @@
 #include "ltsim/io/output_file.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/search/refute.h"
+#include "ltsim/search/two_layer_refute.h"
 #include "ltsim/study/refute_exponent.h"
 #include "ltsim/study/user_family.h"
 #include "output.h"
@@ -44,17 +45,28 @@ struct RefuteArgs {
   std::vector<CLI::Option*> required;     ///< the class and the bound: needed unless --replay
   std::vector<CLI::Option*> search_only;  ///< the search's flags (not with --family-dir)
   CLI::Option* eps = nullptr;
+  // --layers 2 (docs/refute.md §8): the class's second layer and the two-layer search.
+  int layers = 1;
+  TwoLayerSearchOptions two;
+  std::string bias_scaling = "none";
+  std::string second_modes;
+  std::vector<CLI::Option*> two_only;  ///< flags of --layers 2 only
+  std::vector<CLI::Option*> one_only;  ///< flags of the one-layer search only
+  CLI::Option* max_length = nullptr;
+  CLI::Option* budget = nullptr;
+  CLI::Option* iterations = nullptr;
+  CLI::Option* modes_option = nullptr;
 };
 
-std::vector<Attention> ParseModes(const std::string& text) {
+std::vector<Attention> ParseModes(const std::string& text, const char* flag = "--modes") {
   std::vector<Attention> modes;
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    const Attention mode = ParseFlag("--modes", kAttentionNames, item);
+    const Attention mode = ParseFlag(flag, kAttentionNames, item);
     if (std::find(modes.begin(), modes.end(), mode) == modes.end()) modes.push_back(mode);
   }
-  if (modes.empty()) throw InputError("--modes: at least one mode");
+  if (modes.empty()) throw InputError(std::string(flag) + ": at least one mode");
   return modes;
 }
 
@@ -336,8 +348,115 @@ int RunFamily(RefuteArgs& args) {
   return result.limited.empty() ? 0 : kLimited;
 }
 
+void PrintTwoLayerTable(const TwoLayerRefuteResult& r) {
+  const TwoLayerSearchOptions& o = r.search.options;
+  const TwoLayerClimb& best = r.search.climbs[r.search.best];
+  const TwoLayerEvaluation& e = best.best;
+  std::cout << fmt::format(
+      "refute --layers 2 --bound '{}' (seed {}, {} of {} evaluations{}, eps {}, N = {}, L0 = {}, "
+      "B = {})\n",
+      r.bound, o.seed, r.search.evaluations, o.budget, o.random_only ? ", random starts only" : "",
+      o.eps, o.max_length, o.cls.max_scale, JsonText(o.cls.max_logit));
+  const std::string t =
+      e.first_disagreement ? std::to_string(*e.first_disagreement)
+      : e.capped
+          ? fmt::format("> {} (the threshold's evaluation cap stopped it there)", e.checked_up_to)
+          : fmt::format("> {} (no disagreement up to N)", e.checked_up_to);
+  std::cout << fmt::format(
+      "  best pair (climb {}): T* = {}, certified by the two-layer path search\n", best.index, t);
+  std::cout << fmt::format("  witness at T*: {}\n", RunLengthText(e.witness));
+  std::uint64_t sup_length = 0;
+  for (const Run& x : e.sup_string) sup_length += x.count;
+  std::cout << fmt::format(
+      "  largest gap found = {} on a string of length {} ({}separated: κ = {})\n",
+      JsonText(e.sup_gap), sup_length, e.separated ? "" : "not ", o.separation);
+  std::cout << fmt::format("  output scale = {}, logit scales (layer 1, 2) = {}, {}\n",
+                           JsonText(OutputScale(best.f)), JsonText(LayerLogitScale(best.f, 0)),
+                           JsonText(LayerLogitScale(best.f, 1)));
+  std::cout << fmt::format("  bound at the pair's constants = {}, T*/bound = {}\n",
+                           JsonText(r.bound_value), JsonText(r.ratio));
+  std::cout << fmt::format("  recheck (50 digits): {}\n", Json(r.search.recheck_status).dump());
+  if (r.refuted)
+    std::cout << "REFUTED: a separated pair's certified T* exceeds the bound\n";
+  else if (!r.limited_by.empty())
+    std::cout << fmt::format("INCONCLUSIVE (limited by {}): {}\n", fmt::join(r.limited_by, ", "),
+                             r.limited_by_reason);
+  else
+    std::cout << "not refuted within the budget (the best ratio T*/bound above)\n";
+}
+
+int RunTwoLayer(RefuteArgs& args) {
+  for (const CLI::Option* option : args.one_only)
+    if (option->count() > 0)
+      throw InputError(fmt::format("{}: does not apply with --layers 2", option->get_name()));
+  for (const CLI::Option* option : args.required)
+    if (option->count() == 0) throw InputError(fmt::format("{}: required", option->get_name()));
+  const RawSearchOptions& s = args.options.search;
+  TwoLayerSearchOptions& o = args.two;
+  o.cls.alphabet = s.cls.alphabet;
+  o.cls.period = s.cls.period;
+  o.cls.locality = s.cls.locality;
+  o.cls.width = s.cls.width;
+  o.cls.heads = s.cls.heads;
+  o.cls.mlp_width = s.cls.mlp_width;
+  o.cls.precision_bits = s.cls.precision_bits;
+  o.cls.max_scale = s.cls.max_lipschitz;
+  o.cls.max_logit = s.cls.max_logit;
+  o.cls.bias_scaling = ParseFlag("--bias-scaling", kBiasScalingNames, args.bias_scaling);
+  const std::string modes = args.modes_option->count() > 0 ? args.modes : "hardmax,softmax";
+  o.cls.modes = ParseModes(modes);
+  o.cls.second_modes =
+      args.second_modes.empty() ? o.cls.modes : ParseModes(args.second_modes, "--second-modes");
+  o.eps = s.eps;
+  o.separation = s.separation;
+  o.seed = s.seed;
+  o.threads = s.threads;
+  o.random_only = s.random_only;
+  if (args.max_length->count() > 0) o.max_length = s.max_length;
+  if (args.budget->count() > 0) o.budget = s.budget;
+  if (args.iterations->count() > 0) o.iterations = s.iterations;
+  if (!(args.time_budget >= 0) || !std::isfinite(args.time_budget))
+    throw InputError("--time-budget: must be finite and ≥ 0");
+  o.time_budget = args.time_budget;
+  ValidateRefuteBound(args.options.bound);
+  ValidateTwoLayerSearch(o);
+  std::unique_ptr<io::OutputSet> set;
+  if (!args.out.empty()) set = std::make_unique<io::OutputSet>(args.out, "refute");
+  auto progress = std::make_shared<Progress>(
+      "refute", "climbs", Progress::Options{.quiet_seconds = 0, .always_final = true});
+  o.progress = [progress](int done, int climbs, std::uint64_t evaluations, double best) {
+    progress->Update(static_cast<std::uint64_t>(done), static_cast<std::uint64_t>(climbs),
+                     fmt::format("{} evaluations, best score {:.0f}", evaluations, best));
+  };
+  std::cerr << fmt::format("refute --layers 2: seed {}\n", o.seed);
+  const TwoLayerRefuteResult result = RunTwoLayerRefute(o, args.options.bound);
+  progress->Finish();
+  const nlohmann::json j = TwoLayerRefuteToJson(result);
+  if (set) {
+    const std::filesystem::path dir(set->staging());
+    const TwoLayerClimb& best = result.search.climbs[result.search.best];
+    WriteModel(best.f, (dir / "f.json").string());
+    WriteModel(best.g, (dir / "g.json").string());
+    WriteText(dir / "witness.txt", RunLengthText(best.best.witness) + "\n");
+    WriteText(dir / "refute.json", j.dump(2) + "\n");
+    set->Commit();
+  }
+  if (args.json)
+    std::cout << j.dump(2) << "\n";
+  else
+    PrintTwoLayerTable(result);
+  if (result.refuted) return 1;
+  return result.limited_by.empty() ? 0 : kLimited;
+}
+
 int Run(RefuteArgs& args) {
   if (!args.replay.empty()) return RunRefuteReplay(args.replay, args.json);
+  if (args.layers != 1 && args.layers != 2)
+    throw InputError(fmt::format("--layers: {} is not 1 or 2", args.layers));
+  if (args.layers == 2) return RunTwoLayer(args);
+  for (const CLI::Option* option : args.two_only)
+    if (option->count() > 0)
+      throw InputError(fmt::format("{}: only with --layers 2", option->get_name()));
   SetCommandFlags({{"precision_bits", "--precision"}, {"max_length", "--max-length"}});
   // With --exponent the grid sets its parameter's flag.
   const std::map<std::string, std::string> grid_flag = {
@@ -438,8 +557,9 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
   RawSearchOptions& s = args->options.search;
   CLI::App* cmd = app.add_subcommand(
       "refute",
-      "Search a class of one-layer pairs for one whose certified first disagreement T* (exact "
-      "threshold) exceeds a conjectured training length EXPR at the pair's own constants "
+      "Search a class of one-layer pairs (--layers 2: two-layer pairs, docs/refute.md §8) for "
+      "one whose certified first disagreement T* (exact threshold; two layers: its path search) "
+      "exceeds a conjectured training length EXPR at the pair's own constants "
       "(docs/refute.md); censored best pairs are certified past N before the verdict. Exit 1 "
       "when refuted (--exponent: contradicted), 0 for a genuine \"not refuted within the "
       "budget\", 3 when the verdict is limited by a cap or the time budget (limited_by), 2 on "
@@ -460,12 +580,19 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
        "families --budget 2 --iterations 0 --max-length 300 --out-dir refute-exp",
        "ltsim construct family bump --slope 4 --out-dir fam/s4; ltsim construct family bump "
        "--slope 16 --out-dir fam/s16; ltsim refute --bound '0.01*L/eps' --family-dir fam "
-       "--separation 1.5 --out-dir refute-fam; ltsim replay refute-fam/s16/refute.json"},
+       "--separation 1.5 --out-dir refute-fam; ltsim replay refute-fam/s16/refute.json",
+       "ltsim refute --layers 2 --bound 4 --eps 0.05 --max-lipschitz 8 --max-logit 8 "
+       "--alphabet 2 --period 1 --locality 1 --width 5 --heads 1 --mlp-width 1 --max-length 40 "
+       "--budget 16 --iterations 7 --time-budget 0 --seed 1 --out-dir refute-two; ltsim replay "
+       "refute-two/refute.json"},
       "The first and third example refute their bound (exit 1), the second does not "
       "(exit 0); the fourth fits T*'s exponent in 1/eps over the nested family's starts (2.03, "
       "interval [1.93, 2.12]) against the bound's 1 (contradicts, exit 1; `ltsim replay "
       "refute-exp/point_0.json` re-derives a point); the fifth judges a family of two members "
-      "(the slope-16 member refutes it) and replays that member's witness (exit 0). The defaults "
+      "(the slope-16 member refutes it) and replays that member's witness (exit 0); the sixth "
+      "searches a two-layer class (no disagreement up to N = 40, so T* > 40 > 4: refuted, then "
+      "replayed, exit 0). The "
+      "defaults "
       "(--budget 10000 evaluations, "
       "--max-length 20000, --time-budget 60) finish within about a minute: 32 s on 2 free cores "
       "for the first example's class, and the time budget stops larger classes (three heads: "
@@ -489,9 +616,12 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
   need(cmd->add_option("--width", s.cls.width, "d"));
   need(cmd->add_option("--heads", s.cls.heads, "H (one layer)"));
   need(cmd->add_option("--mlp-width", s.cls.mlp_width, "m: MLP units (0: no MLP)"));
-  args->search_only.push_back(
-      cmd->add_option("--modes", args->modes, "allowed attention modes, comma-separated")
-          ->default_val("hardmax"));
+  args->modes_option =
+      cmd->add_option("--modes", args->modes,
+                      "allowed attention modes, comma-separated (--layers 2: the first layer's; "
+                      "default hardmax, with --layers 2 hardmax,softmax)")
+          ->default_val("hardmax");
+  args->search_only.push_back(args->modes_option);
   args->search_only.push_back(
       cmd->add_option("--precision", s.cls.precision_bits, "p of finite attention")
           ->default_val(8));
@@ -502,12 +632,19 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
       cmd->add_option("--max-logit", s.cls.max_logit,
                       "B for softmax and finite layers: max_h (‖M_h‖₂·R₀² + max_t |φ_h[t]|) ≤ B, "
                       "R₀ = max ‖E_s + P_r‖, so every logit lies in [−B, B] (default: unbounded)"));
-  cmd->add_option("--max-length", s.max_length, "N: T* is exact up to N")->default_val(20000);
-  args->search_only.push_back(
-      cmd->add_option("--budget", s.budget, "T* evaluations (the time budget may stop them first)")
-          ->default_val(10000));
-  args->search_only.push_back(
-      cmd->add_option("--iterations", s.iterations, "proposals per hill climb")->default_val(49));
+  args->max_length =
+      cmd->add_option("--max-length", s.max_length,
+                      "N: T* is exact up to N (default 20000; --layers 2: 100, at most 5000)")
+          ->default_val(20000);
+  args->budget = cmd->add_option("--budget", s.budget,
+                                 "T* evaluations (the time budget may stop them first; default "
+                                 "10000, --layers 2: 300)")
+                     ->default_val(10000);
+  args->search_only.push_back(args->budget);
+  args->iterations = cmd->add_option("--iterations", s.iterations,
+                                     "proposals per hill climb (default 49, --layers 2: 29)")
+                         ->default_val(49);
+  args->search_only.push_back(args->iterations);
   args->search_only.push_back(
       cmd->add_option("--starts", args->starts,
                       "where climbs start: random (random pairs of the class), families (the "
@@ -538,6 +675,22 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
                   "--max-length; a T* in meta is checked, never used) against the bound at its "
                   "constants, refuted when one exceeds it (docs/refute.md §7); with --out-dir, "
                   "family.json and DIR/<member>/refute.json that `ltsim replay` reproduces");
+  cmd->add_option("--layers", args->layers,
+                  "1 (default) or 2: search two-layer pairs (docs/refute.md §8); --heads is then "
+                  "the first layer's heads, --max-lipschitz L0 bounds the output scale")
+      ->default_val(1);
+  args->two_only.push_back(cmd->add_option("--second-heads", args->two.cls.second_heads,
+                                           "--layers 2: the second layer's heads (default 1)"));
+  args->two_only.push_back(cmd->add_option(
+      "--bias-scaling", args->bias_scaling,
+      "--layers 2: the first layer's local-bias scaling, none or log (φ·ln i; default none)"));
+  args->two_only.push_back(cmd->add_option(
+      "--second-modes", args->second_modes,
+      "--layers 2: the second layer's allowed attention modes (default: those of --modes)"));
+  args->two_only.push_back(cmd->add_option(
+      "--threshold-evaluations", args->two.threshold_evaluations,
+      "--layers 2: evaluation cap of each path-search threshold run (default 50000); a run it "
+      "stops is certified up to its last complete length only"));
   AddSeed(cmd, s.seed);
   AddThreads(cmd, s.threads);
   AddOutDir(cmd, args->out,
@@ -551,6 +704,9 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
   args->search_only.push_back(
       cmd->add_flag("!--no-family-seeds", s.family_seeds,
                     "start every climb from a random pair (not from the built-in families)"));
+  for (const char* name :
+       {"--exponent", "--grid", "--family-dir", "--starts", "--no-family-seeds", "--min-margin"})
+    args->one_only.push_back(cmd->get_option(name));
   cmd->callback([args, &exit_code] { exit_code = Run(*args); });
 }
 

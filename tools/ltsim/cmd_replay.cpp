@@ -27,6 +27,7 @@ constexpr const char* kSearchFormat = "ltsim-search-witness";
 constexpr const char* kPointFormat = "ltsim-point";
 constexpr const char* kRawFormat = "ltsim-raw-search-witness";
 constexpr const char* kAttackFormat = "ltsim-attack-point";
+constexpr const char* kTwoLayerFormat = "ltsim-two-layer-search";
 // A refute.json has no format key; its result keys tell it apart.
 constexpr const char* kRefuteResult = "refute";
 
@@ -34,10 +35,11 @@ constexpr const char* kRefuteResult = "refute";
 // read, file:line:col syntax errors); the kind's own reader then checks everything else.
 std::string FormatOf(const std::string& path) {
   const io::Json doc = io::ReadJsonFile(path, "witness file");
-  const std::vector<std::string> known = {kFuzzFormat, kSearchFormat, kPointFormat, kRawFormat,
-                                          kAttackFormat};
+  const std::vector<std::string> known = {kFuzzFormat, kSearchFormat, kPointFormat,
+                                          kRawFormat,  kAttackFormat, kTwoLayerFormat};
   const std::string names = std::string(kFuzzFormat) + ", " + kSearchFormat + ", " + kPointFormat +
-                            ", " + kRawFormat + ", " + kAttackFormat + " (or a refute.json)";
+                            ", " + kRawFormat + ", " + kAttackFormat + ", " + kTwoLayerFormat +
+                            " (or a refute.json)";
   if (doc.is_object() && !doc.contains("format") && doc.contains("bound") &&
       doc.contains("refuted"))
     return kRefuteResult;
@@ -143,7 +145,7 @@ int RunReplay(const std::string& path, bool json) {
   if (format == kSearchFormat) return RunSearchReplay(path, json);
   if (format == kPointFormat) return RunPointReplay(path, json);
   if (format == kAttackFormat) return RunAttackReplay(path, json);
-  return RunRefuteReplay(path, json);  // a refute.json or a raw search witness
+  return RunRefuteReplay(path, json);  // a refute.json, a raw or a two-layer search witness
 }
 
 void AddReplayCommand(CLI::App& app, int& exit_code) {

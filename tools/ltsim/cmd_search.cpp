@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "commands.h"
 #include "common_options.h"
@@ -12,8 +13,11 @@
 #include "help.h"
 #include "ltsim/core/error.h"
 #include "ltsim/dist/dist.h"
+#include "ltsim/io/output_file.h"
+#include "ltsim/model/model_file.h"
 #include "ltsim/search/proposals.h"
 #include "ltsim/search/search.h"
+#include "ltsim/search/two_layer_refute.h"
 #include "ltsim/search/witness_io.h"
 #include "output.h"
 #include "progress.h"
@@ -35,6 +39,14 @@ struct SearchArgs {
   bool json = false;
   bool fixed_x = false;
   DistArgs dist;
+  // --layers 2 (docs/refute.md §8): the two-layer class and its certified-T* search.
+  int layers = 1;
+  TwoLayerSearchOptions two;
+  std::string modes = "hardmax,softmax", second_modes, bias_scaling = "none";
+  std::vector<CLI::Option*> one_only;  ///< flags of the one-layer search only
+  std::vector<CLI::Option*> two_only;  ///< flags of --layers 2 only
+  CLI::Option* objective_option = nullptr;
+  CLI::Option* heads_option = nullptr;
 };
 
 SearchOptions BuildOptions(const SearchArgs& args) {
@@ -184,6 +196,91 @@ int WriteWitness(const std::string& path, const SearchOptions& o, const SearchCa
   return 0;
 }
 
+std::vector<Attention> ParseModeList(const std::string& text, const char* flag) {
+  std::vector<Attention> modes;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const Attention mode = ParseFlag(flag, kAttentionNames, item);
+    if (std::find(modes.begin(), modes.end(), mode) == modes.end()) modes.push_back(mode);
+  }
+  if (modes.empty()) throw InputError(std::string(flag) + ": at least one mode");
+  return modes;
+}
+
+// `search --layers 2`: the certified-T* search of docs/refute.md §8 (objective
+// disagreement-length: the certified T* itself), R climbs of I proposals.
+int RunTwoLayerSearchCommand(SearchArgs& args) {
+  for (const CLI::Option* option : args.one_only)
+    if (option->count() > 0)
+      throw InputError(fmt::format("{}: does not apply with --layers 2", option->get_name()));
+  if (args.objective_option->count() > 0 && args.objective != "disagreement-length")
+    throw InputError(
+        "--objective: --layers 2 searches disagreement-length only (the certified T*)");
+  if (!args.out.empty())
+    throw InputError("--out: with --layers 2 the witness goes to --out-dir DIR");
+  TwoLayerSearchOptions& o = args.two;
+  const SearchOptions& base = args.options;
+  if (args.heads_option->count() > 0) o.cls.heads = base.base.heads;
+  o.cls.modes = ParseModeList(args.modes, "--modes");
+  o.cls.second_modes =
+      args.second_modes.empty() ? o.cls.modes : ParseModeList(args.second_modes, "--second-modes");
+  o.cls.bias_scaling = ParseFlag("--bias-scaling", kBiasScalingNames, args.bias_scaling);
+  o.eps = base.eps;
+  o.seed = base.seed;
+  o.threads = base.threads;
+  if (args.max_length->count() > 0) o.max_length = base.n;
+  if (base.restarts < 1) throw InputError("--restarts: at least 1");
+  if (base.iterations < 0) throw InputError("--iterations: must be ≥ 0");
+  o.iterations = base.iterations;
+  // R climbs of I + 1 evaluations, plus shrinking (min(20, budget/10), docs/refute.md §8.3).
+  const std::uint64_t climbs = static_cast<std::uint64_t>(base.restarts) * (base.iterations + 1);
+  o.budget = climbs + std::min<std::uint64_t>(o.shrink_budget, climbs / 9);
+  ValidateTwoLayerSearch(o);
+  std::cerr << fmt::format("search --layers 2: seed {}\n", o.seed);
+  Progress progress("search", "climbs");
+  o.progress = [&progress](int done, int climbs_in_all, std::uint64_t evaluations, double best) {
+    progress.Update(static_cast<std::uint64_t>(done), static_cast<std::uint64_t>(climbs_in_all),
+                    fmt::format("{} evaluations, best score {:.0f}", evaluations, best));
+  };
+  const TwoLayerSearchResult r = RunTwoLayerSearch(o);
+  progress.Finish();
+  const Json j = TwoLayerSearchToJson(r);
+  std::string written;
+  if (!args.out_dir.empty()) {
+    namespace fs = std::filesystem;
+    std::error_code error;
+    fs::create_directories(args.out_dir, error);
+    if (error || !fs::is_directory(args.out_dir))
+      throw InputError("--out-dir '" + args.out_dir + "': cannot create the directory");
+    const TwoLayerClimb& best = r.climbs[r.best];
+    const fs::path dir(args.out_dir);
+    WriteModel(best.f, (dir / "f.json").string());
+    WriteModel(best.g, (dir / "g.json").string());
+    io::WriteFileAtomically((dir / "search.json").string(), j.dump(2) + "\n");
+    written = (dir / "search.json").string();
+  }
+  if (args.json) {
+    PrintJson(j);
+  } else {
+    const TwoLayerEvaluation& e = r.climbs[r.best].best;
+    std::cout << fmt::format(
+        "search --layers 2 (seed {}, {} evaluations, eps {}, N = {}, L0 = {}, B = {})\n", o.seed,
+        r.evaluations, o.eps, o.max_length, o.cls.max_scale, o.cls.max_logit);
+    std::cout << fmt::format(
+        "  best pair (climb {}): T* = {}, certified by the two-layer path search; {}separated "
+        "(largest gap found {})\n",
+        r.best,
+        e.first_disagreement ? std::to_string(*e.first_disagreement)
+                             : fmt::format("> {}", e.checked_up_to),
+        e.separated ? "" : "not ", e.sup_gap);
+    std::cout << fmt::format("  recheck (50 digits): {}\n", r.recheck_status);
+    if (!written.empty())
+      std::cout << fmt::format("wrote {} (replay: ltsim replay {})\n", written, written);
+  }
+  return r.recheck_status == "agrees" ? 0 : 1;
+}
+
 }  // namespace
 
 void AddSearchCommand(CLI::App& app, int& exit_code) {
@@ -194,10 +291,12 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
       "needed n / frequency-length; sim-ratio: max sim / ε; sim-over-eta: sim / (L·η); needed: "
       "needed n; disagreement-length: first length ≤ n with gap > ε over all strings / Thm 4.1's "
       "N), with Gaussian and structural proposals (logit ties, suffix ties, row copies, "
-      "rescaling, edits of x), then shrink (heads, width, norms, x).");
+      "rescaling, edits of x), then shrink (heads, width, norms, x). --layers 2: the certified-T* "
+      "search over a two-layer class of docs/refute.md §8 (objective disagreement-length).");
   SearchOptions& o = args->options;
-  cmd->add_option("--objective", args->objective,
-                  "needed-length, sim-ratio (default), sim-over-eta, needed, disagreement-length");
+  args->objective_option = cmd->add_option(
+      "--objective", args->objective,
+      "needed-length, sim-ratio (default), sim-over-eta, needed, disagreement-length");
   cmd->add_option("--eps", o.eps, "ε (default 0.01)");
   args->z_length =
       cmd->add_option("--z-length", o.n, "|z| for sim-ratio and sim-over-eta (default 200)");
@@ -216,7 +315,9 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
                   "mixed (default: Gaussian + structural + x), gaussian (Gaussian steps only), "
                   "logits (only moves that keep L: qk/bias steps, ties, x)");
   cmd->add_flag("--fixed-x", args->fixed_x, "never edit x (default: x is searched too)");
-  cmd->add_option("--heads", o.base.heads, "heads of the starting pair (default 2)");
+  args->heads_option = cmd->add_option(
+      "--heads", o.base.heads,
+      "heads of the starting pair (default 2; --layers 2: the first layer's, default 1)");
   cmd->add_option("--x-length", args->x_length, "|x| (default 2000)");
   cmd->add_option("--input", args->input, "input family of x (default stress)");
   cmd->add_option("--out", args->out,
@@ -227,15 +328,58 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
   AddDeprecated(cmd, "--replay", args->replay, "ltsim replay FILE");
   cmd->add_flag("--json", args->json, "print JSON instead of the table");
   AddDistOptions(cmd, args->dist);
+  cmd->add_option("--layers", args->layers,
+                  "1 (default) or 2: the certified-T* search over a two-layer class "
+                  "(docs/refute.md §8; objective disagreement-length, budget restarts × "
+                  "(iterations + 1), witness DIR/search.json with --out-dir)")
+      ->default_val(1);
+  TwoLayerClass& c = args->two.cls;
+  args->two_only = {
+      cmd->add_option("--alphabet", c.alphabet, "--layers 2: S (default 2)"),
+      cmd->add_option("--period", c.period, "--layers 2: Δ (default 1)"),
+      cmd->add_option("--locality", c.locality, "--layers 2: τ (default 1)"),
+      cmd->add_option("--width", c.width, "--layers 2: d (default 6)"),
+      cmd->add_option("--second-heads", c.second_heads, "--layers 2: the second layer's heads"),
+      cmd->add_option("--mlp-width", c.mlp_width, "--layers 2: MLP units a layer (default 1)"),
+      cmd->add_option("--modes", args->modes,
+                      "--layers 2: the first layer's allowed modes (default hardmax,softmax)"),
+      cmd->add_option("--second-modes", args->second_modes,
+                      "--layers 2: the second layer's allowed modes (default: --modes)"),
+      cmd->add_option("--bias-scaling", args->bias_scaling,
+                      "--layers 2: the first layer's bias scaling, none or log"),
+      cmd->add_option("--max-lipschitz", c.max_scale,
+                      "--layers 2: L0, the bound on the output scale (default 8)"),
+      cmd->add_option("--max-logit", c.max_logit,
+                      "--layers 2: B, the bound on softmax and finite layers' logits (default 8)"),
+      cmd->add_option("--threshold-evaluations", args->two.threshold_evaluations,
+                      "--layers 2: evaluation cap of each path-search threshold run (default "
+                      "50000)")};
   SetExamples(cmd, {"ltsim search --objective sim-ratio --z-length 40 --restarts 2 --iterations 4 "
                     "--x-length 400",
                     "ltsim search --objective disagreement-length --max-length 8 --restarts 2 "
-                    "--iterations 4 --out-dir witnesses"});
+                    "--iterations 4 --out-dir witnesses",
+                    "ltsim search --layers 2 --eps 0.05 --width 5 --max-length 30 --restarts 1 "
+                    "--iterations 5 --seed 4 --out-dir two-layer; ltsim replay "
+                    "two-layer/search.json"});
+  args->two.cls.max_scale = 8.0;
+  args->two.cls.max_logit = 8.0;
+  for (const char* name : {"--z-length", "--x-length", "--input", "--fixed-x", "--proposals",
+                           "--step", "--step-grid", "--perturb-f"})
+    args->one_only.push_back(cmd->get_option(name));
   cmd->callback([args, &exit_code] {
     if (!args->replay.empty()) {
       exit_code = RunSearchReplay(args->replay, args->json);
       return;
     }
+    if (args->layers != 1 && args->layers != 2)
+      throw InputError(fmt::format("--layers: {} is not 1 or 2", args->layers));
+    if (args->layers == 2) {
+      exit_code = RunTwoLayerSearchCommand(*args);
+      return;
+    }
+    for (const CLI::Option* option : args->two_only)
+      if (option->count() > 0)
+        throw InputError(fmt::format("{}: only with --layers 2", option->get_name()));
     CommandDealer dealer(args->dist);
     SearchOptions options = BuildOptions(*args);
     // The library's keys for this command's flags (commands.h): n is |z| or the longest length.
