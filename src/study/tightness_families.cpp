@@ -1,7 +1,11 @@
-// The bump and margin pairs of docs/tightness.md §2.
+// The bump and margin pairs of docs/tightness.md §2, and the average-bump pair of
+// docs/families.md, average-bump.
 #include "ltsim/study/tightness_families.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <boost/math/quadrature/tanh_sinh.hpp>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -335,6 +339,107 @@ Transformer WithIdentitySecondLayer(const Transformer& model) {
   two.layers.push_back(layer);
   two.name = model.name + " (identity second layer)";
   return two;
+}
+
+namespace {
+
+// ln B(α, α).
+double LogBetaSymmetric(double alpha) { return 2 * std::lgamma(alpha) - std::lgamma(2 * alpha); }
+
+}  // namespace
+
+double AverageBumpLimit(double alpha, double slope, double half_width, double centre) {
+  // ∫ s·max(0, w − |p − c|)·p^(α−1)(1 − p)^(α−1)/B(α, α) dp over [c − w, c + w], each half by
+  // tanh-sinh quadrature (which takes the p^(α−1) end at p = 0 when c = w).
+  const double log_b = LogBetaSymmetric(alpha);
+  const auto density = [&](double p) {
+    if (p <= 0 || p >= 1) return 0.0;
+    return std::exp((alpha - 1) * (std::log(p) + std::log1p(-p)) - log_b);
+  };
+  const double a = centre - half_width, b = centre + half_width;
+  boost::math::quadrature::tanh_sinh<double> integrator;
+  const double left = integrator.integrate([&](double p) { return (p - a) * density(p); },
+                                           std::max(a, 0.0), centre);
+  const double right = integrator.integrate([&](double p) { return (b - p) * density(p); }, centre,
+                                            std::min(b, 1.0));
+  return slope * (left + right);
+}
+
+double AverageBumpGap(double alpha, double slope, double half_width, double centre,
+                      std::uint64_t length) {
+  const double T = static_cast<double>(length);
+  const double log_b = LogBetaSymmetric(alpha);
+  const double log_norm = std::lgamma(T + 1) - std::lgamma(T + 2 * alpha) - log_b;
+  const auto lo = static_cast<std::uint64_t>(std::max(0.0, std::floor((centre - half_width) * T)));
+  const auto hi = static_cast<std::uint64_t>(std::min(T, std::ceil((centre + half_width) * T)));
+  double sum = 0.0;
+  for (std::uint64_t k = lo; k <= hi; ++k) {
+    const double K = static_cast<double>(k);
+    const double bump = slope * std::max(0.0, half_width - std::abs(K / T - centre));
+    if (bump == 0.0) continue;
+    // P(n₁ = k) = C(T, k)·B(k + α, T − k + α)/B(α, α).
+    const double log_p = log_norm - std::lgamma(K + 1) - std::lgamma(T - K + 1) +
+                         std::lgamma(K + alpha) + std::lgamma(T - K + alpha);
+    sum += std::exp(log_p) * bump;
+  }
+  return sum;
+}
+
+FamilyPair MakeAverageBumpPair(double alpha, double eps, double slope, double height, double offset,
+                               bool sqrt_form) {
+  if (!(alpha >= 0.05 && alpha <= 20))
+    throw InputError("average-bump family: alpha must be in [0.05, 20]");
+  if (!(eps > 0 && eps < 1)) throw InputError("average-bump family: eps must be in (0, 1)");
+  if (!(slope > 0) || !std::isfinite(slope))
+    throw InputError("average-bump family: slope must be > 0");
+  if (!(height > 1 && height <= 10))
+    throw InputError("average-bump family: height must be in (1, 10]");
+  if (!(offset >= 0 && offset < 1))
+    throw InputError("average-bump family: offset must be in [0, 1)");
+  // The limit grows with w (the bump widens and rises): bisection in ln w for limit = height·ε
+  // (or height·ε^(1/2)).
+  const double target = height * (sqrt_form ? std::sqrt(eps) : eps);
+  const auto limit = [&](double w) { return AverageBumpLimit(alpha, slope, w, w * (1 + offset)); };
+  double lo = 1e-12, hi = 0.999 / (2 + offset);
+  if (!(limit(hi) > target))
+    throw InputError(fmt::format(
+        "average-bump family: no bump inside [0, 1] reaches the limit height·eps = {} at alpha "
+        "= {} (raise the slope)",
+        target, alpha));
+  for (int i = 0; i < 200 && hi / lo > 1 + 1e-13; ++i) {
+    const double mid = std::sqrt(lo * hi);
+    (limit(mid) < target ? lo : hi) = mid;
+  }
+  const double w = hi, centre = w * (1 + offset);
+  if (!(std::abs(limit(w) - target) <= 1e-9 * target))
+    throw InputError(fmt::format(
+        "average-bump family: the bisection for the limit {} at alpha = {} did not converge",
+        target, alpha));
+  // The bump pair with half-width w (w = 2·(w/4)/0.5), its MLP readout scaled to slope s.
+  FamilyPair p = MakeBumpPair(2, 1, 0, 0.5, w / 4, offset);
+  p.g.layers[0].mlp->out *= slope / 0.5;
+  p.family = "average-bump";
+  p.f.name = "average-bump f";
+  p.g.name = "average-bump g";
+  p.average_limit = limit(w);
+  p.predicted = 0;
+  for (std::uint64_t T = 1; T <= 1'000'000; ++T) {
+    const double gap = AverageBumpGap(alpha, slope, w, centre, T);
+    if (std::abs(gap - eps) <= 1e-7 * eps) break;  // too close to call: no closed form
+    if (gap > eps) {
+      p.predicted = static_cast<double>(T);
+      break;
+    }
+  }
+  p.f.meta_json = p.g.meta_json = fmt::format(
+      "{{\"family\": \"average-bump\", \"alpha\": {}, \"eps\": {}, \"slope\": {}, \"height\": "
+      "{}, \"offset\": {}, \"limit_form\": \"{}\", \"half_width\": {}}}",
+      alpha, eps, slope, height, offset, sqrt_form ? "height*sqrt(eps)" : "height*eps", w);
+  p.semantics =
+      "hardmax attention with tie tolerance 1e-9 over every key (the query among them), "
+      "positions 1-based; strings drawn as pi ~ Dir(alpha, alpha) once, then tokens iid from "
+      "pi; an expected l-inf gap > eps on the readout";
+  return p;
 }
 
 }  // namespace ltsim
