@@ -327,7 +327,7 @@ def main(directory):
     for k in range(len(rows), lines * columns):
         axes[k // columns][k % columns].axis("off")
     fig.suptitle("ltsim tightness (seed %d)" % doc["context"]["seed"])
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.97))  # room for the suptitle above the first row's titles
     fig.savefig(os.path.join(directory, "tightness.png"), dpi=100)
     plt.close(fig)
 

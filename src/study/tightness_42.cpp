@@ -145,8 +145,9 @@ TightnessSample AverageLowerSide(const TightnessOptions& o, const std::string& r
         {"f", f},
         {"g", g},
         {"max_length", r.exact_up_to},
-        {"first_average_disagreement",
-         s.sample.censoring == Censoring::kNone ? io::Json(s.sample.value) : io::Json(nullptr)},
+        {"first_average_disagreement", s.sample.censoring == Censoring::kNone
+                                           ? io::Json(static_cast<std::uint64_t>(s.sample.value))
+                                           : io::Json(nullptr)},
         {"censored", s.sample.censoring != Censoring::kNone},
         {"later_gap", s.later_gap},
         {"average_limit", pair.average_limit},
