@@ -355,7 +355,9 @@ TightnessRow BuildRow(const TightnessOptions& o, const Plan42& plan,
   // spanning 0 → inconclusive; above the paper → contradicts; containing it → tight; below →
   // gap), with this row's reason.
   const double tolerance = kResolution42 * std::max(1.0, std::abs(row.paper));
-  row.verdict = DecideRateVerdict(row.lower, row.upper, row.paper, tolerance);
+  const Theorem42Verdict decided =
+      DecideTheorem42Verdict(row.lower, row.upper, row.paper, !plan.sqrt_form);
+  row.verdict = decided;
   const double derived_exponent = (plan.sqrt_form ? 0.5 : 1.0) / (1 + plan.alpha0);
   const std::string derived =
       plan.parameter == StudyParameter::kEps
@@ -368,12 +370,20 @@ TightnessRow BuildRow(const TightnessOptions& o, const Plan42& plan,
       plan.sqrt_form
           ? "; these pairs exceed C·eps^(1/2) later (C < kappa), so their T* bounds the paper's N0"
           : "; these pairs bound N only for the stronger eps-form conclusion (later gap kappa·eps)";
+  if (decided.capped) {
+    row.verdict.reason = fmt::format(
+        "lower side {} in {} reaches the paper's {:.4g}{}, but this eps-form row's pairs have "
+        "later expected gap ~ kappa·eps, so they bound N only for a conclusion stronger than the "
+        "paper's O(eps^(1/2)): neither tight nor contradicts is supported",
+        ShowCi42(row.lower), row.regressor, row.paper, derived);
+    return row;
+  }
   switch (row.verdict.verdict) {
     case Verdict::kGap:
       row.verdict.reason = fmt::format(
-          "lower side {} in {} lies below the paper's {:.4g}{}: this family's average T* grows "
-          "slower than Theorem 4.2's N0; with no certified upper side, either N0 is loose here "
-          "or harder pairs exist{}",
+          "gap (Theorem 4.2 sense: lower side below the paper's exponent, no certified upper "
+          "side): lower side {} in {} lies below the paper's {:.4g}{}: this family's average T* "
+          "grows slower than Theorem 4.2's N0; either N0 is loose here or harder pairs exist{}",
           ShowCi42(row.lower), row.regressor, row.paper, derived, form);
       break;
     case Verdict::kTight:
@@ -403,6 +413,22 @@ TightnessRow BuildRow(const TightnessOptions& o, const Plan42& plan,
 }
 
 }  // namespace
+
+Theorem42Verdict DecideTheorem42Verdict(const ExponentEstimate& lower,
+                                        const ExponentEstimate& upper, double paper,
+                                        bool eps_form) {
+  const double tolerance = kResolution42 * std::max(1.0, std::abs(paper));
+  Theorem42Verdict v;
+  static_cast<VerdictResult&>(v) = DecideRateVerdict(lower, upper, paper, tolerance);
+  // ε-form rows (later gap ~ κ·ε) bound N only for a conclusion stronger than the paper's
+  // O(ε^(1/2)): a side at or above 2 + 2/α₀ says nothing against Theorem 4.2, so their verdict
+  // is capped at gap / inconclusive.
+  if (eps_form && (v.verdict == Verdict::kTight || v.verdict == Verdict::kContradicts)) {
+    v.verdict = Verdict::kInconclusive;
+    v.capped = true;
+  }
+  return v;
+}
 
 std::vector<TightnessRow> RunTheorem42Rows(const TightnessOptions& o) {
   std::vector<Plan42> plans;

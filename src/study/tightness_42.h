@@ -7,6 +7,7 @@
 
 #include "ltsim/study/tightness.h"
 #include "ltsim/study/tightness_families.h"
+#include "ltsim/study/verdict.h"
 
 namespace ltsim {
 
@@ -25,6 +26,16 @@ std::vector<double> Theorem42InverseAlphaGrid(int points);
 TightnessSample AverageLowerSide(const TightnessOptions& o, const std::string& row, int point,
                                  int member, std::uint64_t seed, const FamilyPair& pair,
                                  double alpha, double eps);
+
+/// A Theorem 4.2 row's verdict: DecideRateVerdict of the sides against `paper` at resolution
+/// 1% of max(1, |paper|), except that an ε-form row (`eps_form`: later gap ~ κ·ε, a conclusion
+/// stronger than the paper's O(ε^(1/2))) is never tight or contradicts: those become
+/// inconclusive with `capped` set (docs/tightness.md §8).
+struct Theorem42Verdict : VerdictResult {
+  bool capped = false;  ///< an ε-form row's tight / contradicts turned inconclusive
+};
+Theorem42Verdict DecideTheorem42Verdict(const ExponentEstimate& lower,
+                                        const ExponentEstimate& upper, double paper, bool eps_form);
 
 /// The eps rows (one per α₀ of o.alphas0, default 0.5, 1, 2) and the alpha0 row, those in
 /// o.parameters: lower side AverageLowerSide of the average-bump family, no upper side, the
