@@ -267,15 +267,26 @@ def figure42(row, path_stem, ax, own):
     ax.legend(fontsize=7, loc="best")
     ax.grid(True, which="major", alpha=0.3)
     if second:
-        eps = [p["value"] for p in conclusion["points"]]
-        meds = []
+        # A censored (capped) member's later gap is only a lower bound, >= the largest E_T
+        # computed and > eps (its T* lies beyond the cap): open triangles at the larger of the
+        # two, kept out of the medians (a point whose members are all censored has no median).
+        eps, meds, bounds = [], [], []
         for p in conclusion["points"]:
-            gaps = sorted(m["later_gap"] for m in p["members"])
-            meds.append(gaps[len(gaps) // 2])
-            ax2.plot([p["value"]] * len(gaps), gaps, ".", color=LOWER, alpha=0.5)
+            gaps = sorted(m["later_gap"] for m in p["members"] if not m.get("censored"))
+            bounds += [(p["value"], max(m["later_gap"], p["value"]))
+                       for m in p["members"] if m.get("censored")]
+            if gaps:
+                eps.append(p["value"])
+                meds.append(gaps[len(gaps) // 2])
+                ax2.plot([p["value"]] * len(gaps), gaps, ".", color=LOWER, alpha=0.5)
         ax2.plot(eps, meds, "o-", color=LOWER,
-                 label="later expected gap (median), slope %s %s"
+                 label="later expected gap (median of uncensored members), slope %s %s"
                  % (fmt(conclusion.get("exponent")), interval(conclusion.get("ci"))))
+        if bounds:
+            ax2.plot([b[0] for b in bounds], [b[1] for b in bounds], "^", mfc="none",
+                     color=LOWER, label="capped member: later gap >= this (a bound)")
+        if not eps:
+            eps, meds = [b[0] for b in bounds], [b[1] for b in bounds]
         e0, g0 = eps[0], meds[0]
         ax2.plot(eps, [g0 * (e / e0) for e in eps], ":", color=SIM, label="slope 1 (O(eps))")
         ax2.plot(eps, [g0 * (e / e0) ** 0.5 for e in eps], "--", color=PAPER,

@@ -246,7 +246,7 @@ void FitConclusion(const TightnessOptions& o, bool sqrt_form, TightnessRow& row)
     for (const TightnessSample& m : p.lower)
       s.samples.push_back(m.sample.censoring == Censoring::kNone
                               ? Sample{m.later_gap, Censoring::kNone}
-                              : Sample{m.later_gap, Censoring::kBelow});
+                              : Sample{m.later_gap, Censoring::kAbove});
     series.push_back(s);
   }
   FitOptions fit;

@@ -514,22 +514,32 @@ void Print42Table(const TightnessResult& result) {
                              r.regressor, "lower T* (min/med/max)", "later gap (min/med/max)",
                              "gap/eps", "gap/sqrt(eps)");
     for (const TightnessPoint& p : r.points) {
+      // A capped member's later gap is only a lower bound: ≥ the largest E_T computed, and > ε
+      // (its T*, beyond the cap, has E_T* > ε). Shown as "≥x" or ">eps" after the uncensored
+      // members' spread and kept out of the median.
       SeriesPoint later;
+      std::string bounds;
       double eps = 0;
       for (const TightnessSample& m : p.lower) {
-        later.samples.push_back({m.later_gap, Censoring::kNone});
+        if (m.sample.censoring == Censoring::kNone)
+          later.samples.push_back({m.later_gap, Censoring::kNone});
+        else
+          bounds += m.later_gap > m.eps ? " ≥" + Show(m.later_gap) : " >" + Show(m.eps);
         eps = m.eps;
       }
       const Spread g = SampleSpread(later);
+      const std::string spread =
+          later.samples.empty() ? std::string("-")
+                                : fmt::format("{}/{}/{}", Show(g.min), Show(g.median), Show(g.max));
       std::cout << fmt::format("  {:>10} {:>10} {:>24} {:>22} {:>10} {:>12}\n", Show(p.value),
-                               Show(p.regressor), SpreadText(p.lower, " (capped)"),
-                               fmt::format("{}/{}/{}", Show(g.min), Show(g.median), Show(g.max)),
+                               Show(p.regressor), SpreadText(p.lower, " (capped)"), spread + bounds,
                                Show(g.median / eps), Show(g.median / std::sqrt(eps)));
     }
     for (const std::string& w : r.warnings) std::cout << "  warning: " << w << "\n";
   }
   std::cout << "\n(capped: no length up to the cap has an expected gap above eps, so T* is only > "
-               "the cap: the point is a bound and is not fitted)\n";
+               "the cap: the point is a bound and is not fitted; a capped member's later gap is "
+               "shown as ≥x or >eps, a lower bound kept out of the median and the ratios)\n";
 }
 
 // 4.1 --joint, after the table.
