@@ -75,6 +75,17 @@ struct BoxOrder {
 double ELo(const Box& b) { return b.F_hi == kUnbounded ? 0.0 : 1.0 / static_cast<double>(b.F_hi); }
 double EHi(const Box& b) { return 1.0 / static_cast<double>(b.F_lo); }
 
+// A time budget as elapsed seconds compared as doubles (as threshold's StopWatch does): no
+// conversion of the budget to a clock duration, which overflows above ~9.2e9 s.
+struct Deadline {
+  std::chrono::steady_clock::time_point start;
+  double seconds;
+  bool Passed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
+           seconds;
+  }
+};
+
 class LimitSearch {
  public:
   LimitSearch(const Transformer& f, const Transformer& g, const JointView& view,
@@ -122,7 +133,7 @@ class LimitSearch {
   // `deadline` (when set): the time after which it stops as for the box budget (kTime).
   Report Run(std::uint64_t F0, double epsilon, bool decide, std::uint64_t extend_to,
              std::uint64_t budget, std::uint64_t done,
-             std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt) {
+             std::optional<Deadline> deadline = std::nullopt) {
     Report rep;
     done_ = done;
     std::priority_queue<Box, std::vector<Box>, BoxOrder> heap;
@@ -159,7 +170,7 @@ class LimitSearch {
         rep.outcome = Outcome::kBudget;
         return rep;
       }
-      if (deadline && std::chrono::steady_clock::now() >= *deadline) {
+      if (deadline && deadline->Passed()) {
         rep.outcome = Outcome::kTime;
         return rep;
       }
@@ -678,10 +689,8 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
   const std::uint64_t m = static_cast<std::uint64_t>(result.view.locality) + 1;
   LimitSearch limit(f, g, result.view, options);
   // The limit search stops at the time budget too (the exact runs get what is left of it).
-  std::optional<std::chrono::steady_clock::time_point> deadline;
-  if (options.time_budget > 0.0)
-    deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                           std::chrono::duration<double>(options.time_budget));
+  std::optional<Deadline> deadline;
+  if (options.time_budget > 0.0) deadline = Deadline{start, options.time_budget};
   const auto note = [&](const std::string& line) {
     if (options.progress) options.progress(result.boxes, line);
   };

@@ -93,6 +93,28 @@ TEST_F(CliTest, CertifyTimeBudgetStopsWithTheCertifiedBracket) {
   ExpectInputError({"certify", f, g, "--eps", "0.1", "--time-budget", "-1"}, "--time-budget");
 }
 
+// A budget far beyond any clock duration (1e12 s > the ~9.2e9 s a nanosecond steady_clock
+// holds) behaves as no budget: the same decision and bounds as without --time-budget. At
+// ε = 0.15 the limit search decides (agrees at every length); a budget converted to a clock
+// duration overflowed and stopped it at once (undecided, time budget).
+TEST_F(CliTest, CertifyHugeTimeBudgetIsNoBudget) {
+  const std::string f = Corpus(std::string(kFamily) + "f.json");
+  const std::string g = Corpus(std::string(kFamily) + "g.json");
+  const Result none = Run({"certify", f, g, "--eps", "0.15", "--json", "--quiet"});
+  const Result huge =
+      Run({"certify", f, g, "--eps", "0.15", "--time-budget", "1e12", "--json", "--quiet"});
+  EXPECT_EQ(huge.exit_code, 0) << huge.out << huge.err;
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  const Json a = Json::parse(none.out), b = Json::parse(huge.out);
+  EXPECT_EQ(b["verdict"], "agrees-at-every-length");
+  EXPECT_TRUE(b["stopped_by"].is_null());
+  EXPECT_TRUE(b["exact_stopped_by"].is_null());
+  EXPECT_EQ(b["time_budget"], 1e12);
+  for (const char* key : {"verdict", "first_disagreement", "sup_gap_lower", "sup_gap_upper",
+                          "exact_up_to", "boxes", "threshold_runs"})
+    EXPECT_EQ(a[key], b[key]) << key;
+}
+
 TEST_F(CliTest, CertifyTextLabelsEveryNumber) {
   const std::string f = Corpus(std::string(kFamily) + "f.json");
   const std::string g = Corpus(std::string(kFamily) + "g.json");
