@@ -385,6 +385,25 @@ double AverageBumpGap(double alpha, double slope, double half_width, double cent
   return sum;
 }
 
+namespace {
+
+// max(1, ‖f‖∞, ‖g‖∞) over the strings of length T of the average-bump pair: f reads the share
+// n₁/T ≤ 1, g the share plus s·max(0, w − |n₁/T − c|).
+double AverageBumpOutputScale(double slope, double half_width, double centre,
+                              std::uint64_t length) {
+  const double T = static_cast<double>(length);
+  const auto lo = static_cast<std::uint64_t>(std::max(0.0, std::floor((centre - half_width) * T)));
+  const auto hi = static_cast<std::uint64_t>(std::min(T, std::ceil((centre + half_width) * T)));
+  double scale = 1.0;
+  for (std::uint64_t k = lo; k <= hi; ++k) {
+    const double share = static_cast<double>(k) / T;
+    scale = std::max(scale, share + slope * std::max(0.0, half_width - std::abs(share - centre)));
+  }
+  return scale;
+}
+
+}  // namespace
+
 FamilyPair MakeAverageBumpPair(double alpha, double eps, double slope, double height, double offset,
                                bool sqrt_form) {
   if (!(alpha >= 0.05 && alpha <= 20))
@@ -425,8 +444,12 @@ FamilyPair MakeAverageBumpPair(double alpha, double eps, double slope, double he
   p.predicted = 0;
   for (std::uint64_t T = 1; T <= 1'000'000; ++T) {
     const double gap = AverageBumpGap(alpha, slope, w, centre, T);
-    if (std::abs(gap - eps) <= 1e-7 * eps) break;  // too close to call: no closed form
-    if (gap > eps) {
+    // AverageGap's rule (threshold.h): E_T > ε + kThresholdGapTolerance·max(1, ‖f‖∞, ‖g‖∞)
+    // over the statistics of length T.
+    const double boundary =
+        eps + kThresholdGapTolerance * AverageBumpOutputScale(slope, w, centre, T);
+    if (std::abs(gap - boundary) <= 1e-7 * eps) break;  // too close to call: no closed form
+    if (gap > boundary) {
       p.predicted = static_cast<double>(T);
       break;
     }

@@ -35,9 +35,11 @@ double AverageBumpGap(double alpha, double slope, double half_width, double cent
 /// slope s, centre c = w·(1 + offset), its half-width w solved so that the limit expected gap
 /// under π ~ Dir(α, α) is height·ε (`sqrt_form` false) or height·ε^(1/2) (true: the form of
 /// Theorem 4.2's conclusion). Its average first disagreement (least T with E_T > ε) exceeds
-/// 1/(c + w). `predicted` is that T* by AverageBumpGap (0 when some E_T up to it lies within
-/// 10⁻⁷·ε of ε, or none exceeds ε up to 10⁶). InputError for α ∉ [0.05, 20], ε ∉ (0, 1),
-/// slope ≤ 0, height ∉ (1, 10], offset ∉ [0, 1), or a limit that no bump inside [0, 1] reaches.
+/// 1/(c + w). `predicted` is that T* by AverageBumpGap under AverageGap's rule (E_T > ε +
+/// kThresholdGapTolerance·max(1, ‖f‖∞, ‖g‖∞) over the strings of length T); 0 when some E_T up
+/// to it lies within 10⁻⁷·ε of that boundary, or none exceeds it up to 10⁶. InputError for α ∉
+/// [0.05, 20], ε ∉ (0, 1), slope ≤ 0, height ∉ (1, 10], offset ∉ [0, 1), or a limit that no bump
+/// inside [0, 1] reaches.
 FamilyPair MakeAverageBumpPair(double alpha, double eps, double slope, double height, double offset,
                                bool sqrt_form = false);
 

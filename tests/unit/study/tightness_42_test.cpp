@@ -52,6 +52,34 @@ TEST(AverageBumpFamily, ExactAverageMatchesTheDirectSum) {
   }
 }
 
+// The builder's T* decides as AverageGap does (E_T > ε + 1e-9·max(1, ‖f‖∞, ‖g‖∞) at that
+// length): on many members at ε ≤ 0.01 its predicted T* equals AverageGap's first average
+// disagreement wherever it predicts one, so the rows warn of no difference.
+TEST(AverageBumpFamily, PredictedFirstDisagreementUsesAverageGapsRule) {
+  int compared = 0;
+  for (double alpha : {0.5, 1.0, 2.0})
+    for (double eps : {0.01, 0.004, 0.0015, 0.0006})
+      for (int member = 0; member < 6; ++member) {
+        const double height = 1.5 + member / 6.0, offset = 0.13 * member;
+        for (bool sqrt_form : {false, true}) {
+          const FamilyPair p = MakeAverageBumpPair(alpha, eps, 64, height, offset, sqrt_form);
+          if (!(p.predicted > 0)) continue;
+          AverageOptions a;
+          a.alphas = {alpha, alpha};
+          a.epsilon = eps;
+          a.max_length = static_cast<std::uint64_t>(p.predicted) + 1;
+          a.threads = 1;
+          const AverageResult r = AverageGap(p.f, p.g, a);
+          ASSERT_TRUE(r.first_average_disagreement.has_value()) << alpha << " " << eps;
+          EXPECT_EQ(static_cast<double>(*r.first_average_disagreement), p.predicted)
+              << "alpha " << alpha << " eps " << eps << " member " << member << " sqrt "
+              << sqrt_form;
+          ++compared;
+        }
+      }
+  EXPECT_GE(compared, 130);  // of 144: "too close to call" members are few
+}
+
 // [ours, docs/families.md, average-bump] E_T = 0 for T ≤ 1/(c + w), so T* > 1/(c + w); and the
 // limit of E_T is the builder's κ·ε: the direct Beta-binomial sum at T = 2·10^5, computed
 // independently of the builder's quadrature, is within 1% of height·ε = 2ε. (The builder's
