@@ -694,6 +694,7 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
   const auto note = [&](const std::string& line) {
     if (options.progress) options.progress(result.boxes, line);
   };
+  bool confirming = false;  // the exact run confirms a disagreement of the limit search
   const auto exact = [&](std::uint64_t N, std::uint64_t budget) {
     ThresholdOptions t;
     t.epsilon = options.epsilon;
@@ -713,7 +714,11 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
       };
     ThresholdResult r = FindThreshold(f, g, t);
     result.threshold_evaluations += r.evaluations;
-    if (!r.complete && r.stopped != ThresholdStop::kNone) result.exact_stopped = r.stopped;
+    if (!r.complete && r.stopped != ThresholdStop::kNone) {
+      result.exact_stopped = r.stopped;
+      result.exact_stopped_at = r.checked_up_to;
+      result.exact_stopped_confirming = confirming;
+    }
     return r;
   };
   // The attained gaps and certified bounds of an exact run.
@@ -817,6 +822,7 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
       // T* (≤ L), unless T* lies beyond that limit.
       const std::uint64_t L = rep.best.length;
       result.verdict = CertifyVerdict::kDisagrees;
+      confirming = true;
       const ThresholdResult full = exact(std::min(L, cap), options.exact_evaluations);
       if (full.first_disagreement) {
         result.first_disagreement = full.first_disagreement;

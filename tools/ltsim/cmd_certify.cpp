@@ -72,6 +72,9 @@ void PrintJsonResult(const CertifyArgs& args, const CertifyResult& r) {
   doc["exact_stopped_by"] = r.exact_stopped == ThresholdStop::kNone
                                 ? Json(nullptr)
                                 : Json(ThresholdStopName(r.exact_stopped));
+  doc["exact_stopped_at"] =
+      r.exact_stopped == ThresholdStop::kNone ? Json(nullptr) : Json(r.exact_stopped_at);
+  doc["exact_stopped_confirming"] = r.exact_stopped_confirming;
   doc["time_budget"] = args.options.time_budget;
   doc["boxes"] = r.boxes;
   doc["threshold_runs"] = r.threshold_runs;
@@ -98,9 +101,16 @@ void PrintText(const CertifyArgs& args, const CertifyResult& r) {
       "  sup over every length of |f - g|: attained {} (a string has it), "
       "certified bound {}\n",
       Show(r.sup_gap_lower), Show(r.sup_gap_upper));
-  if (r.exact_stopped != ThresholdStop::kNone && r.stopped_by != CertifyStop::kTimeBudget)
-    std::cout << fmt::format("  the exact threshold stopped at length {} ({}); T0 stays there\n",
-                             r.exact_up_to, ThresholdStopName(r.exact_stopped));
+  if (r.exact_stopped != ThresholdStop::kNone && r.stopped_by != CertifyStop::kTimeBudget) {
+    if (r.exact_stopped_confirming)
+      std::cout << fmt::format(
+          "  the exact run confirming the limit search's disagreement stopped at length {} ({}); "
+          "lengths ≤ {} were searched completely\n",
+          r.exact_stopped_at, ThresholdStopName(r.exact_stopped), r.exact_up_to);
+    else
+      std::cout << fmt::format("  the exact threshold stopped at length {} ({}); T0 stays there\n",
+                               r.exact_stopped_at, ThresholdStopName(r.exact_stopped));
+  }
   std::cout << "\n";
   switch (r.verdict) {
     case CertifyVerdict::kAgrees:

@@ -112,6 +112,11 @@ struct CertifyResult {
   /// The last exact threshold run that stopped before its length (T₀ then stays where it
   /// stopped, §12.7): why (kNone: every exact run completed). Nothing certified depends on it.
   ThresholdStop exact_stopped = ThresholdStop::kNone;
+  /// The length that stopped run had searched to (0 when none stopped).
+  std::uint64_t exact_stopped_at = 0;
+  /// That run was the one confirming a disagreement the limit search found (T* ≤ its length
+  /// then lies beyond where it stopped), not one extending T₀.
+  bool exact_stopped_confirming = false;
   double tolerance = 0.0;
   double seconds = 0.0;
 };
