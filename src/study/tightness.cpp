@@ -816,6 +816,12 @@ void Validate(const TightnessOptions& o) {
     throw OptionError("average_max_length", "must be in [64, 100000]");
   for (double a : o.alphas0)
     if (!(a >= 0.05 && a <= 20)) throw OptionError("alphas0", "each alpha0 must be in [0.05, 20]");
+  for (std::size_t i = 0; i < o.alphas0.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (fmt::format("{}", o.alphas0[i]) == fmt::format("{}", o.alphas0[j]))
+        throw OptionError("alphas0", fmt::format("alpha0 = {} appears twice (each value names "
+                                                 "one row and its files)",
+                                                 o.alphas0[i]));
   if (!o.alphas0.empty() && o.theorem != Theorem::k42)
     throw OptionError("alphas0", "only for Theorem 4.2");
   if (o.joint && o.theorem != Theorem::k41)

@@ -203,6 +203,9 @@ TEST_F(CliTest, Tightness42RowsCarryTheAverageCaseAndRecompute) {
   EXPECT_NE(text.out.find("1/alpha0"), std::string::npos) << text.out;
   ExpectInputError({"tightness", "--alpha0", "1"}, "--alpha0");
   ExpectInputError({"tightness", "--theorem", "4.2", "--alpha0", "0"}, "--alpha0");
+  // Repeated values would name two rows alike, writing the same files.
+  ExpectInputError({"tightness", "--theorem", "4.2", "--alpha0", "1,1"}, "--alpha0");
+  ExpectInputError({"tightness", "--theorem", "4.2", "--alpha0", "0.5,1,1.0"}, "--alpha0");
   ExpectInputError({"tightness", "--theorem", "4.2", "--parameters", "scale"}, "--parameters");
   ExpectInputError({"tightness", "--average-max-length", "100"}, "--average-max-length");
 }

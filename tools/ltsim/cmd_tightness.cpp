@@ -848,6 +848,12 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
         }
         if (used != a.size() || !(value >= 0.05 && value <= 20))
           throw InputError("--alpha0: '" + shown(a) + "' is not a number in [0.05, 20]");
+        // Rows are named eps_alpha<a> by the shortest form of a: equal names would write the
+        // same files.
+        for (double b : o.alphas0)
+          if (fmt::format("{}", b) == fmt::format("{}", value))
+            throw InputError("--alpha0: '" + shown(a) + "' repeats alpha0 = " +
+                             fmt::format("{}", b) + " (each value names one row)");
         o.alphas0.push_back(value);
       }
     }
