@@ -443,10 +443,11 @@ std::vector<TightnessRow> RunTheorem42Rows(const TightnessOptions& o) {
   }
   for (Plan42& p : plans) AddPairs(o, p);
   if (!o.out.empty()) {
-    std::error_code error;
-    for (const Plan42& p : plans)
+    for (const Plan42& p : plans) {  // the first failure is reported
+      std::error_code error;
       std::filesystem::create_directories(std::filesystem::path(o.out) / p.name, error);
-    if (error) throw OptionError("out", error.message(), o.out);
+      if (error) throw OptionError("out", error.message(), o.out);
+    }
   }
   struct Task {
     std::size_t plan, index;

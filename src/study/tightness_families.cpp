@@ -415,12 +415,24 @@ FamilyPair MakeAverageBumpPair(double alpha, double eps, double slope, double he
     throw InputError("average-bump family: height must be in (1, 10]");
   if (!(offset >= 0 && offset < 1))
     throw InputError("average-bump family: offset must be in [0, 1)");
-  // The limit grows with w (the bump widens and rises): bisection in ln w for limit = height·ε
-  // (or height·ε^(1/2)).
+  // Bisection in ln w for limit = height·ε (or height·ε^(1/2)). The limit is continuous in w
+  // but not monotone in general (for α > 1 the density falls towards 1 while the bump moves
+  // right), so the bracket is the first step of a geometric grid of 128 widths up to the
+  // largest bump inside [0, 1] that crosses the target: the bisection then finds a root
+  // inside it (the limit is below the target at its left end, above at its right end).
   const double target = height * (sqrt_form ? std::sqrt(eps) : eps);
   const auto limit = [&](double w) { return AverageBumpLimit(alpha, slope, w, w * (1 + offset)); };
-  double lo = 1e-12, hi = 0.999 / (2 + offset);
-  if (!(limit(hi) > target))
+  const double w_min = 1e-12, w_max = 0.999 / (2 + offset);
+  constexpr int kGrid = 128;
+  double lo = w_min, hi = 0;
+  for (int i = 1; i <= kGrid && hi == 0; ++i) {
+    const double w = w_min * std::pow(w_max / w_min, static_cast<double>(i) / kGrid);
+    if (limit(w) > target)
+      hi = w;
+    else
+      lo = w;
+  }
+  if (hi == 0)
     throw InputError(fmt::format(
         "average-bump family: no bump inside [0, 1] reaches the limit height·eps = {} at alpha "
         "= {} (raise the slope)",

@@ -21,7 +21,8 @@ struct FamilyPair {
 };
 
 /// The expected bump E[s·max(0, w − |p − c|)] over p ~ Beta(α, α) (docs/families.md, average-bump),
-/// by regularized incomplete beta functions: the limit of the average-bump pair's expected gap.
+/// by tanh-sinh quadrature of the bump against the Beta(α, α) density on each side of the centre:
+/// the limit of the average-bump pair's expected gap.
 double AverageBumpLimit(double alpha, double slope, double half_width, double centre);
 
 /// The average-bump pair's expected gap at length T by the direct Beta-binomial sum

@@ -80,6 +80,16 @@ TEST(AverageBumpFamily, PredictedFirstDisagreementUsesAverageGapsRule) {
   EXPECT_GE(compared, 130);  // of 144: "too close to call" members are few
 }
 
+// The limit is not monotone in w: at α = 20, offset 0.9, slope 10 it is 1.89 at the widest bump
+// inside [0, 1] (w = 0.999/2.9) and about 2.13 at w ≈ 0.28 (numerical quadrature). A target of
+// 4·0.5 = 2 is reached inside, so the builder must find it (checking only the widest bump
+// reported it unreachable); the direct sum at T = 2·10⁵ confirms the limit.
+TEST(AverageBumpFamily, ALimitReachedOnlyInsideTheRangeIsFound) {
+  const FamilyPair p = MakeAverageBumpPair(20, 0.5, 10, 4.0, 0.9);
+  EXPECT_NEAR(p.average_limit, 2.0, 1e-8);
+  EXPECT_NEAR(AverageBumpGap(20, 10, HalfWidth(p), Centre(p), 200'000), 2.0, 0.01);
+}
+
 // [ours, docs/families.md, average-bump] E_T = 0 for T ≤ 1/(c + w), so T* > 1/(c + w); and the
 // limit of E_T is the builder's κ·ε: the direct Beta-binomial sum at T = 2·10^5, computed
 // independently of the builder's quadrature, is within 1% of height·ε = 2ε. (The builder's
