@@ -16,7 +16,10 @@ side without points (5.2's upper side: no certified two-layer length) is named i
 "none"; the markov simulator's needed length on found x is drawn as a grey band like a side
 (censored points as arrows); when the lower side and the upper side have no uncensored point the
 paper's line passes through the simulator's first uncensored median, and a paper line that
-leaves the data's range is cut at the top of the axes (it stays a straight line). Lemma 5.3
+leaves the data's range is cut at the top of the axes (it stays a straight line). Theorem 4.2
+rows: the average T* with the paper's slope and no upper side (eps rows log-log, alpha0
+log-linear in 1/alpha0), and for the eps rows a second panel with the later expected gap against
+eps beside slopes 1 and 1/2 (the paper's eps^(1/2)). Lemma 5.3
 rows plot the statistic error against n: the adversarial error (lower side), the transport bound
 on the same inputs (upper side), points censored at the floor as downward arrows.
 Exit 3 when matplotlib is missing (the caller prints how to install it).
@@ -90,6 +93,8 @@ def figure(row, path_stem, ax=None):
     lower, upper = row["lower"], row["upper"]
     if t52:
         return figure52(row, path_stem, ax, own)
+    if row.get("theorem") == "4.2":
+        return figure42(row, path_stem, ax, own)
     side(ax, lower["points"], LOWER,
          "lower side: %s, slope %s %s" % ("adversarial error found" if rate else "T* (exact)",
                                           fmt(lower["exponent"]), interval(lower["ci"])),
@@ -219,6 +224,90 @@ def figure52(row, path_stem, ax, own):
         plt.close(fig)
 
 
+def figure42(row, path_stem, ax, own):
+    """Theorem 4.2: the average T* (lower side) with the paper's slope, no upper side; for the
+    eps rows (own figure only) a second panel with the later expected gap against eps, beside
+    lines of slope 1 (eps) and 1/2 (the paper's eps^(1/2)) through its first point."""
+    lower = row["lower"]
+    loglinear = row["parameter"] == "alpha0"
+    conclusion = row.get("conclusion") or {}
+    second = own and row["parameter"] == "eps" and conclusion.get("points")
+    if second:
+        plt.close(ax.figure)
+        fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11.5, 4.6))
+    side(ax, lower["points"], LOWER,
+         "lower side: average T* (exact), slope %s %s" % (fmt(lower["exponent"]),
+                                                          interval(lower["ci"])),
+         lower["exponent"], None, loglinear)
+    ax.plot([], [], " ", label="upper side: none (no certified average-case length)")
+    anchor = next((p for p in lower["points"] if not p["censored"]), None)
+    b = row["paper"]
+    xs = sorted(p["regressor"] for p in lower["points"])
+    values = [v for p in lower["points"] for v in (p["min"], p["max"]) if v and v > 0]
+    if b is not None and anchor is not None:
+        x0, y0 = anchor["regressor"], anchor["median"]
+        top = math.log(max(values) * 1e3) if values else 700.0
+        ys = [math.exp(min(math.log(y0) + b * ((x - x0) if loglinear else math.log(x / x0)), top))
+              for x in xs]
+        ax.plot(xs, ys, "--", color=PAPER, lw=1,
+                label="paper slope %.3g (through the lower side's first point)" % b)
+    ax.set_yscale("log")
+    if values:
+        ax.set_ylim(min(values) / 2, max(values) * 8)
+    if not loglinear:
+        ax.set_xscale("log")
+    ax.xaxis.set_major_locator(FixedLocator(xs))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticklabels(["%.3g" % x for x in xs])
+    ax.set_xlabel(row["regressor"] + (" (log-linear: ln T* = a + b/alpha0)" if loglinear
+                                      else " (log-log)"))
+    ax.set_ylabel("average first disagreement T*")
+    ax.set_title("Theorem 4.2, %s: %s\n%s" % (row["name"], row["verdict"], wrap(row["class"], 70)),
+                 fontsize=9)
+    ax.legend(fontsize=7, loc="best")
+    ax.grid(True, which="major", alpha=0.3)
+    if second:
+        # A censored (capped) member's later gap is only a lower bound, >= the largest E_T
+        # computed and > eps (its T* lies beyond the cap): open triangles at the larger of the
+        # two, kept out of the medians (a point whose members are all censored has no median).
+        eps, meds, bounds = [], [], []
+        for p in conclusion["points"]:
+            gaps = sorted(m["later_gap"] for m in p["members"] if not m.get("censored"))
+            bounds += [(p["value"], max(m["later_gap"], p["value"]))
+                       for m in p["members"] if m.get("censored")]
+            if gaps:
+                eps.append(p["value"])
+                meds.append(gaps[len(gaps) // 2])
+                ax2.plot([p["value"]] * len(gaps), gaps, ".", color=LOWER, alpha=0.5)
+        ax2.plot(eps, meds, "o-", color=LOWER,
+                 label="later expected gap (median of uncensored members), slope %s %s"
+                 % (fmt(conclusion.get("exponent")), interval(conclusion.get("ci"))))
+        if bounds:
+            ax2.plot([b[0] for b in bounds], [b[1] for b in bounds], "^", mfc="none",
+                     color=LOWER, label="capped member: later gap >= this (a bound)")
+        if not eps:
+            eps, meds = [b[0] for b in bounds], [b[1] for b in bounds]
+        e0, g0 = eps[0], meds[0]
+        ax2.plot(eps, [g0 * (e / e0) for e in eps], ":", color=SIM, label="slope 1 (O(eps))")
+        ax2.plot(eps, [g0 * (e / e0) ** 0.5 for e in eps], "--", color=PAPER,
+                 label="paper's O(eps^(1/2)), slope 1/2")
+        ax2.plot(eps, eps, "-", color="black", lw=0.8, label="eps")
+        ax2.set_xscale("log")
+        ax2.set_yscale("log")
+        ax2.set_xlabel("eps")
+        ax2.set_ylabel("largest E||f - g|| after T* (measured)")
+        ax2.set_title("the conclusion's form (these pairs' limit is kappa·%s)"
+                      % ("eps^(1/2)" if "sqrt" in row["name"] else "eps"), fontsize=9)
+        ax2.legend(fontsize=7, loc="best")
+        ax2.grid(True, which="major", alpha=0.3)
+    if own:
+        fig = ax.figure
+        fig.tight_layout()
+        fig.savefig(path_stem + ".png", dpi=130)
+        fig.savefig(path_stem + ".svg")
+        plt.close(fig)
+
+
 def fmt(value):
     return "n/a" if value is None else "%.2f" % value
 
@@ -249,7 +338,7 @@ def main(directory):
     for k in range(len(rows), lines * columns):
         axes[k // columns][k % columns].axis("off")
     fig.suptitle("ltsim tightness (seed %d)" % doc["context"]["seed"])
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.97))  # room for the suptitle above the first row's titles
     fig.savefig(os.path.join(directory, "tightness.png"), dpi=100)
     plt.close(fig)
 

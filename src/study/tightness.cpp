@@ -28,6 +28,7 @@
 #include "ltsim/study/tightness_families.h"
 #include "ltsim/study/user_family.h"
 #include "ltsim/threshold/threshold.h"
+#include "tightness_42.h"
 #include "tightness_52.h"
 #include "tightness_lemma53.h"
 
@@ -811,6 +812,18 @@ void Validate(const TightnessOptions& o) {
                       "must be in [1, 12] (T_hard = 2^(p/gamma) is searched exactly)");
   if (o.max_x_length < 100) throw OptionError("max_x_length", "must be at least 100");
   if (o.theorem == Theorem::k53) ValidateLemma53(o);
+  if (o.average_max_length < 64 || o.average_max_length > 100'000)
+    throw OptionError("average_max_length", "must be in [64, 100000]");
+  for (double a : o.alphas0)
+    if (!(a >= 0.05 && a <= 20)) throw OptionError("alphas0", "each alpha0 must be in [0.05, 20]");
+  for (std::size_t i = 0; i < o.alphas0.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (fmt::format("{}", o.alphas0[i]) == fmt::format("{}", o.alphas0[j]))
+        throw OptionError("alphas0", fmt::format("alpha0 = {} appears twice (each value names "
+                                                 "one row and its files)",
+                                                 o.alphas0[i]));
+  if (!o.alphas0.empty() && o.theorem != Theorem::k42)
+    throw OptionError("alphas0", "only for Theorem 4.2");
   if (o.joint && o.theorem != Theorem::k41)
     throw OptionError("joint", "only for Theorem 4.1 (its log-log rows)");
 }
@@ -856,6 +869,8 @@ std::vector<StudyParameter> TightnessParameters(Theorem theorem) {
               StudyParameter::kAlphabet, StudyParameter::kLocality, StudyParameter::kMargin};
     case Theorem::k53:
       return {StudyParameter::kN, StudyParameter::kLocality};
+    case Theorem::k42:
+      return {StudyParameter::kEps, StudyParameter::kAlpha0};
     case Theorem::k52:
       return {StudyParameter::kEps, StudyParameter::kAttentionNorm,
               StudyParameter::kPositionalMargin, StudyParameter::kK};
@@ -883,6 +898,10 @@ TightnessResult RunTightness(const TightnessOptions& options) {
   }
   if (o.theorem == Theorem::k52) {
     result.rows = RunTheorem52Rows(o);
+    return result;
+  }
+  if (o.theorem == Theorem::k42) {
+    result.rows = RunTheorem42Rows(o);
     return result;
   }
   std::vector<RowPlan> plans;
@@ -963,6 +982,10 @@ io::Json TightnessOptionsToJson(const TightnessOptions& o) {
              {"methods", o.schemes},
              {"x_length", o.statistic_x_length},
              {"joint", o.joint}};
+  if (o.theorem == Theorem::k42) {
+    j["alphas0"] = o.alphas0.empty() ? std::vector<double>{0.5, 1.0, 2.0} : o.alphas0;
+    j["average_max_length"] = o.average_max_length;
+  }
   if (!o.family_dir.empty()) {
     j["family_dir"] = o.family_dir;
     j["family_parameter"] = o.family_parameter;

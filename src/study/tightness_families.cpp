@@ -1,7 +1,11 @@
-// The bump and margin pairs of docs/tightness.md §2.
+// The bump and margin pairs of docs/tightness.md §2, and the average-bump pair of
+// docs/families.md, average-bump.
 #include "ltsim/study/tightness_families.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <boost/math/quadrature/tanh_sinh.hpp>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -335,6 +339,142 @@ Transformer WithIdentitySecondLayer(const Transformer& model) {
   two.layers.push_back(layer);
   two.name = model.name + " (identity second layer)";
   return two;
+}
+
+namespace {
+
+// ln B(α, α).
+double LogBetaSymmetric(double alpha) { return 2 * std::lgamma(alpha) - std::lgamma(2 * alpha); }
+
+}  // namespace
+
+double AverageBumpLimit(double alpha, double slope, double half_width, double centre) {
+  // ∫ s·max(0, w − |p − c|)·p^(α−1)(1 − p)^(α−1)/B(α, α) dp over [c − w, c + w], each half by
+  // tanh-sinh quadrature (which takes the p^(α−1) end at p = 0 when c = w).
+  const double log_b = LogBetaSymmetric(alpha);
+  const auto density = [&](double p) {
+    if (p <= 0 || p >= 1) return 0.0;
+    return std::exp((alpha - 1) * (std::log(p) + std::log1p(-p)) - log_b);
+  };
+  const double a = centre - half_width, b = centre + half_width;
+  boost::math::quadrature::tanh_sinh<double> integrator;
+  const double left = integrator.integrate([&](double p) { return (p - a) * density(p); },
+                                           std::max(a, 0.0), centre);
+  const double right = integrator.integrate([&](double p) { return (b - p) * density(p); }, centre,
+                                            std::min(b, 1.0));
+  return slope * (left + right);
+}
+
+double AverageBumpGap(double alpha, double slope, double half_width, double centre,
+                      std::uint64_t length) {
+  const double T = static_cast<double>(length);
+  const double log_b = LogBetaSymmetric(alpha);
+  const double log_norm = std::lgamma(T + 1) - std::lgamma(T + 2 * alpha) - log_b;
+  const auto lo = static_cast<std::uint64_t>(std::max(0.0, std::floor((centre - half_width) * T)));
+  const auto hi = static_cast<std::uint64_t>(std::min(T, std::ceil((centre + half_width) * T)));
+  double sum = 0.0;
+  for (std::uint64_t k = lo; k <= hi; ++k) {
+    const double K = static_cast<double>(k);
+    const double bump = slope * std::max(0.0, half_width - std::abs(K / T - centre));
+    if (bump == 0.0) continue;
+    // P(n₁ = k) = C(T, k)·B(k + α, T − k + α)/B(α, α).
+    const double log_p = log_norm - std::lgamma(K + 1) - std::lgamma(T - K + 1) +
+                         std::lgamma(K + alpha) + std::lgamma(T - K + alpha);
+    sum += std::exp(log_p) * bump;
+  }
+  return sum;
+}
+
+namespace {
+
+// max(1, ‖f‖∞, ‖g‖∞) over the strings of length T of the average-bump pair: f reads the share
+// n₁/T ≤ 1, g the share plus s·max(0, w − |n₁/T − c|).
+double AverageBumpOutputScale(double slope, double half_width, double centre,
+                              std::uint64_t length) {
+  const double T = static_cast<double>(length);
+  const auto lo = static_cast<std::uint64_t>(std::max(0.0, std::floor((centre - half_width) * T)));
+  const auto hi = static_cast<std::uint64_t>(std::min(T, std::ceil((centre + half_width) * T)));
+  double scale = 1.0;
+  for (std::uint64_t k = lo; k <= hi; ++k) {
+    const double share = static_cast<double>(k) / T;
+    scale = std::max(scale, share + slope * std::max(0.0, half_width - std::abs(share - centre)));
+  }
+  return scale;
+}
+
+}  // namespace
+
+FamilyPair MakeAverageBumpPair(double alpha, double eps, double slope, double height, double offset,
+                               bool sqrt_form) {
+  if (!(alpha >= 0.05 && alpha <= 20))
+    throw InputError("average-bump family: alpha must be in [0.05, 20]");
+  if (!(eps > 0 && eps < 1)) throw InputError("average-bump family: eps must be in (0, 1)");
+  if (!(slope > 0) || !std::isfinite(slope))
+    throw InputError("average-bump family: slope must be > 0");
+  if (!(height > 1 && height <= 10))
+    throw InputError("average-bump family: height must be in (1, 10]");
+  if (!(offset >= 0 && offset < 1))
+    throw InputError("average-bump family: offset must be in [0, 1)");
+  // Bisection in ln w for limit = height·ε (or height·ε^(1/2)). The limit is continuous in w
+  // but not monotone in general (for α > 1 the density falls towards 1 while the bump moves
+  // right), so the bracket is the first step of a geometric grid of 128 widths up to the
+  // largest bump inside [0, 1] that crosses the target: the bisection then finds a root
+  // inside it (the limit is below the target at its left end, above at its right end).
+  const double target = height * (sqrt_form ? std::sqrt(eps) : eps);
+  const auto limit = [&](double w) { return AverageBumpLimit(alpha, slope, w, w * (1 + offset)); };
+  const double w_min = 1e-12, w_max = 0.999 / (2 + offset);
+  constexpr int kGrid = 128;
+  double lo = w_min, hi = 0;
+  for (int i = 1; i <= kGrid && hi == 0; ++i) {
+    const double w = w_min * std::pow(w_max / w_min, static_cast<double>(i) / kGrid);
+    if (limit(w) > target)
+      hi = w;
+    else
+      lo = w;
+  }
+  if (hi == 0)
+    throw InputError(fmt::format(
+        "average-bump family: no bump inside [0, 1] reaches the limit height·eps = {} at alpha "
+        "= {} (raise the slope)",
+        target, alpha));
+  for (int i = 0; i < 200 && hi / lo > 1 + 1e-13; ++i) {
+    const double mid = std::sqrt(lo * hi);
+    (limit(mid) < target ? lo : hi) = mid;
+  }
+  const double w = hi, centre = w * (1 + offset);
+  if (!(std::abs(limit(w) - target) <= 1e-9 * target))
+    throw InputError(fmt::format(
+        "average-bump family: the bisection for the limit {} at alpha = {} did not converge",
+        target, alpha));
+  // The bump pair with half-width w (w = 2·(w/4)/0.5), its MLP readout scaled to slope s.
+  FamilyPair p = MakeBumpPair(2, 1, 0, 0.5, w / 4, offset);
+  p.g.layers[0].mlp->out *= slope / 0.5;
+  p.family = "average-bump";
+  p.f.name = "average-bump f";
+  p.g.name = "average-bump g";
+  p.average_limit = limit(w);
+  p.predicted = 0;
+  for (std::uint64_t T = 1; T <= 1'000'000; ++T) {
+    const double gap = AverageBumpGap(alpha, slope, w, centre, T);
+    // AverageGap's rule (threshold.h): E_T > ε + kThresholdGapTolerance·max(1, ‖f‖∞, ‖g‖∞)
+    // over the statistics of length T.
+    const double boundary =
+        eps + kThresholdGapTolerance * AverageBumpOutputScale(slope, w, centre, T);
+    if (std::abs(gap - boundary) <= 1e-7 * eps) break;  // too close to call: no closed form
+    if (gap > boundary) {
+      p.predicted = static_cast<double>(T);
+      break;
+    }
+  }
+  p.f.meta_json = p.g.meta_json = fmt::format(
+      "{{\"family\": \"average-bump\", \"alpha\": {}, \"eps\": {}, \"slope\": {}, \"height\": "
+      "{}, \"offset\": {}, \"limit_form\": \"{}\", \"half_width\": {}}}",
+      alpha, eps, slope, height, offset, sqrt_form ? "height*sqrt(eps)" : "height*eps", w);
+  p.semantics =
+      "hardmax attention with tie tolerance 1e-9 over every key (the query among them), "
+      "positions 1-based; strings drawn as pi ~ Dir(alpha, alpha) once, then tokens iid from "
+      "pi; an expected l-inf gap > eps on the readout";
+  return p;
 }
 
 }  // namespace ltsim

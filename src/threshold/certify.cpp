@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <queue>
 
 #include "eval/layer_math.h"
@@ -74,6 +75,17 @@ struct BoxOrder {
 double ELo(const Box& b) { return b.F_hi == kUnbounded ? 0.0 : 1.0 / static_cast<double>(b.F_hi); }
 double EHi(const Box& b) { return 1.0 / static_cast<double>(b.F_lo); }
 
+// A time budget as elapsed seconds compared as doubles (as threshold's StopWatch does): no
+// conversion of the budget to a clock duration, which overflows above ~9.2e9 s.
+struct Deadline {
+  std::chrono::steady_clock::time_point start;
+  double seconds;
+  bool Passed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
+           seconds;
+  }
+};
+
 class LimitSearch {
  public:
   LimitSearch(const Transformer& f, const Transformer& g, const JointView& view,
@@ -103,7 +115,7 @@ class LimitSearch {
     sigma_c_ = static_cast<double>(R_ - 1) / R_;
   }
 
-  enum class Outcome { kBelow, kAbove, kBracket, kStuck, kBudget, kNeedLonger };
+  enum class Outcome { kBelow, kAbove, kBracket, kStuck, kBudget, kTime, kNeedLonger };
 
   struct Report {
     Outcome outcome = Outcome::kBudget;
@@ -118,8 +130,10 @@ class LimitSearch {
   // upper] of the supremum, the bracket is within the tolerance, or the budget is spent. With
   // `extend_to` > 0, a finite range of lengths on top with F_hi + m ≤ extend_to is handed back
   // (kNeedLonger) for the exact threshold instead of being split.
+  // `deadline` (when set): the time after which it stops as for the box budget (kTime).
   Report Run(std::uint64_t F0, double epsilon, bool decide, std::uint64_t extend_to,
-             std::uint64_t budget, std::uint64_t done) {
+             std::uint64_t budget, std::uint64_t done,
+             std::optional<Deadline> deadline = std::nullopt) {
     Report rep;
     done_ = done;
     std::priority_queue<Box, std::vector<Box>, BoxOrder> heap;
@@ -154,6 +168,10 @@ class LimitSearch {
       }
       if (rep.boxes >= budget) {
         rep.outcome = Outcome::kBudget;
+        return rep;
+      }
+      if (deadline && deadline->Passed()) {
+        rep.outcome = Outcome::kTime;
         return rep;
       }
       Box b = heap.top();
@@ -633,6 +651,20 @@ std::vector<Run> RunsOf(const TypeCounts& counts) {
 }  // namespace
 }  // namespace threshold
 
+const char* CertifyStopName(CertifyStop stop) {
+  switch (stop) {
+    case CertifyStop::kNone:
+      return "none";
+    case CertifyStop::kTimeBudget:
+      return "time budget";
+    case CertifyStop::kBoxBudget:
+      return "box budget";
+    case CertifyStop::kEvaluationBudget:
+      return "evaluation budget";
+  }
+  return "none";
+}
+
 void CheckCertifyInputs(const Transformer& f, const Transformer& g, const CertifyOptions& options) {
   threshold::CheckCertify(f, g, options);
 }
@@ -656,9 +688,13 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
   }
   const std::uint64_t m = static_cast<std::uint64_t>(result.view.locality) + 1;
   LimitSearch limit(f, g, result.view, options);
+  // The limit search stops at the time budget too (the exact runs get what is left of it).
+  std::optional<Deadline> deadline;
+  if (options.time_budget > 0.0) deadline = Deadline{start, options.time_budget};
   const auto note = [&](const std::string& line) {
     if (options.progress) options.progress(result.boxes, line);
   };
+  bool confirming = false;  // the exact run confirms a disagreement of the limit search
   const auto exact = [&](std::uint64_t N, std::uint64_t budget) {
     ThresholdOptions t;
     t.epsilon = options.epsilon;
@@ -678,6 +714,11 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
       };
     ThresholdResult r = FindThreshold(f, g, t);
     result.threshold_evaluations += r.evaluations;
+    if (!r.complete && r.stopped != ThresholdStop::kNone) {
+      result.exact_stopped = r.stopped;
+      result.exact_stopped_at = r.checked_up_to;
+      result.exact_stopped_confirming = confirming;
+    }
     return r;
   };
   // The attained gaps and certified bounds of an exact run.
@@ -729,7 +770,7 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
         short_max = std::max(short_max, r.max_gap_per_length[t]);
     const LimitSearch::Report rep =
         limit.Run(1, options.epsilon, false, 0, std::max<std::uint64_t>(1, options.max_boxes / 200),
-                  result.boxes);
+                  result.boxes, deadline);
     take_limit(rep);
     result.sup_gap_upper = std::max({short_max, rep.upper, result.sup_gap_lower});
     return finish();
@@ -746,7 +787,9 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
     if (r.first_disagreement) return disagrees_at(r);
     if (!r.complete && r.checked_up_to < m) {  // not even the lengths without far keys
       result.verdict = CertifyVerdict::kUndecided;
-      result.reason = "budget";
+      const bool timed = r.stopped == ThresholdStop::kTimeBudget;
+      result.reason = timed ? "time budget" : "budget";
+      result.stopped_by = timed ? CertifyStop::kTimeBudget : CertifyStop::kEvaluationBudget;
       result.exact_up_to = r.checked_up_to;
       return finish();
     }
@@ -759,8 +802,9 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
     }
     first = false;
     const bool can_extend = T0 < cap;
-    const LimitSearch::Report rep = limit.Run(
-        T0 + 1 - m, options.epsilon, true, can_extend ? cap : 0, options.max_boxes, result.boxes);
+    const LimitSearch::Report rep =
+        limit.Run(T0 + 1 - m, options.epsilon, true, can_extend ? cap : 0, options.max_boxes,
+                  result.boxes, deadline);
     take_limit(rep);
     note(fmt::format("limit search, T > {}: attained {:.9g}, certified bound {:.9g}", T0, rep.lower,
                      rep.upper));
@@ -778,6 +822,7 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
       // T* (≤ L), unless T* lies beyond that limit.
       const std::uint64_t L = rep.best.length;
       result.verdict = CertifyVerdict::kDisagrees;
+      confirming = true;
       const ThresholdResult full = exact(std::min(L, cap), options.exact_evaluations);
       if (full.first_disagreement) {
         result.first_disagreement = full.first_disagreement;
@@ -805,8 +850,11 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
     }
     result.verdict = CertifyVerdict::kUndecided;
     result.reason = rep.outcome == LimitSearch::Outcome::kBudget  ? "budget"
+                    : rep.outcome == LimitSearch::Outcome::kTime  ? "time budget"
                     : rep.outcome == LimitSearch::Outcome::kStuck ? "resolution"
                                                                   : "tolerance";
+    if (rep.outcome == LimitSearch::Outcome::kBudget) result.stopped_by = CertifyStop::kBoxBudget;
+    if (rep.outcome == LimitSearch::Outcome::kTime) result.stopped_by = CertifyStop::kTimeBudget;
     return finish();
   }
 }

@@ -59,6 +59,62 @@ TEST_F(CliTest, CertifyUndecidedExitsThreeWithBothNumbersLabelled) {
   EXPECT_NE(r.out.find("(certified)"), std::string::npos) << r.out;
 }
 
+// At ε = 0.1 = the member's supremum, with a bracket tolerance of 1e-14, the decision runs for
+// minutes (over 60 s measured); --time-budget 1 stops it with the certified bracket so far:
+// undecided, reason and stopped_by "time budget", exit 3. A decided run has no stopped_by.
+TEST_F(CliTest, CertifyTimeBudgetStopsWithTheCertifiedBracket) {
+  const std::string f = Corpus(std::string(kFamily) + "f.json");
+  const std::string g = Corpus(std::string(kFamily) + "g.json");
+  const Result r = Run({"certify", f, g, "--eps", "0.1", "--tolerance", "1e-14", "--max-boxes",
+                        "100000000", "--time-budget", "1", "--json", "--quiet"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["verdict"], "undecided");
+  EXPECT_EQ(doc["reason"], "time budget");
+  EXPECT_EQ(doc["stopped_by"], "time budget");
+  EXPECT_EQ(doc["time_budget"], 1.0);
+  EXPECT_LE(doc["sup_gap_lower"].get<double>(), 0.1 + 1e-9);
+  EXPECT_GE(doc["sup_gap_upper"].get<double>(), doc["sup_gap_lower"].get<double>());
+  EXPECT_GE(doc["exact_up_to"].get<std::uint64_t>(), 1u);
+  // One exact window may overrun the budget (docs/theory.md §12.7), not by minutes.
+  EXPECT_LT(doc["seconds"].get<double>(), 30.0);
+  const Result text = Run({"certify", f, g, "--eps", "0.1", "--tolerance", "1e-14", "--max-boxes",
+                           "100000000", "--time-budget", "0.5", "--quiet"});
+  EXPECT_EQ(text.exit_code, 3) << text.out << text.err;
+  EXPECT_NE(text.out.find("undecided (time budget)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("stopped by the time budget"), std::string::npos) << text.out;
+  const Result run =
+      Run({"certify", f, g, "--eps", "0.05", "--time-budget", "600", "--json", "--quiet"});
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  const Json decided = Json::parse(run.out);
+  EXPECT_EQ(decided["verdict"], "disagrees");
+  EXPECT_EQ(decided["first_disagreement"], 38);
+  EXPECT_TRUE(decided["stopped_by"].is_null());
+  ExpectInputError({"certify", f, g, "--eps", "0.1", "--time-budget", "-1"}, "--time-budget");
+}
+
+// A budget far beyond any clock duration (1e12 s > the ~9.2e9 s a nanosecond steady_clock
+// holds) behaves as no budget: the same decision and bounds as without --time-budget. At
+// ε = 0.15 the limit search decides (agrees at every length); a budget converted to a clock
+// duration overflowed and stopped it at once (undecided, time budget).
+TEST_F(CliTest, CertifyHugeTimeBudgetIsNoBudget) {
+  const std::string f = Corpus(std::string(kFamily) + "f.json");
+  const std::string g = Corpus(std::string(kFamily) + "g.json");
+  const Result none = Run({"certify", f, g, "--eps", "0.15", "--json", "--quiet"});
+  const Result huge =
+      Run({"certify", f, g, "--eps", "0.15", "--time-budget", "1e12", "--json", "--quiet"});
+  EXPECT_EQ(huge.exit_code, 0) << huge.out << huge.err;
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  const Json a = Json::parse(none.out), b = Json::parse(huge.out);
+  EXPECT_EQ(b["verdict"], "agrees-at-every-length");
+  EXPECT_TRUE(b["stopped_by"].is_null());
+  EXPECT_TRUE(b["exact_stopped_by"].is_null());
+  EXPECT_EQ(b["time_budget"], 1e12);
+  for (const char* key : {"verdict", "first_disagreement", "sup_gap_lower", "sup_gap_upper",
+                          "exact_up_to", "boxes", "threshold_runs"})
+    EXPECT_EQ(a[key], b[key]) << key;
+}
+
 TEST_F(CliTest, CertifyTextLabelsEveryNumber) {
   const std::string f = Corpus(std::string(kFamily) + "f.json");
   const std::string g = Corpus(std::string(kFamily) + "g.json");

@@ -147,6 +147,69 @@ TEST_F(CliTest, Tightness52RowsCarryTheRowShapeAndReplay) {
   }
 }
 
+// Theorem 4.2 (docs/tightness.md §8): the eps rows of one alpha0 in both limit forms, no upper
+// side, the paper's 2 + 2/alpha0, the later gap against eps beside the paper's 1/2, and each
+// member's files: the models recompute the JSON's T* with `ltsim average`.
+TEST_F(CliTest, Tightness42RowsCarryTheAverageCaseAndRecompute) {
+  const std::string out = Path("tight42").string();
+  const Json doc = RunJson({"tightness", "--theorem", "4.2", "--parameters", "eps", "--alpha0", "1",
+                            "--points", "4", "--seeds", "2", "--out-dir", out, "--json"});
+  ASSERT_EQ(doc["rows"].size(), 2u);
+  EXPECT_EQ(doc["options"]["theorem"], "4.2");
+  EXPECT_EQ(doc["options"]["alphas0"], Json::array({1.0}));
+  const char* names[] = {"eps_alpha1", "eps_sqrt_alpha1"};
+  const double later[] = {1.0, 0.5};
+  for (std::size_t r = 0; r < 2; ++r) {
+    const Json& row = doc["rows"][r];
+    EXPECT_EQ(row["name"], names[r]);
+    EXPECT_EQ(row["theorem"], "4.2");
+    EXPECT_EQ(row["parameter"], "eps");
+    EXPECT_EQ(row["family"], "average-bump");
+    EXPECT_DOUBLE_EQ(row["paper"].get<double>(), 4.0);
+    EXPECT_DOUBLE_EQ(row["alpha0"].get<double>(), 1.0);
+    EXPECT_TRUE(row["upper"]["points"].empty());
+    EXPECT_TRUE(row["simulator"]["points"].empty());
+    EXPECT_EQ(row["verdict"], "gap") << row["reason"];
+    ASSERT_TRUE(row["lower"]["ci"].is_array());
+    EXPECT_LT(row["lower"]["exponent"].get<double>(), 1.0);
+    const Json& c = row["conclusion"];
+    EXPECT_DOUBLE_EQ(c["paper"].get<double>(), 0.5);
+    EXPECT_NEAR(c["exponent"].get<double>(), later[r], 0.15) << c["reason"];
+    ASSERT_EQ(c["points"].size(), 4u);
+    ASSERT_EQ(row["lower"]["points"].size(), 4u);
+    for (const Json& p : row["lower"]["points"]) {
+      const Json& m = p["members"][0];
+      EXPECT_FALSE(m["censored"].get<bool>());
+      EXPECT_EQ(m["direct_sum_first_disagreement"], m["length"]);
+      EXPECT_GT(m["later_gap"].get<double>(), p["value"].get<double>());
+      EXPECT_GE(m["later_up_to"].get<double>(), 4 * m["length"].get<double>());
+      ASSERT_TRUE(m["witness"].is_string());
+      const fs::path w = fs::path(out) / m["witness"].get<std::string>();
+      const Json point = Json::parse(ReadFile(w));
+      EXPECT_EQ(point["format"], "ltsim-average-point");
+      const Json again =
+          RunJson({"average", (w.parent_path() / point["f"].get<std::string>()).string(),
+                   (w.parent_path() / point["g"].get<std::string>()).string(), "--alpha", "1",
+                   "--eps", p["value"].dump(), "--max-length",
+                   std::to_string(point["max_length"].get<int>()), "--json"});
+      EXPECT_EQ(again["first_average_disagreement"], m["length"]);
+    }
+  }
+  EXPECT_TRUE(fs::exists(fs::path(out) / "tightness.csv"));
+  const Result text = Run(
+      {"tightness", "--theorem", "4.2", "--parameters", "alpha0", "--points", "3", "--seeds", "1"});
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("Theorem 4.2"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("1/alpha0"), std::string::npos) << text.out;
+  ExpectInputError({"tightness", "--alpha0", "1"}, "--alpha0");
+  ExpectInputError({"tightness", "--theorem", "4.2", "--alpha0", "0"}, "--alpha0");
+  // Repeated values would name two rows alike, writing the same files.
+  ExpectInputError({"tightness", "--theorem", "4.2", "--alpha0", "1,1"}, "--alpha0");
+  ExpectInputError({"tightness", "--theorem", "4.2", "--alpha0", "0.5,1,1.0"}, "--alpha0");
+  ExpectInputError({"tightness", "--theorem", "4.2", "--parameters", "scale"}, "--parameters");
+  ExpectInputError({"tightness", "--average-max-length", "100"}, "--average-max-length");
+}
+
 // `--joint --json`: the `joint` object (docs/tightness.md §3) beside the unchanged rows, and
 // the simulator check's adaptive |x| (`steps`, `stop`) on every point.
 TEST_F(CliTest, TightnessJointJsonShape) {

@@ -66,6 +66,16 @@ void PrintJsonResult(const CertifyArgs& args, const CertifyResult& r) {
   doc["tolerance"] = r.tolerance;
   doc["identical_models"] = r.identical;
   doc["reason"] = r.reason.empty() ? Json(nullptr) : Json(r.reason);
+  // What stopped an undecided search (null: none), and why the last incomplete exact run ended.
+  doc["stopped_by"] =
+      r.stopped_by == CertifyStop::kNone ? Json(nullptr) : Json(CertifyStopName(r.stopped_by));
+  doc["exact_stopped_by"] = r.exact_stopped == ThresholdStop::kNone
+                                ? Json(nullptr)
+                                : Json(ThresholdStopName(r.exact_stopped));
+  doc["exact_stopped_at"] =
+      r.exact_stopped == ThresholdStop::kNone ? Json(nullptr) : Json(r.exact_stopped_at);
+  doc["exact_stopped_confirming"] = r.exact_stopped_confirming;
+  doc["time_budget"] = args.options.time_budget;
   doc["boxes"] = r.boxes;
   doc["threshold_runs"] = r.threshold_runs;
   doc["threshold_evaluations"] = r.threshold_evaluations;
@@ -91,6 +101,16 @@ void PrintText(const CertifyArgs& args, const CertifyResult& r) {
       "  sup over every length of |f - g|: attained {} (a string has it), "
       "certified bound {}\n",
       Show(r.sup_gap_lower), Show(r.sup_gap_upper));
+  if (r.exact_stopped != ThresholdStop::kNone && r.stopped_by != CertifyStop::kTimeBudget) {
+    if (r.exact_stopped_confirming)
+      std::cout << fmt::format(
+          "  the exact run confirming the limit search's disagreement stopped at length {} ({}); "
+          "lengths ≤ {} were searched completely\n",
+          r.exact_stopped_at, ThresholdStopName(r.exact_stopped), r.exact_up_to);
+    else
+      std::cout << fmt::format("  the exact threshold stopped at length {} ({}); T0 stays there\n",
+                               r.exact_stopped_at, ThresholdStopName(r.exact_stopped));
+  }
   std::cout << "\n";
   switch (r.verdict) {
     case CertifyVerdict::kAgrees:
@@ -114,6 +134,11 @@ void PrintText(const CertifyArgs& args, const CertifyResult& r) {
           "  undecided ({}): the supremum lies in [{} (attained), {} (certified)], which holds "
           "ε = {}; tolerance {}\n",
           r.reason, Show(r.sup_gap_lower), Show(r.sup_gap_upper), Show(eps), Show(r.tolerance));
+      if (r.stopped_by == CertifyStop::kTimeBudget)
+        std::cout << fmt::format(
+            "  stopped by the time budget ({} s): lengths ≤ {} exact, longer ones bounded by the "
+            "limit search's {} boxes so far; both numbers above are certified\n",
+            Show(args.options.time_budget), r.exact_up_to, r.boxes);
       break;
   }
 }
@@ -122,7 +147,8 @@ int RunCertify(CertifyArgs args) {
   SetCommandFlags({{"initial_length", "--initial-length"},
                    {"max_exact_length", "--max-exact-length"},
                    {"max_boxes", "--max-boxes"},
-                   {"tolerance", "--tolerance"}});
+                   {"tolerance", "--tolerance"},
+                   {"time_budget", "--time-budget"}});
   const Transformer f = ReadModel(args.f);
   const Transformer g = ReadModel(args.g);
   CheckPair(f, g, args.f, args.g);  // names both files
@@ -163,7 +189,8 @@ void AddCertifyCommand(CLI::App& app, int& exit_code) {
           "witness_text); 3: undecided, the supremum's bracket [sup_gap_lower, sup_gap_upper] "
           "holds "
           "ε and is within --tolerance (reason \"tolerance\"), or --max-boxes was spent "
-          "(\"budget\"); 2: bad input. One-layer models with bias_scaling none; D* = S·Δ* ≤ {}, "
+          "(\"budget\"), or --time-budget passed (\"time budget\", JSON stopped_by); 2: bad "
+          "input. One-layer models with bias_scaling none; D* = S·Δ* ≤ {}, "
           "τ* ≤ {}, Δ*·S^(τ*+1) ≤ {} contexts; T* found exactly up to {}.",
           kThresholdMaxTypes, kThresholdMaxLocality, kCertifyMaxContexts, kThresholdMaxLength));
   cmd->add_option("F", args->f, "model f (one layer)")->required();
@@ -184,6 +211,10 @@ void AddCertifyCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-boxes", args->options.max_boxes,
                   "boxes of the limit search before it stops (undecided, reason budget)")
       ->default_val(args->options.max_boxes);
+  cmd->add_option("--time-budget", args->options.time_budget,
+                  "seconds (0: none): stop then with what is certified so far (undecided, reason "
+                  "\"time budget\", JSON stopped_by; a decision reached before it stands)")
+      ->default_val(args->options.time_budget);
   cmd->add_flag("--quiet", args->quiet, "no progress on stderr");
   cmd->add_flag("--json", args->json, "print every number as JSON");
   cmd->callback([args, &exit_code] { exit_code = RunCertify(*args); });

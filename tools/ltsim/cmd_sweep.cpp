@@ -3,6 +3,7 @@
 // the sweep measures), the upper side (the construction's certified length) and the paper.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -47,7 +48,8 @@ SweepOptions BuildOptions(const SweepArgs& args) {
     list += (list.empty() ? "" : ", ") + known.back();
   }
   const auto parameter = kStudyParameterNames.Find(args.parameter);
-  if (!parameter || *parameter == StudyParameter::kN)
+  if (!parameter || std::find(SweepParameters().begin(), SweepParameters().end(), *parameter) ==
+                        SweepParameters().end())
     throw InputError("--parameter: unknown '" + args.parameter + "'" +
                      DidYouMean(args.parameter, known) + " (known: " + list + ")");
   options.parameter = *parameter;

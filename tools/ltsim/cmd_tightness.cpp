@@ -34,7 +34,7 @@ constexpr const char* kPaperLabel = "paper: the exponent of the registry's bound
 
 struct TightnessArgs {
   TightnessOptions options;
-  std::string theorem = "4.1", parameters, replay, schemes;
+  std::string theorem = "4.1", parameters, replay, schemes, alphas0;
   CLI::Option *family_parameter = nullptr, *family_eps = nullptr;
   bool json = false, no_validate = false;
 };
@@ -82,7 +82,14 @@ Json SideJson(const ExponentEstimate& e, const std::vector<TightnessPoint>& poin
       if (lower && !error) member["checked_up_to"] = m.checked_up_to;
       if (!m.witness.empty()) member["witness"] = m.witness;
       if (!m.name.empty()) member["member"] = m.name;  // a user family's member directory
-      if (lower && m.recorded) member["meta_first_disagreement"] = *m.recorded;
+      if (lower && m.recorded && !(m.alpha0 > 0)) member["meta_first_disagreement"] = *m.recorded;
+      if (lower && m.alpha0 > 0) {  // 4.2: the average case's numbers
+        member["alpha0"] = Number(m.alpha0);
+        member["later_gap"] = Number(m.later_gap);
+        member["later_up_to"] = m.later_up_to;
+        member["average_limit"] = Number(m.average_limit);
+        member["direct_sum_first_disagreement"] = m.recorded ? Json(*m.recorded) : Json(nullptr);
+      }
       members.push_back(member);
     }
     const Spread spread = SampleSpread(s);
@@ -109,8 +116,8 @@ Json SideJson(const ExponentEstimate& e, const std::vector<TightnessPoint>& poin
 Json SimulatorJson(const TightnessRow& r) {
   Json sim = Json::array();
   for (const TightnessPoint& p : r.points) {
-    if (r.theorem == Theorem::k53)
-      break;  // no simulator length on found x: the rows measure errors
+    if (r.theorem == Theorem::k53 || r.theorem == Theorem::k42)
+      break;  // no simulator length on found x (5.3: the rows measure errors; 4.2: no simulator)
     Json steps = Json::array();
     for (const SimulatorStep& s : p.simulator.steps)
       steps.push_back({{"x_length", s.x_length},
@@ -271,6 +278,35 @@ Json RowJson(const TightnessRow& r) {
                              {"member", r.constant.sample},
                              {"witness", r.constant.witness}};
   j["warnings"] = r.warnings;
+  if (r.theorem == Theorem::k42) {
+    j["alpha0"] = r.alpha0 > 0 ? Number(r.alpha0) : Json(nullptr);
+    // The conclusion's form: the later expected gap against eps beside the paper's 1/2.
+    Json points = Json::array();
+    for (const TightnessPoint& p : r.points) {
+      Json members = Json::array();
+      for (const TightnessSample& m : p.lower)
+        members.push_back({{"later_gap", Number(m.later_gap)},
+                           {"later_up_to", m.later_up_to},
+                           {"ratio_to_eps", Number(m.later_gap / m.eps)},
+                           {"ratio_to_sqrt_eps", Number(m.later_gap / std::sqrt(m.eps))},
+                           {"average_limit", Number(m.average_limit)},
+                           {"censored", m.sample.censoring != Censoring::kNone}});
+      points.push_back({{"value", p.value}, {"members", members}});
+    }
+    j["conclusion"] = {
+        {"label",
+         "later expected gap: each member's largest exact E||f - g|| over lengths up to at least "
+         "4 T* (measured on these pairs, a lower bound on their supremum over T), fitted log-log "
+         "in eps"},
+        {"exponent", Number(r.conclusion.exponent)},
+        {"ci", Interval(r.conclusion.ci)},
+        {"points_used", r.conclusion.points_used},
+        {"points_censored", r.conclusion.points_censored},
+        {"paper", Number(r.conclusion_paper)},
+        {"paper_label", "the paper's conclusion E||f - g|| = O(eps^(1/2)) beyond N0: exponent 1/2"},
+        {"reason", r.conclusion.reason},
+        {"points", points}};
+  }
   return j;
 }
 
@@ -443,6 +479,69 @@ std::string SimulatorText(const SimulatorCheck& s) {
   return text;
 }
 
+// Theorem 4.2: the average case's lower side against the paper, and the conclusion's form.
+void Print42Table(const TightnessResult& result) {
+  const TightnessOptions& o = result.options;
+  std::cout << fmt::format(
+      "tightness, Theorem 4.2 (--theorem 4.2) — seed {}, {} members a point, exact average sums "
+      "up to T = {}\n",
+      o.seed, o.seeds, o.average_max_length);
+  std::cout << "  lower = exact average first disagreement T* (least T with E||f - g|| > eps, "
+               "pi ~ Dir(alpha0), tokens iid from pi; a lower bound on N0); no certified upper "
+               "side; paper = thm4.2's exponent; later gap = the largest E||f - g|| after T* "
+               "(measured), against the paper's O(eps^(1/2))\n";
+  std::cout << fmt::format("{:<17} {:>8} {:>23} {:>7}  {:<13} {:>24} {:>5}\n", "row", "in",
+                           "lower exponent [95% CI]", "paper", "verdict", "later gap ~ eps^b [CI]",
+                           "paper");
+  for (const TightnessRow& r : result.rows)
+    std::cout << fmt::format(
+        "{:<17} {:>8} {} {:>7.3g}  {:<13} {:>24} {:>5}\n", r.name, r.regressor, ShowSide(r.lower),
+        r.paper, VerdictName(r.verdict.verdict),
+        std::isfinite(r.conclusion.exponent)
+            ? fmt::format("{} {}", Fixed(r.conclusion.exponent), ShowInterval(r.conclusion.ci))
+            : std::string("n/a"),
+        std::isfinite(r.conclusion_paper) ? Fixed(r.conclusion_paper) : "");
+  for (const TightnessRow& r : result.rows) {
+    std::cout << fmt::format("\n{} ({}): {}\n  class: {}\n", r.name, r.fit, r.verdict.reason,
+                             r.class_text);
+    if (std::isfinite(r.conclusion.exponent))
+      std::cout << fmt::format("  conclusion: {}\n", r.conclusion.reason);
+    if (r.constant.point >= 0)
+      std::cout << fmt::format("  empirical constant {} = {}\n", r.constant.name,
+                               Show(r.constant.value));
+    std::cout << fmt::format("  {:>10} {:>10} {:>24} {:>22} {:>10} {:>12}\n",
+                             RowParameter(r) == std::string("alpha0") ? "alpha0" : "eps",
+                             r.regressor, "lower T* (min/med/max)", "later gap (min/med/max)",
+                             "gap/eps", "gap/sqrt(eps)");
+    for (const TightnessPoint& p : r.points) {
+      // A capped member's later gap is only a lower bound: ≥ the largest E_T computed, and > ε
+      // (its T*, beyond the cap, has E_T* > ε). Shown as "≥x" or ">eps" after the uncensored
+      // members' spread and kept out of the median.
+      SeriesPoint later;
+      std::string bounds;
+      double eps = 0;
+      for (const TightnessSample& m : p.lower) {
+        if (m.sample.censoring == Censoring::kNone)
+          later.samples.push_back({m.later_gap, Censoring::kNone});
+        else
+          bounds += m.later_gap > m.eps ? " ≥" + Show(m.later_gap) : " >" + Show(m.eps);
+        eps = m.eps;
+      }
+      const Spread g = SampleSpread(later);
+      const std::string spread =
+          later.samples.empty() ? std::string("-")
+                                : fmt::format("{}/{}/{}", Show(g.min), Show(g.median), Show(g.max));
+      std::cout << fmt::format("  {:>10} {:>10} {:>24} {:>22} {:>10} {:>12}\n", Show(p.value),
+                               Show(p.regressor), SpreadText(p.lower, " (capped)"), spread + bounds,
+                               Show(g.median / eps), Show(g.median / std::sqrt(eps)));
+    }
+    for (const std::string& w : r.warnings) std::cout << "  warning: " << w << "\n";
+  }
+  std::cout << "\n(capped: no length up to the cap has an expected gap above eps, so T* is only > "
+               "the cap: the point is a bound and is not fitted; a capped member's later gap is "
+               "shown as ≥x or >eps, a lower bound kept out of the median and the ratios)\n";
+}
+
 // 4.1 --joint, after the table.
 void PrintJoint(const TightnessJoint& j, const std::vector<TightnessRow>& rows) {
   std::string names;
@@ -475,6 +574,7 @@ void PrintJoint(const TightnessJoint& j, const std::vector<TightnessRow>& rows) 
 void PrintTable(const TightnessResult& result) {
   if (result.options.theorem == Theorem::k53) return PrintRateTable(result);
   if (result.options.theorem == Theorem::k52) return Print52Table(result);
+  if (result.options.theorem == Theorem::k42) return Print42Table(result);
   const TightnessOptions& o = result.options;
   if (!o.family_dir.empty())
     std::cout << fmt::format(
@@ -610,7 +710,11 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
       "so the rows say where the lower side is not yet certified), the upper side two-layer-length "
       "(balanced-blocks' proven length, docs/theory.md §4.8), the balanced-blocks simulator's "
       "needed length on found x (eps and k rows), and the registry's thm5.2 exponent "
-      "(docs/tightness.md §5).");
+      "(docs/tightness.md §5). --theorem 4.2: the average case's lower side, the exact average "
+      "first disagreement (least T with E||f - g|| > eps under pi ~ Dir(alpha0)) of the "
+      "average-bump family, per eps (one row per --alpha0) and per alpha0, against thm4.2's "
+      "exponent 2 + 2/alpha0, with the later expected gap against the paper's O(eps^(1/2)) "
+      "(docs/tightness.md §8).");
   SetExamples(cmd,
               {"ltsim tightness --parameters eps --points 3 --seeds 1 --no-validate",
                "ltsim tightness --parameters eps,scale --points 3 --seeds 1 --heads 1 "
@@ -621,18 +725,20 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
                "ltsim tightness --theorem 5.3 --methods markov,blocks --points 3 --seeds 2 "
                "--x-length 20000",
                "ltsim tightness --theorem 5.2 --parameters positional-margin --points 3 --seeds 2",
+               "ltsim tightness --theorem 4.2 --parameters eps --alpha0 1 --points 3 --seeds 2",
                "ltsim construct family bump --slope 2 --out-dir fam/s2; ltsim construct family "
                "bump --slope 4 --out-dir fam/s4; ltsim construct family bump --slope 8 "
                "--out-dir fam/s8; ltsim tightness --family-dir fam --parameter slope"},
               "Every point's members are written as point witnesses with --out-dir; `ltsim "
               "replay FILE` re-runs one (exit 0 = reproduced, 1 = not).");
   cmd->add_option("--theorem", args->theorem,
-                  "4.1 (default), 5.2 (eps, attention-norm, positional-margin and k rows) or 5.3 "
-                  "(Lemma 5.3's rate "
+                  "4.1 (default), 4.2 (eps rows per alpha0 and the alpha0 row, average case), 5.2 "
+                  "(eps, attention-norm, positional-margin and k rows) or 5.3 (Lemma 5.3's rate "
                   "in n per subsequence scheme) (docs/tightness.md)");
   cmd->add_option("--parameters", args->parameters,
                   "comma list of eps, scale, period, alphabet, locality, margin (4.1; default "
-                  "all), eps, attention-norm, positional-margin, k (5.2; default all) or n (5.3)");
+                  "all), eps, alpha0 (4.2; default both), eps, attention-norm, positional-margin, "
+                  "k (5.2; default all) or n (5.3)");
   cmd->add_option("--methods", args->schemes,
                   "5.3: comma list of markov, blocks, uniform, truncate (default all, one row "
                   "each)");
@@ -667,6 +773,14 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
                   "max(10^4, 4 T_hard) until the needed n stops growing or reaches the upper "
                   "side (default 200000; 5.2's eps and k rows use min(20000, this))");
   cmd->add_flag("--no-validate", args->no_validate, "skip the simulator check on found x");
+  cmd->add_option("--alpha0", args->alphas0,
+                  "4.2: comma list of the Dirichlet alpha0 of the eps rows, one row each "
+                  "(default 0.5,1,2; each in [0.05, 20])");
+  auto* average_max =
+      cmd->add_option("--average-max-length", args->options.average_max_length,
+                      "4.2: the longest length of the exact average computation (grown 4x from "
+                      "64; default 4096, at most 100000); a member whose expected gap stays <= "
+                      "eps up to it is censored");
   cmd->add_flag("--joint", args->options.joint,
                 "4.1: also fit ln T* = a + sum_j b_j ln x_j jointly over the lower-side samples "
                 "of every requested row, each sample with its own pair's 1/eps, L, Delta, S, tau "
@@ -691,14 +805,16 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
             "(tightness_<parameter>.png/.svg) and a point witness per member in this directory");
   AddDeprecated(cmd, "--replay", args->replay, "ltsim replay FILE");
   cmd->add_flag("--json", args->json, "print the JSON document instead of the table");
-  cmd->callback([args, points, x_length, max_n, &exit_code] {
+  cmd->callback([args, points, x_length, max_n, average_max, &exit_code] {
     if (!args->replay.empty()) {
       exit_code = RunPointReplay(args->replay, args->json);
       return;
     }
     SetCommandFlags({{"statistics_budget", "--budget"},
                      {"precision_bits", "--precision"},
-                     {"schemes", "--methods"}});
+                     {"schemes", "--methods"},
+                     {"alphas0", "--alpha0"},
+                     {"average_max_length", "--average-max-length"}});
     TightnessOptions o = args->options;
     const auto shown = [](const std::string& name) {
       return name.size() > 60 ? name.substr(0, 60) + "..." : name;  // one short line
@@ -706,7 +822,7 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
     const auto theorem = kTheoremNames.Find(args->theorem);
     if (!theorem)
       throw InputError("--theorem: unknown theorem '" + shown(args->theorem) +
-                       "' (known: 4.1, 5.2, 5.3)");
+                       "' (known: 4.1, 4.2, 5.2, 5.3)");
     o.theorem = *theorem;
     std::string known;
     for (StudyParameter p : TightnessParameters(o.theorem))
@@ -720,6 +836,29 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
         o.parameters.push_back(*parameter);
       }
     if (!args->schemes.empty()) o.schemes = SplitList(args->schemes, "--methods");
+    if (!args->alphas0.empty()) {
+      if (o.theorem != Theorem::k42) throw InputError("--alpha0: only for --theorem 4.2");
+      for (const std::string& a : SplitList(args->alphas0, "--alpha0")) {
+        std::size_t used = 0;
+        double value = 0;
+        try {
+          value = std::stod(a, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != a.size() || !(value >= 0.05 && value <= 20))
+          throw InputError("--alpha0: '" + shown(a) + "' is not a number in [0.05, 20]");
+        // Rows are named eps_alpha<a> by the shortest form of a: equal names would write the
+        // same files.
+        for (double b : o.alphas0)
+          if (fmt::format("{}", b) == fmt::format("{}", value))
+            throw InputError("--alpha0: '" + shown(a) + "' repeats alpha0 = " +
+                             fmt::format("{}", b) + " (each value names one row)");
+        o.alphas0.push_back(value);
+      }
+    }
+    if (o.theorem != Theorem::k42 && average_max->count() > 0)
+      throw InputError("--average-max-length: only for --theorem 4.2");
     if (o.joint && o.theorem != Theorem::k41)
       throw InputError("--joint: only for --theorem 4.1 (its log-log rows)");
     if (o.theorem != Theorem::k53 &&
@@ -748,6 +887,7 @@ void AddTightnessCommand(CLI::App& app, int& exit_code) {
     // thresholds and simulator runs.
     Progress progress("tightness", o.theorem == Theorem::k53   ? "attacks"
                                    : o.theorem == Theorem::k52 ? "thresholds and simulator runs"
+                                   : o.theorem == Theorem::k42 ? "average computations"
                                                                : "members and checks");
     o.progress = progress.Callback();
     // --out-dir locked and checked before any work, written as one set (io/output_dir.h).

@@ -6,16 +6,17 @@
 
 namespace ltsim {
 
-/// The statement a tightness table measures: Theorem 4.1 (one layer), 5.2 (two layers),
-/// Lemma 5.3 (the statistic error's rate).
-enum class Theorem { k41, k52, k53 };
+/// The statement a tightness table measures: Theorem 4.1 (one layer), 4.2 (one layer, average
+/// case), 5.2 (two layers), Lemma 5.3 (the statistic error's rate).
+enum class Theorem { k41, k42, k52, k53 };
 
-inline constexpr io::NameTable<Theorem, 3> kTheoremNames{
-    "theorem", {{{Theorem::k41, "4.1"}, {Theorem::k52, "5.2"}, {Theorem::k53, "5.3"}}}};
+inline constexpr io::NameTable<Theorem, 4> kTheoremNames{
+    "theorem",
+    {{{Theorem::k41, "4.1"}, {Theorem::k42, "4.2"}, {Theorem::k52, "5.2"}, {Theorem::k53, "5.3"}}}};
 
 /// A parameter a sweep or a tightness row varies: Theorem 4.1's ε, the weight scale (via L),
 /// Δ, |Σ|, τ and the margin γ (with p bits); Lemma 5.3's length n of the statistic; Theorem
-/// 5.2's k-gram order k and positional margin γ_pos.
+/// 5.2's k-gram order k and positional margin γ_pos; Theorem 4.2's Dirichlet α₀.
 enum class StudyParameter {
   kEps,
   kScale,
@@ -26,10 +27,11 @@ enum class StudyParameter {
   kN,
   kK,
   kPositionalMargin,
-  kAttentionNorm
+  kAttentionNorm,
+  kAlpha0
 };
 
-inline constexpr io::NameTable<StudyParameter, 10> kStudyParameterNames{
+inline constexpr io::NameTable<StudyParameter, 11> kStudyParameterNames{
     "parameter",
     {{{StudyParameter::kEps, "eps"},
       {StudyParameter::kScale, "scale"},
@@ -40,7 +42,8 @@ inline constexpr io::NameTable<StudyParameter, 10> kStudyParameterNames{
       {StudyParameter::kN, "n"},
       {StudyParameter::kK, "k"},
       {StudyParameter::kPositionalMargin, "positional-margin"},
-      {StudyParameter::kAttentionNorm, "attention-norm"}}}};
+      {StudyParameter::kAttentionNorm, "attention-norm"},
+      {StudyParameter::kAlpha0, "alpha0"}}}};
 
 /// The parameter's name (kStudyParameterNames).
 inline const char* ParameterName(StudyParameter p) { return kStudyParameterNames.Name(p); }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,7 +20,7 @@
 namespace ltsim {
 
 struct TightnessOptions {
-  Theorem theorem = Theorem::k41;          ///< 4.1, 5.2 or 5.3 (docs/tightness.md)
+  Theorem theorem = Theorem::k41;          ///< 4.1, 4.2, 5.2 or 5.3 (docs/tightness.md)
   std::vector<StudyParameter> parameters;  ///< empty: every parameter of the theorem
   std::uint64_t seed = 1;                  ///< master seed of the family members and inputs
   int threads = 0;                         ///< oneTBB arena; 0 = all; never changes results
@@ -51,6 +52,11 @@ struct TightnessOptions {
   std::uint64_t statistic_max_n = 16'000;
   /// 5.3: the z length of the locality row (τ varied at this n).
   std::uint64_t statistic_locality_n = 1'000;
+  /// 4.2: the Dirichlet α₀ of the eps rows, one row each (empty: 0.5, 1, 2).
+  std::vector<double> alphas0;
+  /// 4.2: the longest length of the exact average computation (docs/theory.md §13); a member
+  /// whose expected gap stays ≤ ε up to it is censored (T* > it).
+  std::uint64_t average_max_length = 4096;
   /// 4.1: a user's family directory (docs/tightness.md §7): one row over its members, fitted in
   /// the parameter their meta records, instead of the built-in rows ("" = the built-in rows).
   std::string family_dir;
@@ -75,6 +81,12 @@ struct TightnessSample {
   /// A user's family: the member's directory name and the T* its meta records (if any).
   std::string name;
   std::optional<std::uint64_t> recorded;
+  /// 4.2: the largest expected gap over the lengths computed (measured, exact sums), the length
+  /// up to which they were computed, and the pair's limit of the expected gap (quadrature).
+  double later_gap = 0.0;
+  std::uint64_t later_up_to = 0;
+  double average_limit = 0.0;
+  double alpha0 = 0.0;  ///< 4.2: the prior's α₀
 };
 
 /// One |x| of the adaptive simulator check: the needed n at that |x| (the larger over the
@@ -157,6 +169,12 @@ struct TightnessRow {
   /// row has none).
   std::string simulator_source;
   ExponentEstimate simulator;
+  /// 4.2: the conclusion's form: the later expected gap (each member's largest over the lengths
+  /// computed, beyond its T*) fitted log-log against ε (eps rows), beside the paper's 1/2 of
+  /// O(ε^(1/2)); `conclusion.reason` says what it shows. NaN exponent on other rows.
+  ExponentEstimate conclusion;
+  double conclusion_paper = std::numeric_limits<double>::quiet_NaN();
+  double alpha0 = 0.0;  ///< 4.2 eps rows: the prior's α₀ (0 elsewhere)
   /// A user's family row: its directory ("" for the built-in rows); `name` is then the meta key
   /// of its parameter.
   std::string family_dir;

@@ -15,7 +15,34 @@ struct FamilyPair {
   std::string family;      ///< "bump", "margin" or "positional-margin"
   std::string semantics;   ///< the semantic assumptions its T* relies on (docs/tightness.md §2)
   double predicted = 0.0;  ///< the closed-form T* (docs/tightness.md §2), 0 when not derived
+  /// Theorem 4.2's average-bump pair: lim_(T→∞) E‖f − g‖_∞ under its Dirichlet prior (the
+  /// quadrature of docs/families.md, average-bump; 0 for the other families).
+  double average_limit = 0.0;
 };
+
+/// The expected bump E[s·max(0, w − |p − c|)] over p ~ Beta(α, α) (docs/families.md, average-bump),
+/// by tanh-sinh quadrature of the bump against the Beta(α, α) density on each side of the centre:
+/// the limit of the average-bump pair's expected gap.
+double AverageBumpLimit(double alpha, double slope, double half_width, double centre);
+
+/// The average-bump pair's expected gap at length T by the direct Beta-binomial sum
+/// Σ_k P(n₁ = k)·s·max(0, w − |k/T − c|), n₁ ~ BetaBinomial(T, α, α) (docs/families.md,
+/// average-bump).
+double AverageBumpGap(double alpha, double slope, double half_width, double centre,
+                      std::uint64_t length);
+
+/// The average-bump pair of Theorem 4.2's rows (docs/families.md, average-bump): the one-head
+/// hardmax bump pair with S = 2, Δ = 1, τ = 0 (every key ties, so the head reads μ₁ = n₁/T),
+/// slope s, centre c = w·(1 + offset), its half-width w solved so that the limit expected gap
+/// under π ~ Dir(α, α) is height·ε (`sqrt_form` false) or height·ε^(1/2) (true: the form of
+/// Theorem 4.2's conclusion). Its average first disagreement (least T with E_T > ε) exceeds
+/// 1/(c + w). `predicted` is that T* by AverageBumpGap under AverageGap's rule (E_T > ε +
+/// kThresholdGapTolerance·max(1, ‖f‖∞, ‖g‖∞) over the strings of length T); 0 when some E_T up
+/// to it lies within 10⁻⁷·ε of that boundary, or none exceeds it up to 10⁶. InputError for α ∉
+/// [0.05, 20], ε ∉ (0, 1), slope ≤ 0, height ∉ (1, 10], offset ∉ [0, 1), or a limit that no bump
+/// inside [0, 1] reaches.
+FamilyPair MakeAverageBumpPair(double alpha, double eps, double slope, double height, double offset,
+                               bool sqrt_form = false);
 
 /// The bump pair: one hardmax head that attends to the keys at positions ≡ 0 (mod Δ) (all keys
 /// when Δ = 1; logit +1 on residue 0, zero biases over the τ+1 suffix), copies the share μ₁ of

@@ -43,7 +43,9 @@ struct CertifyOptions {
   double tolerance = 1e-6;
   /// Seconds (0: none) after which the exact threshold runs stop as if their evaluation budget
   /// were spent (a window can hold far more evaluations than the budget checked between
-  /// windows). A decision reached under it depends on timing, never its soundness.
+  /// windows), and the limit search stops between boxes (then `undecided`, reason "time
+  /// budget", stopped_by kTimeBudget). A decision reached under it depends on timing, never its
+  /// soundness.
   double time_budget = 0.0;
   /// Boxes of the limit search refined before it stops (then `undecided`, reason "budget").
   std::uint64_t max_boxes = 2'000'000;
@@ -56,6 +58,17 @@ enum class CertifyVerdict { kAgrees, kDisagrees, kUndecided };
 
 /// "agrees-at-every-length", "disagrees", "undecided".
 const char* CertifyVerdictName(CertifyVerdict verdict);
+
+/// What ended an undecided search before it reached a decision.
+enum class CertifyStop {
+  kNone,              ///< it did not stop early (decided, or undecided by tolerance/resolution)
+  kTimeBudget,        ///< time_budget passed (exact runs or the limit search)
+  kBoxBudget,         ///< max_boxes boxes of the limit search
+  kEvaluationBudget,  ///< the first exact run's evaluations, before the lengths ≤ τ* + 1
+};
+
+/// "none", "time budget", "box budget", "evaluation budget".
+const char* CertifyStopName(CertifyStop stop);
 
 /// A statistic some string has: its length, joint-view far counts and suffix.
 struct CertifyStatistic {
@@ -91,7 +104,19 @@ struct CertifyResult {
   /// f and g have the same parameters (SameFunction): the gap is 0 at every length, decided
   /// without a search (docs/theory.md §12.10).
   bool identical = false;
-  std::string reason;  ///< undecided: "tolerance" (bracket ≤ tolerance) or "budget"
+  /// undecided: "tolerance" (bracket ≤ tolerance), "budget" (boxes or evaluations), "time
+  /// budget", "resolution" or "rounding".
+  std::string reason;
+  /// undecided by a budget: which one stopped the decision (kNone otherwise).
+  CertifyStop stopped_by = CertifyStop::kNone;
+  /// The last exact threshold run that stopped before its length (T₀ then stays where it
+  /// stopped, §12.7): why (kNone: every exact run completed). Nothing certified depends on it.
+  ThresholdStop exact_stopped = ThresholdStop::kNone;
+  /// The length that stopped run had searched to (0 when none stopped).
+  std::uint64_t exact_stopped_at = 0;
+  /// That run was the one confirming a disagreement the limit search found (T* ≤ its length
+  /// then lies beyond where it stopped), not one extending T₀.
+  bool exact_stopped_confirming = false;
   double tolerance = 0.0;
   double seconds = 0.0;
 };

@@ -114,6 +114,32 @@ TEST(Certify, ANarrowTriangleAtOneInTenMillionFirstDisagreesAtTenMillion) {
   EXPECT_NEAR(r.witness_gap, h - slope * 1e-15, 1e-9);
 }
 
+// The Fibonacci bump above (T* = 17711) with the exact lengths capped at 1000 and an exact
+// budget (5000 evaluations) that completes the first run to T₀ = 50 but not the run confirming
+// the limit search's disagreement at a length beyond the cap (extensions reach 1000 with their
+// own budget): the result says the confirming run stopped (exact_stopped_confirming) at the
+// length it reached (measured 71), not at exact_up_to = 1000, and T* ≤ the disagreeing length.
+TEST(Certify, AStoppedConfirmingRunReportsWhereItStopped) {
+  CertifyOptions o;
+  o.epsilon = 0.5;
+  o.threads = 1;
+  o.initial_length = 50;
+  o.max_exact_length = 1000;
+  o.exact_evaluations = 5000;
+  o.extension_evaluations = 2'000'000;
+  const CertifyResult r =
+      Certify(ShareOfOnes(Attention::kHardmax, 0.0), Bump(kGolden, 4e-9, 1.0), o);
+  ASSERT_EQ(r.verdict, CertifyVerdict::kDisagrees);
+  EXPECT_FALSE(r.first_disagreement.has_value());
+  ASSERT_TRUE(r.first_disagreement_at_most.has_value());
+  EXPECT_GE(*r.first_disagreement_at_most, 17711u);
+  EXPECT_EQ(r.exact_up_to, 1000u);
+  EXPECT_TRUE(r.exact_stopped_confirming);
+  EXPECT_EQ(r.exact_stopped, ThresholdStop::kEvaluations);
+  EXPECT_GE(r.exact_stopped_at, 50u);
+  EXPECT_LT(r.exact_stopped_at, r.exact_up_to);
+}
+
 // Softmax, keys of 1s e^a times heavier in g: g − f = x(1 − x)(e^a − 1)/(x e^a + 1 − x) at
 // share x, largest at x* = 1/(1 + e^(a/2)) (irrational), sup = tanh(a/4) approached, never
 // attained. Above it: agrees; below: disagrees at the threshold's T*; at it: undecided, with
