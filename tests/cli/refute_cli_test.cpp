@@ -326,8 +326,9 @@ TEST_F(RefuteCli, TwoLayerPairBeyondASmallBoundIsCertifiedAndReplays) {
   // The class's limits hold for the reported pair.
   for (const auto& scale : j["output_scale"]) EXPECT_LE(scale.get<double>(), 8.0 * (1 + 1e-9));
   for (int layer = 0; layer < 2; ++layer) {  // B bounds softmax and finite layers' logits
-    if (j["attention"][layer] != "hardmax")
+    if (j["attention"][layer] != "hardmax") {
       EXPECT_LE(j["logit_scale"][layer].get<double>(), 8.0 * (1 + 1e-9)) << layer;
+    }
   }
   // `threshold` on the two files (the path search) certifies the same T* and witness.
   const Result th = Run({"threshold", Path("out/f.json"), Path("out/g.json"), "--eps", "0.05",
