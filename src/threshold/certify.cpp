@@ -764,10 +764,28 @@ CertifyResult Certify(const Transformer& f, const Transformer& g, const CertifyO
       result.lower_statistic.length = *r.first_disagreement;
       result.lower_statistic.gap = r.gap;
     }
+    // The lengths ≤ m hold no far keys: their largest gaps, evaluated string by string. The
+    // run that found T* stopped there, so when T* < m the lengths T* + 1 … m are enumerated
+    // here (at most Δ*·S^m ≤ 2^16 strings a length, §12.7), with an ε no gap exceeds.
+    std::vector<double> short_gaps = r.max_gap_per_length;
+    if (r.checked_up_to < m) {
+      ThresholdOptions t;
+      t.epsilon = std::numeric_limits<double>::max();
+      t.max_length = m;
+      t.prune = false;
+      t.max_evaluations = options.exact_evaluations;
+      t.seed = options.seed;
+      t.threads = options.threads;
+      ++result.threshold_runs;
+      const ThresholdResult all = FindThreshold(f, g, t);
+      result.threshold_evaluations += all.evaluations;
+      short_gaps = all.checked_up_to >= m
+                       ? all.max_gap_per_length
+                       : std::vector<double>(m, std::numeric_limits<double>::infinity());
+    }
     double short_max = 0.0;
-    for (std::size_t t = 0; t < std::min<std::size_t>(m, r.max_gap_per_length.size()); ++t)
-      if (!std::isnan(r.max_gap_per_length[t]))
-        short_max = std::max(short_max, r.max_gap_per_length[t]);
+    for (std::size_t t = 0; t < std::min<std::size_t>(m, short_gaps.size()); ++t)
+      if (!std::isnan(short_gaps[t])) short_max = std::max(short_max, short_gaps[t]);
     const LimitSearch::Report rep =
         limit.Run(1, options.epsilon, false, 0, std::max<std::uint64_t>(1, options.max_boxes / 200),
                   result.boxes, deadline);

@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
 #include "ltsim/core/error.h"
+#include "ltsim/model/model_file.h"
 #include "ltsim/threshold/threshold.h"
 #include "ltsim_test/hand_models.h"
 
@@ -138,6 +140,51 @@ TEST(Certify, AStoppedConfirmingRunReportsWhereItStopped) {
   EXPECT_EQ(r.exact_stopped, ThresholdStop::kEvaluations);
   EXPECT_GE(r.exact_stopped_at, 50u);
   EXPECT_LT(r.exact_stopped_at, r.exact_up_to);
+}
+
+// A disagreement at T* = 1 below m = τ* + 1 = 3: the run that found T* stopped there, and the
+// lengths 2 and 3 (no far keys) were bounded by nothing; sup_gap_upper (the limit search's
+// bound from length 4 on, 161.6) was below the gap 220.8 attained at length 2. A random pair
+// of the certify property (S = 1, finite p = 1 with Δ = 2, τ = 2 against softmax with Δ = 3,
+// τ = 1).
+constexpr const char* kShortF =
+    R"({"format":"ltsim-model","version":1,"name":"random","alphabet":1,"width":2,"period":2,"l)"
+    R"(ocality":2,"tie_tolerance":1e-09,"embedding":[[-0.3265411794613827,1.4540145581588773]],)"
+    R"("positional":[[-0.3904499988172174,-0.6700741429480336],[-0.037352702715995285,1.3963606)"
+    R"(48055829]],"layers":[{"attention":"finite","bias_scaling":"none","precision_bits":1,"hea)"
+    R"(ds":[{"qk":[[-0.3095927452585732,-1.4448025199716845],[2.292951287967546,1.1240534996441)"
+    R"(907]],"ov":[[-0.31297284387761876,-1.3385789515982942],[-1.0618194916840773,-0.535346774)"
+    R"(7156452]],"bias":[0.900301604963203,0.4685530281464502,1.3578401451856423]}]}],"readout")"
+    R"(:{"weight":[[0.9010043352194333,-0.38650563326857396]],"bias":[0.4026222776798567]},"met)"
+    R"(a":{}})";
+constexpr const char* kShortG =
+    R"({"format":"ltsim-model","version":1,"name":"random","alphabet":1,"width":2,"period":3,"l)"
+    R"(ocality":1,"tie_tolerance":1e-09,"embedding":[[-1.8689654258157724,-2.333404708830458]],)"
+    R"("positional":[[4.141629897166329,-1.4904935698491368],[0.13054480517751893,0.59724684342)"
+    R"(89234],[-7.8797409727417875,-1.9434901041184411]],"layers":[{"attention":"softmax","bias)"
+    R"(_scaling":"none","heads":[{"qk":[[-4.617077759718888,-3.271507237060388],[1.773342348974)"
+    R"(6496,0.304682493622337]],"ov":[[-2.6280063252521644,1.3203587718595906],[2.4154697461317)"
+    R"(72,1.8863329469285202]],"bias":[-1.460486133190395,2.7491217748954053]},{"qk":[[4.999284)"
+    R"(76256839,-8.379348830468771],[2.5055559468499116,4.2436511660693235]],"ov":[[0.969696989)"
+    R"(4386662,2.030952968157104],[1.303591779679822,6.453583364418134]],"bias":[5.040468189759)"
+    R"(751,1.0076060513060547]}]}],"readout":{"weight":[[2.5927503866345605,-5.526730071953301])"
+    R"(],"bias":[-1.895864623926823]},"meta":{}})";
+
+TEST(Certify, ADisagreementBelowTheShortLengthsStillBoundsThem) {
+  const Transformer f = ModelFromJson(nlohmann::ordered_json::parse(kShortF), "f");
+  const Transformer g = ModelFromJson(nlohmann::ordered_json::parse(kShortG), "g");
+  ThresholdOptions all;
+  all.epsilon = 1e6;
+  all.max_length = 60;
+  all.prune = false;
+  const ThresholdResult brute = FindThreshold(f, g, all);
+  double brute_max = 0.0;
+  for (double gap : brute.max_gap_per_length) brute_max = std::max(brute_max, gap);
+  const CertifyResult r = Decide(f, g, 0.5 * brute_max);
+  ASSERT_EQ(r.verdict, CertifyVerdict::kDisagrees);
+  EXPECT_EQ(r.first_disagreement.value_or(0), 1u);
+  EXPECT_GE(r.sup_gap_upper, brute_max * (1 - 1e-12));
+  EXPECT_GE(r.sup_gap_upper, r.sup_gap_lower);
 }
 
 // Softmax, keys of 1s e^a times heavier in g: g − f = x(1 − x)(e^a − 1)/(x e^a + 1 − x) at
