@@ -644,6 +644,19 @@ const std::vector<std::string>& TwoLayerProposalNames() { return kProposalNames;
 
 namespace {
 
+// Whether a candidate pair may replace the current one: a refuting pair is never replaced by a
+// non-refuting one and always replaces one; otherwise the score must not decrease.
+bool Keeps(const TwoLayerSearchOptions& o, const Transformer& nf, const Transformer& ng,
+           const TwoLayerEvaluation& candidate, const Transformer& f, const Transformer& g,
+           const TwoLayerEvaluation& current) {
+  if (!candidate.valid) return false;
+  if (o.refutes) {
+    const bool was = current.valid && o.refutes(f, g, current), is = o.refutes(nf, ng, candidate);
+    if (was != is) return is;
+  }
+  return candidate.score >= current.score;
+}
+
 int DrawKind(Engine& e) {
   double total = 0;
   for (double w : kProposalWeights) total += w;
@@ -743,7 +756,7 @@ TwoLayerClimb Climb(const TwoLayerSearchOptions& o, int index, const Start& from
     if (best_prediction < 0) continue;
     ++climb.applied[kind];
     const TwoLayerEvaluation ev = EvaluateTwoLayerPair(o, nf, ng, HintsOf(climb.best, h));
-    if (ev.valid && ev.score >= climb.best.score) {
+    if (Keeps(o, nf, ng, ev, climb.f, climb.g, climb.best)) {
       if (ev.score > climb.best.score) ++climb.accepted[kind];
       climb.f = std::move(nf);
       climb.g = std::move(ng);
@@ -790,7 +803,7 @@ int Shrink(const TwoLayerSearchOptions& o, TwoLayerClimb& climb, std::uint64_t b
         if (!changed) continue;
         ++*spent;
         const TwoLayerEvaluation ev = EvaluateTwoLayerPair(o, nf, ng, HintsOf(climb.best, {}));
-        if (ev.valid && ev.score >= climb.best.score) {
+        if (Keeps(o, nf, ng, ev, climb.f, climb.g, climb.best)) {
           climb.f = std::move(nf);
           climb.g = std::move(ng);
           climb.best = ev;
@@ -909,11 +922,14 @@ TwoLayerSearchResult RunTwoLayerSearch(const TwoLayerSearchOptions& o) {
   });
   for (Start& s : firsts) result.climbs.push_back(std::move(s.climb));
   for (TwoLayerClimb& c : climbed) result.climbs.push_back(std::move(c));
-  for (std::size_t i = 0; i < result.climbs.size(); ++i) {
-    result.evaluations += result.climbs[i].trajectory.size();
-    if (result.climbs[i].best.score > result.climbs[result.best].best.score)
-      result.best = static_cast<int>(i);
+  std::vector<TwoLayerEvaluation> pairs;
+  std::vector<bool> refuting;
+  for (const TwoLayerClimb& c : result.climbs) {
+    result.evaluations += c.trajectory.size();
+    pairs.push_back(c.best);
+    refuting.push_back(o.refutes && c.best.valid && o.refutes(c.f, c.g, c.best));
   }
+  result.best = SelectTwoLayerBest(pairs, refuting);
   TwoLayerClimb& best = result.climbs[result.best];
   if (shrink_budget > 0)
     result.shrink_accepted = Shrink(o, best, shrink_budget, &result.shrink_evaluations, stop);
@@ -940,12 +956,45 @@ double LowerBound(const TwoLayerEvaluation& ev) {
 
 }  // namespace
 
+bool TwoLayerRefutes(const TwoLayerEvaluation& ev, double bound_value) {
+  return ev.valid && ev.separated && std::isfinite(bound_value) && bound_value > 0 &&
+         LowerBound(ev) > bound_value;
+}
+
+int SelectTwoLayerBest(const std::vector<TwoLayerEvaluation>& pairs,
+                       const std::vector<bool>& refuting) {
+  int best = 0;
+  for (int i = 1; i < static_cast<int>(pairs.size()); ++i) {
+    const bool r = refuting[i], rb = refuting[best];
+    if (r != rb ? r : pairs[i].score > pairs[best].score) best = i;
+  }
+  return best;
+}
+
+std::vector<int> TwoLayerCensoredBelowBound(const std::vector<TwoLayerEvaluation>& pairs,
+                                            const std::vector<double>& bound_values) {
+  std::vector<int> censored;
+  for (int i = 0; i < static_cast<int>(pairs.size()); ++i) {
+    const TwoLayerEvaluation& ev = pairs[i];
+    const double b = bound_values[i];
+    if (ev.valid && ev.separated && !ev.first_disagreement && std::isfinite(b) && b > 0 &&
+        LowerBound(ev) <= b)
+      censored.push_back(i);
+  }
+  return censored;
+}
+
 TwoLayerRefuteResult RunTwoLayerRefute(const TwoLayerSearchOptions& options,
                                        const std::string& bound) {
   ValidateRefuteBound(bound);
   TwoLayerRefuteResult r;
   r.bound = bound;
-  r.search = RunTwoLayerSearch(options);
+  TwoLayerSearchOptions o = options;
+  o.refutes = [&](const Transformer& f, const Transformer& g, const TwoLayerEvaluation& ev) {
+    return TwoLayerRefutes(ev, EvaluateRefuteBound(bound, PairWithEps(f, g, options.eps)));
+  };
+  r.search = RunTwoLayerSearch(o);
+  r.search.options.refutes = nullptr;
   const TwoLayerClimb& best = r.search.climbs[r.search.best];
   const TwoLayerEvaluation& ev = best.best;
   r.constants = PairWithEps(best.f, best.g, options.eps);
@@ -953,16 +1002,28 @@ TwoLayerRefuteResult RunTwoLayerRefute(const TwoLayerSearchOptions& options,
   const double t = LowerBound(ev);
   const bool usable = std::isfinite(r.bound_value) && r.bound_value > 0;
   if (usable && ev.valid) r.ratio = t / r.bound_value;
-  r.refuted = usable && ev.valid && ev.separated && t > r.bound_value;
+  r.refuted = TwoLayerRefutes(ev, r.bound_value);
   if (!r.refuted) {
     std::vector<std::string> why;
-    if (ev.valid && ev.separated && !ev.first_disagreement && usable && r.bound_value >= t) {
+    // Any separated pair censored at or below the bound at its constants limits the verdict.
+    std::vector<TwoLayerEvaluation> pairs;
+    std::vector<double> values;
+    for (const TwoLayerClimb& c : r.search.climbs) {
+      pairs.push_back(c.best);
+      values.push_back(c.best.valid ? EvaluateRefuteBound(bound, PairWithEps(c.f, c.g, options.eps))
+                                    : std::nan(""));
+    }
+    const std::vector<int> censored = TwoLayerCensoredBelowBound(pairs, values);
+    if (!censored.empty()) {
+      const TwoLayerEvaluation& c = pairs[censored.front()];
       r.limited_by.push_back("max_length");
       why.push_back(fmt::format(
-          "the best separated pair agrees up to {} ({}), below the bound {} at its constants",
-          ev.checked_up_to,
-          ev.capped ? "the threshold's evaluation cap stopped it there" : "the search's N",
-          r.bound_value));
+          "{} separated pair(s) agree up to their certified length while the bound at their "
+          "constants is at least that (first: climb {} agrees up to {} ({}), bound {:.6g}): "
+          "their T* may exceed the bound",
+          censored.size(), r.search.climbs[censored.front()].index, c.checked_up_to,
+          c.capped ? "the threshold's evaluation cap stopped it there" : "the search's N",
+          values[censored.front()]));
     }
     if (r.search.stopped_by_time) {
       r.limited_by.push_back("time_budget");

@@ -54,6 +54,8 @@ void ValidateTwoLayerClass(const TwoLayerClass& cls);
 /// True when the model has the class's sizes and modes and meets its limits (1e-9 relative).
 bool InTwoLayerClass(const TwoLayerClass& cls, const Transformer& model);
 
+struct TwoLayerEvaluation;
+
 struct TwoLayerSearchOptions {
   TwoLayerClass cls;
   double eps = 0.05;
@@ -71,6 +73,10 @@ struct TwoLayerSearchOptions {
   std::uint64_t shrink_budget = 20;  ///< evaluations for shrinking: min(this, budget/10)
   /// Called after each climb (serialised): climbs done, climbs in all, evaluations, best score.
   std::function<void(int, int, std::uint64_t, double)> progress;
+  /// `refute` only: true when a pair refutes the bound. Then a refuting pair ranks above every
+  /// non-refuting one (in the climbs, the choice of the best pair and shrinking), whatever the
+  /// scores (docs/refute.md §8.4).
+  std::function<bool(const Transformer&, const Transformer&, const TwoLayerEvaluation&)> refutes;
 };
 
 /// One pair's certified T* and separation.
@@ -127,6 +133,22 @@ const std::vector<std::string>& TwoLayerProposalNames();
 /// The climbs (or the random baseline) in parallel; identical for any thread count unless the
 /// time budget stopped it.
 TwoLayerSearchResult RunTwoLayerSearch(const TwoLayerSearchOptions& options);
+
+/// True when a pair refutes a bound whose value at the pair's constants is `bound_value`: the
+/// pair is valid and separated, the bound is finite and > 0, and the certified lower bound of T*
+/// (T* itself, or checked_up_to + 1 when censored) exceeds it (docs/refute.md §8.4).
+bool TwoLayerRefutes(const TwoLayerEvaluation& ev, double bound_value);
+
+/// The index of the pair judged among `pairs`: the highest-scoring refuting pair when any
+/// refutes (`refuting[i]`), else the highest-scoring pair; the lowest index on ties.
+int SelectTwoLayerBest(const std::vector<TwoLayerEvaluation>& pairs,
+                       const std::vector<bool>& refuting);
+
+/// Why a verdict that is not a refutation is limited: the indices of the valid, separated pairs
+/// whose T* is censored (no T* ≤ checked_up_to) at or below the bound at their constants
+/// (`bound_values[i]`, finite and > 0), so their T* may still exceed it.
+std::vector<int> TwoLayerCensoredBelowBound(const std::vector<TwoLayerEvaluation>& pairs,
+                                            const std::vector<double>& bound_values);
 
 struct TwoLayerRefuteResult {
   TwoLayerSearchResult search;
