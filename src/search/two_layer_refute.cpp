@@ -1153,8 +1153,9 @@ bool ReplayTwoLayerRefute(const std::string& path, std::string* report) {
         {static_cast<Token>(pair[0].Int(0, f.alphabet - 1)), pair[1].UInt(1, kProbeMaxLength)});
   }
   if (Length(sup) > kProbeMaxLength) j.At("sup_string").Fail("longer than 20000 tokens");
-  // The threshold exactly as the search ran it (one thread there; results are the same for any).
-  const ThresholdResult t = FindThreshold(f, g, ThresholdFor(eps, n, cap, 0));
+  // The threshold exactly as the search ran it: one thread (the path search's memory limit is
+  // per thread, so the exhaustive reach would otherwise depend on the machine's cores).
+  const ThresholdResult t = FindThreshold(f, g, ThresholdFor(eps, n, cap, 1));
   TwoLayerEvaluation ev;
   const std::uint64_t exact = std::min(t.checked_up_to, t.exhaustive_up_to);
   if (t.method == ThresholdMethod::kPaths && t.first_disagreement &&
