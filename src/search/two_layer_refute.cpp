@@ -846,9 +846,17 @@ void ValidateTwoLayerSearch(const TwoLayerSearchOptions& o) {
         "50-digit two-layer evaluator stops at {})",
         o.max_length, kPreciseTwoLayerLimit));
   if (o.budget < 1) throw InputError("--budget: at least 1 evaluation");
+  if (o.budget > kMaxTwoLayerBudget)
+    throw InputError(
+        fmt::format("--budget: {} is above {} evaluations", o.budget, kMaxTwoLayerBudget));
   if (o.iterations < 0) throw InputError("--iterations: must be ≥ 0");
-  if (!(o.eps > 0) || !(o.separation > 1))
-    throw InputError("--separation: must be > 1 (and --eps > 0)");
+  if (o.threshold_evaluations < 1)
+    throw InputError(
+        "--threshold-evaluations: at least 1 (a cap of 0 certifies nothing and cannot be "
+        "replayed)");
+  if (!(o.eps > 0) || !std::isfinite(o.eps)) throw InputError("--eps: must be finite and > 0");
+  if (!(o.separation > 1) || !std::isfinite(o.separation))
+    throw InputError("--separation: must be finite and > 1");
 }
 
 TwoLayerSearchResult RunTwoLayerSearch(const TwoLayerSearchOptions& o) {
@@ -859,9 +867,11 @@ TwoLayerSearchResult RunTwoLayerSearch(const TwoLayerSearchOptions& o) {
       o.random_only ? 0 : std::min<std::uint64_t>(o.shrink_budget, o.budget / 10);
   // Random starts first (a third of the budget; the baseline: all of it), then climbs of about
   // `iterations` proposals from the best starts (docs/refute.md §8.3).
+  // `--iterations 0`: no climbs, every evaluation but shrinking a random start.
   const std::uint64_t usable = std::max<std::uint64_t>(1, o.budget - shrink_budget);
-  const int starts =
-      static_cast<int>(o.random_only ? o.budget : std::max<std::uint64_t>(1, usable / 3));
+  const int starts = static_cast<int>(o.random_only       ? o.budget
+                                      : o.iterations == 0 ? usable
+                                                          : std::max<std::uint64_t>(1, usable / 3));
   const std::uint64_t rest = o.random_only ? 0 : usable - static_cast<std::uint64_t>(starts);
   const int climbs = rest == 0 ? 0
                                : static_cast<int>(std::clamp<std::uint64_t>(

@@ -372,6 +372,12 @@ TEST_F(RefuteCli, TwoLayerBadFlagCombinationsAreExitTwo) {
   std::vector<std::string> modes = TwoLayerClass("10");
   modes.insert(modes.end(), {"--second-modes", "hardmax,exact"});
   ExpectInputError(modes, "--second-modes");
+  // A cap of 0 certifies nothing; a budget above 10⁶ is refused before anything is allocated.
+  std::vector<std::string> uncapped = TwoLayerClass("10");
+  uncapped.insert(uncapped.end(), {"--threshold-evaluations", "0"});
+  ExpectInputError(uncapped, "--threshold-evaluations: at least 1");
+  ExpectInputError(With(TwoLayerClass("10"), "--budget", "99999999999"),
+                   "--budget: 99999999999 is above 1000000 evaluations");
   // The second layer's flags need --layers 2.
   std::vector<std::string> one_layer = SmallClass("L/eps");
   one_layer.insert(one_layer.end(), {"--second-heads", "2"});

@@ -62,7 +62,7 @@ struct TwoLayerSearchOptions {
   std::uint64_t max_length = 100;  ///< N: T* is certified up to N by the path search
   double separation = 2.0;         ///< κ: a pair counts only when a string has gap ≥ κε
   std::uint64_t budget = 300;      ///< T* evaluations (path-search threshold runs)
-  int iterations = 29;             ///< proposals per climb (climbs = budget/(iterations + 1))
+  int iterations = 29;             ///< proposals per climb (0: no climbs, random starts only)
   /// The evaluation cap of each threshold run (ThresholdOptions::max_evaluations): a run it stops
   /// is certified up to its checked_up_to only (the pair then counts as censored there).
   std::uint64_t threshold_evaluations = 50'000;
@@ -123,8 +123,12 @@ struct TwoLayerSearchResult {
   double seconds = 0.0;
 };
 
+/// The largest evaluation budget accepted (checked before anything is allocated).
+inline constexpr std::uint64_t kMaxTwoLayerBudget = 1'000'000;
+
 /// InputError (one line naming the option) for options outside the searchable range (the class,
-/// N ∈ [1, 5000], budget ≥ 1, κ > 1).
+/// N ∈ [1, 5000], budget ∈ [1, kMaxTwoLayerBudget], threshold cap ≥ 1, finite ε > 0, finite
+/// κ > 1).
 void ValidateTwoLayerSearch(const TwoLayerSearchOptions& options);
 
 /// The proposal kinds, in order (docs/refute.md §8.2).
