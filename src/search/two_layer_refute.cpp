@@ -966,6 +966,26 @@ double LowerBound(const TwoLayerEvaluation& ev) {
 
 }  // namespace
 
+void ValidateTwoLayerRefuteBound(const std::string& bound) {
+  if (bound.empty()) throw InputError("--bound: an expression is required");
+  // Every constant PairConstants gives a two-layer pair, plus eps, at 1 (parse errors and unknown
+  // names throw here), then with those undefined for two layers set to NaN.
+  ConstantMap probe;
+  for (const char* name :
+       {"L",        "Delta",      "S",           "tau",       "gamma",           "p",
+        "C",        "gamma_pos",  "D",           "H",         "near_tie_spread", "eps",
+        "tl_omega", "tl_lambda1", "tl_lambda_t", "tl_zeta_a", "tl_zeta_gamma",   "tl_s1",
+        "tl_s2",    "tl_s3",      "tl_e2"})
+    probe[name] = 1.0;
+  EvaluateRefuteBound(bound, probe);
+  for (const char* name : {"L", "gamma"}) probe[name] = std::nan("");
+  if (std::isnan(EvaluateRefuteBound(bound, probe)))
+    throw InputError(fmt::format(
+        "--bound: '{}' is undefined for every two-layer pair (L and gamma are not defined for two "
+        "layers; use C, S, Delta, tau, p, D, H, gamma_pos, eps or the tl_* constants)",
+        bound));
+}
+
 bool TwoLayerRefutes(const TwoLayerEvaluation& ev, double bound_value) {
   return ev.valid && ev.separated && std::isfinite(bound_value) && bound_value > 0 &&
          LowerBound(ev) > bound_value;
@@ -996,7 +1016,7 @@ std::vector<int> TwoLayerCensoredBelowBound(const std::vector<TwoLayerEvaluation
 
 TwoLayerRefuteResult RunTwoLayerRefute(const TwoLayerSearchOptions& options,
                                        const std::string& bound) {
-  ValidateRefuteBound(bound);
+  ValidateTwoLayerRefuteBound(bound);
   TwoLayerRefuteResult r;
   r.bound = bound;
   TwoLayerSearchOptions o = options;

@@ -378,6 +378,9 @@ TEST_F(RefuteCli, TwoLayerBadFlagCombinationsAreExitTwo) {
   ExpectInputError(uncapped, "--threshold-evaluations: at least 1");
   ExpectInputError(With(TwoLayerClass("10"), "--budget", "99999999999"),
                    "--budget: 99999999999 is above 1000000 evaluations");
+  // L and gamma are undefined for two layers: a bound in them could never refute.
+  ExpectInputError(TwoLayerClass("L/eps"), "--bound: 'L/eps' is undefined for every two-layer");
+  ExpectInputError(TwoLayerClass("1/gamma"), "L and gamma are not defined for two layers");
   // The second layer's flags need --layers 2.
   std::vector<std::string> one_layer = SmallClass("L/eps");
   one_layer.insert(one_layer.end(), {"--second-heads", "2"});

@@ -418,7 +418,7 @@ int RunTwoLayer(RefuteArgs& args) {
   if (!(args.time_budget >= 0) || !std::isfinite(args.time_budget))
     throw InputError("--time-budget: must be finite and ≥ 0");
   o.time_budget = args.time_budget;
-  ValidateRefuteBound(args.options.bound);
+  ValidateTwoLayerRefuteBound(args.options.bound);
   ValidateTwoLayerSearch(o);
   std::unique_ptr<io::OutputSet> set;
   if (!args.out.empty()) set = std::make_unique<io::OutputSet>(args.out, "refute");

@@ -138,6 +138,11 @@ const std::vector<std::string>& TwoLayerProposalNames();
 /// time budget stopped it.
 TwoLayerSearchResult RunTwoLayerSearch(const TwoLayerSearchOptions& options);
 
+/// InputError naming --bound for an expression that does not parse or is NaN for every
+/// two-layer pair (one in L or gamma, which are undefined for two layers); the tl_* constants of
+/// PairConstants are allowed.
+void ValidateTwoLayerRefuteBound(const std::string& bound);
+
 /// True when a pair refutes a bound whose value at the pair's constants is `bound_value`: the
 /// pair is valid and separated, the bound is finite and > 0, and the certified lower bound of T*
 /// (T* itself, or checked_up_to + 1 when censored) exceeds it (docs/refute.md §8.4).
