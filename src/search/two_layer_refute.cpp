@@ -617,6 +617,11 @@ TwoLayerEvaluation EvaluateTwoLayerPair(const TwoLayerSearchOptions& o, const Tr
     ev.checked_up_to = t.first_disagreement ? *t.first_disagreement - 1 : exact;
     ev.checked_up_to = std::min(ev.checked_up_to, exact);
     ev.capped = ev.checked_up_to < o.max_length;
+    if (ev.capped)
+      ev.censored_by =
+          t.stopped == ThresholdStop::kEvaluations && t.exhaustive_up_to >= t.checked_up_to
+              ? "threshold_evaluations"
+              : "path_search_length";
   }
   if (ev.checked_up_to == 0) {
     ev.note = "the path search decided no length";
@@ -1047,12 +1052,17 @@ TwoLayerRefuteResult RunTwoLayerRefute(const TwoLayerSearchOptions& options,
     if (!censored.empty()) {
       const TwoLayerEvaluation& c = pairs[censored.front()];
       r.limited_by.push_back("max_length");
+      if (c.censored_by == "threshold_evaluations") r.limited_by.push_back("threshold_evaluations");
       why.push_back(fmt::format(
           "{} separated pair(s) agree up to their certified length while the bound at their "
           "constants is at least that (first: climb {} agrees up to {} ({}), bound {:.6g}): "
           "their T* may exceed the bound",
           censored.size(), r.search.climbs[censored.front()].index, c.checked_up_to,
-          c.capped ? "the threshold's evaluation cap stopped it there" : "the search's N",
+          c.censored_by == "threshold_evaluations"
+              ? "the threshold's evaluation cap (--threshold-evaluations) stopped it there"
+          : c.censored_by == "path_search_length"
+              ? "the path search's exhaustive length limit (its memory for sets of paths)"
+              : "the search's N",
           values[censored.front()]));
     }
     if (r.search.stopped_by_time) {
@@ -1108,6 +1118,8 @@ nlohmann::json TwoLayerSearchToJson(const TwoLayerSearchResult& search) {
       ev.first_disagreement ? nlohmann::json(*ev.first_disagreement) : nlohmann::json(nullptr);
   j["first_disagreement_lower_bound"] = static_cast<std::uint64_t>(LowerBound(ev));
   j["checked_up_to"] = ev.checked_up_to;
+  j["censored_by"] =
+      ev.censored_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(ev.censored_by);
   j["certified_by"] = "paths";
   j["threshold_max_evaluations"] = o.threshold_evaluations;
   j["evaluations"] = search.evaluations;

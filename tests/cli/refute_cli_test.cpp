@@ -351,6 +351,22 @@ TEST_F(RefuteCli, TwoLayerPairBeyondASmallBoundIsCertifiedAndReplays) {
   EXPECT_NE(bad.out.find("checked_up_to"), std::string::npos) << bad.out;
 }
 
+// A pair censored by the threshold's evaluation cap (200 evaluations stop the best pair's path
+// search at length 19 < N = 40) is blamed on the cap, and the verdict is limited (exit 3).
+TEST_F(RefuteCli, TwoLayerCensoringNamesTheEvaluationCap) {
+  std::vector<std::string> a =
+      With(With(TwoLayerClass("1000"), "--budget", "8"), "--iterations", "3");
+  a.insert(a.end(), {"--threshold-evaluations", "200", "--json"});
+  const Result r = Run(a, {});
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  const Json j = Json::parse(r.out);
+  EXPECT_EQ(j["censored_by"], "threshold_evaluations");
+  EXPECT_LT(j["checked_up_to"].get<int>(), 40);
+  EXPECT_EQ(j["limited_by"], Json::array({"max_length", "threshold_evaluations"}));
+  EXPECT_NE(j["limited_by_reason"].get<std::string>().find("--threshold-evaluations"),
+            std::string::npos);
+}
+
 TEST_F(RefuteCli, TwoLayerSameBytesForAnyThreadCount) {
   const Result one = Run(TwoLayerClass("1000"), {"--json", "--threads", "1"});
   const Result two = Run(TwoLayerClass("1000"), {"--json", "--threads", "2"});

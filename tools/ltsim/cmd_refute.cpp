@@ -359,8 +359,10 @@ void PrintTwoLayerTable(const TwoLayerRefuteResult& r) {
       o.eps, o.max_length, o.cls.max_scale, JsonText(o.cls.max_logit));
   const std::string t =
       e.first_disagreement ? std::to_string(*e.first_disagreement)
-      : e.capped
+      : e.censored_by == "threshold_evaluations"
           ? fmt::format("> {} (the threshold's evaluation cap stopped it there)", e.checked_up_to)
+      : e.censored_by == "path_search_length"
+          ? fmt::format("> {} (the path search's exhaustive length limit)", e.checked_up_to)
           : fmt::format("> {} (no disagreement up to N)", e.checked_up_to);
   std::cout << fmt::format(
       "  best pair (climb {}): T* = {}, certified by the two-layer path search\n", best.index, t);

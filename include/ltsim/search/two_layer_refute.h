@@ -85,8 +85,11 @@ struct TwoLayerEvaluation {
   std::string note;                                 ///< why not valid
   std::optional<std::uint64_t> first_disagreement;  ///< certified T* ≤ N
   std::uint64_t checked_up_to = 0;  ///< every string of every length ≤ this is decided
-  bool capped = false;              ///< the evaluation cap stopped the run before N
-  std::vector<Run> witness;         ///< a string of length T* with gap > ε
+  bool capped = false;              ///< the exact region ends before N (by `censored_by`'s cause)
+  /// Why T* is censored below N: "threshold_evaluations" (the run's evaluation cap),
+  /// "path_search_length" (the path search's own length/memory limit), "" (not censored, or at N).
+  std::string censored_by;
+  std::vector<Run> witness;  ///< a string of length T* with gap > ε
   double gap = 0.0;
   double sup_gap = 0.0;         ///< the largest gap found on a probe string
   std::vector<Run> sup_string;  ///< the string attaining it
