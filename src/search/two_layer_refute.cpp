@@ -736,7 +736,8 @@ TwoLayerClimb Climb(const TwoLayerSearchOptions& o, int index, const Start& from
   for (int it = 0; it < proposals; ++it) {
     if (stop && stop()) break;
     const int kind = DrawKind(e);
-    // kScreened variants of one kind of proposal; the probes' prediction picks one to certify.
+    // kScreenedProposals variants of one kind of proposal; the probes' prediction picks one to
+    // certify.
     double best_prediction = -1.0;
     Memory m;
     Transformer nf, ng;
@@ -1233,6 +1234,32 @@ bool ReplayTwoLayerRefute(const std::string& path, std::string* report) {
   const double lower = LowerBound(ev);
   const bool refuted = separated && std::isfinite(value) && value > 0 && lower > value;
   if (judged && refuted != j.At("refuted").Bool()) differences.push_back("refuted");
+  if (judged) {
+    // The recorded bound value at the pair's constants (null: NaN or infinite) must reproduce.
+    const io::JsonReader recorded = j.At("bound_value");
+    const bool finite = std::isfinite(value);
+    if (recorded.json().is_null() ? finite
+                                  : !finite || std::abs(recorded.Number() - value) >
+                                                   1e-9 * std::max(1.0, std::abs(value)))
+      differences.push_back("bound_value");
+  }
+  // The pair must lie in the recorded class's limits: output scale ≤ L₀, and a softmax or finite
+  // layer's logit scale ≤ B (null: unbounded), 1e-9 relative as InTwoLayerClass.
+  if (j.Has("class")) {
+    const io::JsonReader cls = j.At("class");
+    const double l0 = cls.At("max_lipschitz").Positive();
+    const io::JsonReader b = cls.At("max_logit");
+    const double max_logit =
+        b.json().is_null() ? std::numeric_limits<double>::infinity() : b.Positive();
+    bool inside = true;
+    for (const Transformer* m : {&f, &g}) {
+      inside = inside && OutputScale(*m) <= l0 * (1 + 1e-9);
+      for (int layer = 0; layer < 2; ++layer)
+        if (Bounded(m->layers[layer].attention))
+          inside = inside && LayerLogitScale(*m, layer) <= max_logit * (1 + 1e-9);
+    }
+    if (!inside) differences.push_back("class (L0, B)");
+  }
   if (report)
     *report = fmt::format(
         "two-layer pair: T* = {} (path search up to {}, cap {} evaluations), separating string of "

@@ -349,6 +349,19 @@ TEST_F(RefuteCli, TwoLayerPairBeyondASmallBoundIsCertifiedAndReplays) {
   const Result bad = Run({"replay", Path("out/refute.json")});
   EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
   EXPECT_NE(bad.out.find("checked_up_to"), std::string::npos) << bad.out;
+  // Nor does a record whose bound value or class limits (L₀) the pair does not meet.
+  tampered = j;
+  tampered["bound_value"] = j["bound_value"].get<double>() * 2;
+  std::ofstream(Path("out/refute.json")) << tampered.dump(2);
+  const Result value = Run({"replay", Path("out/refute.json")});
+  EXPECT_EQ(value.exit_code, 1) << value.out << value.err;
+  EXPECT_NE(value.out.find("bound_value"), std::string::npos) << value.out;
+  tampered = j;
+  tampered["class"]["max_lipschitz"] = 1e-3;
+  std::ofstream(Path("out/refute.json")) << tampered.dump(2);
+  const Result cls = Run({"replay", Path("out/refute.json")});
+  EXPECT_EQ(cls.exit_code, 1) << cls.out << cls.err;
+  EXPECT_NE(cls.out.find("class (L0, B)"), std::string::npos) << cls.out;
 }
 
 // A pair censored by the threshold's evaluation cap (200 evaluations stop the best pair's path
