@@ -562,7 +562,8 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
       "Search a class of one-layer pairs (--layers 2: two-layer pairs, docs/refute.md §8) for "
       "one whose certified first disagreement T* (exact threshold; two layers: its path search) "
       "exceeds a conjectured training length EXPR at the pair's own constants "
-      "(docs/refute.md); censored best pairs are certified past N before the verdict. Exit 1 "
+      "(docs/refute.md); censored best pairs are certified past N before the verdict (one layer "
+      "only). Exit 1 "
       "when refuted (--exponent: contradicted), 0 for a genuine \"not refuted within the "
       "budget\", 3 when the verdict is limited by a cap or the time budget (limited_by), 2 on "
       "bad input.");
@@ -653,11 +654,11 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
                       "built-in families that fit it) or both (families first)")
           ->default_val("both"));
   args->search_only.push_back(
-      cmd->add_option(
-             "--time-budget", args->time_budget,
-             "seconds (0: none; a point each with --exponent): the search starts no "
-             "evaluation after 2/3 of it, certifying censored pairs past N gets the rest; a "
-             "stop keeps the best certified pair and says so (limited_by)")
+      cmd->add_option("--time-budget", args->time_budget,
+                      "seconds (0: none; a point each with --exponent): the search starts no "
+                      "evaluation after 2/3 of it, certifying censored pairs past N gets the rest "
+                      "(--layers 2: the search gets all of it; nothing is certified past N); a "
+                      "stop keeps the best certified pair and says so (limited_by)")
           ->default_val(60.0));
   args->search_only.push_back(
       cmd->add_option("--exponent", args->exponent,
