@@ -617,6 +617,11 @@ TwoLayerEvaluation EvaluateTwoLayerPair(const TwoLayerSearchOptions& o, const Tr
     ev.checked_up_to = t.first_disagreement ? *t.first_disagreement - 1 : exact;
     ev.checked_up_to = std::min(ev.checked_up_to, exact);
     ev.capped = ev.checked_up_to < o.max_length;
+    if (ev.capped)
+      ev.censored_by =
+          t.stopped == ThresholdStop::kEvaluations && t.exhaustive_up_to >= t.checked_up_to
+              ? "threshold_evaluations"
+              : "path_search_length";
   }
   if (ev.checked_up_to == 0) {
     ev.note = "the path search decided no length";
@@ -643,6 +648,19 @@ TwoLayerEvaluation EvaluateTwoLayerPair(const TwoLayerSearchOptions& o, const Tr
 const std::vector<std::string>& TwoLayerProposalNames() { return kProposalNames; }
 
 namespace {
+
+// Whether a candidate pair may replace the current one: a refuting pair is never replaced by a
+// non-refuting one and always replaces one; otherwise the score must not decrease.
+bool Keeps(const TwoLayerSearchOptions& o, const Transformer& nf, const Transformer& ng,
+           const TwoLayerEvaluation& candidate, const Transformer& f, const Transformer& g,
+           const TwoLayerEvaluation& current) {
+  if (!candidate.valid) return false;
+  if (o.refutes) {
+    const bool was = current.valid && o.refutes(f, g, current), is = o.refutes(nf, ng, candidate);
+    if (was != is) return is;
+  }
+  return candidate.score >= current.score;
+}
 
 int DrawKind(Engine& e) {
   double total = 0;
@@ -718,7 +736,8 @@ TwoLayerClimb Climb(const TwoLayerSearchOptions& o, int index, const Start& from
   for (int it = 0; it < proposals; ++it) {
     if (stop && stop()) break;
     const int kind = DrawKind(e);
-    // kScreened variants of one kind of proposal; the probes' prediction picks one to certify.
+    // kScreenedProposals variants of one kind of proposal; the probes' prediction picks one to
+    // certify.
     double best_prediction = -1.0;
     Memory m;
     Transformer nf, ng;
@@ -743,7 +762,7 @@ TwoLayerClimb Climb(const TwoLayerSearchOptions& o, int index, const Start& from
     if (best_prediction < 0) continue;
     ++climb.applied[kind];
     const TwoLayerEvaluation ev = EvaluateTwoLayerPair(o, nf, ng, HintsOf(climb.best, h));
-    if (ev.valid && ev.score >= climb.best.score) {
+    if (Keeps(o, nf, ng, ev, climb.f, climb.g, climb.best)) {
       if (ev.score > climb.best.score) ++climb.accepted[kind];
       climb.f = std::move(nf);
       climb.g = std::move(ng);
@@ -790,7 +809,7 @@ int Shrink(const TwoLayerSearchOptions& o, TwoLayerClimb& climb, std::uint64_t b
         if (!changed) continue;
         ++*spent;
         const TwoLayerEvaluation ev = EvaluateTwoLayerPair(o, nf, ng, HintsOf(climb.best, {}));
-        if (ev.valid && ev.score >= climb.best.score) {
+        if (Keeps(o, nf, ng, ev, climb.f, climb.g, climb.best)) {
           climb.f = std::move(nf);
           climb.g = std::move(ng);
           climb.best = ev;
@@ -833,9 +852,17 @@ void ValidateTwoLayerSearch(const TwoLayerSearchOptions& o) {
         "50-digit two-layer evaluator stops at {})",
         o.max_length, kPreciseTwoLayerLimit));
   if (o.budget < 1) throw InputError("--budget: at least 1 evaluation");
+  if (o.budget > kMaxTwoLayerBudget)
+    throw InputError(
+        fmt::format("--budget: {} is above {} evaluations", o.budget, kMaxTwoLayerBudget));
   if (o.iterations < 0) throw InputError("--iterations: must be ≥ 0");
-  if (!(o.eps > 0) || !(o.separation > 1))
-    throw InputError("--separation: must be > 1 (and --eps > 0)");
+  if (o.threshold_evaluations < 1)
+    throw InputError(
+        "--threshold-evaluations: at least 1 (a cap of 0 certifies nothing and cannot be "
+        "replayed)");
+  if (!(o.eps > 0) || !std::isfinite(o.eps)) throw InputError("--eps: must be finite and > 0");
+  if (!(o.separation > 1) || !std::isfinite(o.separation))
+    throw InputError("--separation: must be finite and > 1");
 }
 
 TwoLayerSearchResult RunTwoLayerSearch(const TwoLayerSearchOptions& o) {
@@ -846,9 +873,11 @@ TwoLayerSearchResult RunTwoLayerSearch(const TwoLayerSearchOptions& o) {
       o.random_only ? 0 : std::min<std::uint64_t>(o.shrink_budget, o.budget / 10);
   // Random starts first (a third of the budget; the baseline: all of it), then climbs of about
   // `iterations` proposals from the best starts (docs/refute.md §8.3).
+  // `--iterations 0`: no climbs, every evaluation but shrinking a random start.
   const std::uint64_t usable = std::max<std::uint64_t>(1, o.budget - shrink_budget);
-  const int starts =
-      static_cast<int>(o.random_only ? o.budget : std::max<std::uint64_t>(1, usable / 3));
+  const int starts = static_cast<int>(o.random_only       ? o.budget
+                                      : o.iterations == 0 ? usable
+                                                          : std::max<std::uint64_t>(1, usable / 3));
   const std::uint64_t rest = o.random_only ? 0 : usable - static_cast<std::uint64_t>(starts);
   const int climbs = rest == 0 ? 0
                                : static_cast<int>(std::clamp<std::uint64_t>(
@@ -909,11 +938,14 @@ TwoLayerSearchResult RunTwoLayerSearch(const TwoLayerSearchOptions& o) {
   });
   for (Start& s : firsts) result.climbs.push_back(std::move(s.climb));
   for (TwoLayerClimb& c : climbed) result.climbs.push_back(std::move(c));
-  for (std::size_t i = 0; i < result.climbs.size(); ++i) {
-    result.evaluations += result.climbs[i].trajectory.size();
-    if (result.climbs[i].best.score > result.climbs[result.best].best.score)
-      result.best = static_cast<int>(i);
+  std::vector<TwoLayerEvaluation> pairs;
+  std::vector<bool> refuting;
+  for (const TwoLayerClimb& c : result.climbs) {
+    result.evaluations += c.trajectory.size();
+    pairs.push_back(c.best);
+    refuting.push_back(o.refutes && c.best.valid && o.refutes(c.f, c.g, c.best));
   }
+  result.best = SelectTwoLayerBest(pairs, refuting);
   TwoLayerClimb& best = result.climbs[result.best];
   if (shrink_budget > 0)
     result.shrink_accepted = Shrink(o, best, shrink_budget, &result.shrink_evaluations, stop);
@@ -940,12 +972,65 @@ double LowerBound(const TwoLayerEvaluation& ev) {
 
 }  // namespace
 
+void ValidateTwoLayerRefuteBound(const std::string& bound) {
+  if (bound.empty()) throw InputError("--bound: an expression is required");
+  // Every constant PairConstants gives a two-layer pair, plus eps, at 1 (parse errors and unknown
+  // names throw here), then with those undefined for two layers set to NaN.
+  ConstantMap probe;
+  for (const char* name :
+       {"L",        "Delta",      "S",           "tau",       "gamma",           "p",
+        "C",        "gamma_pos",  "D",           "H",         "near_tie_spread", "eps",
+        "tl_omega", "tl_lambda1", "tl_lambda_t", "tl_zeta_a", "tl_zeta_gamma",   "tl_s1",
+        "tl_s2",    "tl_s3",      "tl_e2"})
+    probe[name] = 1.0;
+  EvaluateRefuteBound(bound, probe);
+  for (const char* name : {"L", "gamma"}) probe[name] = std::nan("");
+  if (std::isnan(EvaluateRefuteBound(bound, probe)))
+    throw InputError(fmt::format(
+        "--bound: '{}' is undefined for every two-layer pair (L and gamma are not defined for two "
+        "layers; use C, S, Delta, tau, p, D, H, gamma_pos, eps or the tl_* constants)",
+        bound));
+}
+
+bool TwoLayerRefutes(const TwoLayerEvaluation& ev, double bound_value) {
+  return ev.valid && ev.separated && std::isfinite(bound_value) && bound_value > 0 &&
+         LowerBound(ev) > bound_value;
+}
+
+int SelectTwoLayerBest(const std::vector<TwoLayerEvaluation>& pairs,
+                       const std::vector<bool>& refuting) {
+  int best = 0;
+  for (int i = 1; i < static_cast<int>(pairs.size()); ++i) {
+    const bool r = refuting[i], rb = refuting[best];
+    if (r != rb ? r : pairs[i].score > pairs[best].score) best = i;
+  }
+  return best;
+}
+
+std::vector<int> TwoLayerCensoredBelowBound(const std::vector<TwoLayerEvaluation>& pairs,
+                                            const std::vector<double>& bound_values) {
+  std::vector<int> censored;
+  for (int i = 0; i < static_cast<int>(pairs.size()); ++i) {
+    const TwoLayerEvaluation& ev = pairs[i];
+    const double b = bound_values[i];
+    if (ev.valid && ev.separated && !ev.first_disagreement && std::isfinite(b) && b > 0 &&
+        LowerBound(ev) <= b)
+      censored.push_back(i);
+  }
+  return censored;
+}
+
 TwoLayerRefuteResult RunTwoLayerRefute(const TwoLayerSearchOptions& options,
                                        const std::string& bound) {
-  ValidateRefuteBound(bound);
+  ValidateTwoLayerRefuteBound(bound);
   TwoLayerRefuteResult r;
   r.bound = bound;
-  r.search = RunTwoLayerSearch(options);
+  TwoLayerSearchOptions o = options;
+  o.refutes = [&](const Transformer& f, const Transformer& g, const TwoLayerEvaluation& ev) {
+    return TwoLayerRefutes(ev, EvaluateRefuteBound(bound, PairWithEps(f, g, options.eps)));
+  };
+  r.search = RunTwoLayerSearch(o);
+  r.search.options.refutes = nullptr;
   const TwoLayerClimb& best = r.search.climbs[r.search.best];
   const TwoLayerEvaluation& ev = best.best;
   r.constants = PairWithEps(best.f, best.g, options.eps);
@@ -953,16 +1038,33 @@ TwoLayerRefuteResult RunTwoLayerRefute(const TwoLayerSearchOptions& options,
   const double t = LowerBound(ev);
   const bool usable = std::isfinite(r.bound_value) && r.bound_value > 0;
   if (usable && ev.valid) r.ratio = t / r.bound_value;
-  r.refuted = usable && ev.valid && ev.separated && t > r.bound_value;
+  r.refuted = TwoLayerRefutes(ev, r.bound_value);
   if (!r.refuted) {
     std::vector<std::string> why;
-    if (ev.valid && ev.separated && !ev.first_disagreement && usable && r.bound_value >= t) {
+    // Any separated pair censored at or below the bound at its constants limits the verdict.
+    std::vector<TwoLayerEvaluation> pairs;
+    std::vector<double> values;
+    for (const TwoLayerClimb& c : r.search.climbs) {
+      pairs.push_back(c.best);
+      values.push_back(c.best.valid ? EvaluateRefuteBound(bound, PairWithEps(c.f, c.g, options.eps))
+                                    : std::nan(""));
+    }
+    const std::vector<int> censored = TwoLayerCensoredBelowBound(pairs, values);
+    if (!censored.empty()) {
+      const TwoLayerEvaluation& c = pairs[censored.front()];
       r.limited_by.push_back("max_length");
+      if (c.censored_by == "threshold_evaluations") r.limited_by.push_back("threshold_evaluations");
       why.push_back(fmt::format(
-          "the best separated pair agrees up to {} ({}), below the bound {} at its constants",
-          ev.checked_up_to,
-          ev.capped ? "the threshold's evaluation cap stopped it there" : "the search's N",
-          r.bound_value));
+          "{} separated pair(s) agree up to their certified length while the bound at their "
+          "constants is at least that (first: climb {} agrees up to {} ({}), bound {:.6g}): "
+          "their T* may exceed the bound",
+          censored.size(), r.search.climbs[censored.front()].index, c.checked_up_to,
+          c.censored_by == "threshold_evaluations"
+              ? "the threshold's evaluation cap (--threshold-evaluations) stopped it there"
+          : c.censored_by == "path_search_length"
+              ? "the path search's exhaustive length limit (its memory for sets of paths)"
+              : "the search's N",
+          values[censored.front()]));
     }
     if (r.search.stopped_by_time) {
       r.limited_by.push_back("time_budget");
@@ -1017,6 +1119,8 @@ nlohmann::json TwoLayerSearchToJson(const TwoLayerSearchResult& search) {
       ev.first_disagreement ? nlohmann::json(*ev.first_disagreement) : nlohmann::json(nullptr);
   j["first_disagreement_lower_bound"] = static_cast<std::uint64_t>(LowerBound(ev));
   j["checked_up_to"] = ev.checked_up_to;
+  j["censored_by"] =
+      ev.censored_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(ev.censored_by);
   j["certified_by"] = "paths";
   j["threshold_max_evaluations"] = o.threshold_evaluations;
   j["evaluations"] = search.evaluations;
@@ -1092,8 +1196,9 @@ bool ReplayTwoLayerRefute(const std::string& path, std::string* report) {
         {static_cast<Token>(pair[0].Int(0, f.alphabet - 1)), pair[1].UInt(1, kProbeMaxLength)});
   }
   if (Length(sup) > kProbeMaxLength) j.At("sup_string").Fail("longer than 20000 tokens");
-  // The threshold exactly as the search ran it (one thread there; results are the same for any).
-  const ThresholdResult t = FindThreshold(f, g, ThresholdFor(eps, n, cap, 0));
+  // The threshold exactly as the search ran it: one thread (the path search's memory limit is
+  // per thread, so the exhaustive reach would otherwise depend on the machine's cores).
+  const ThresholdResult t = FindThreshold(f, g, ThresholdFor(eps, n, cap, 1));
   TwoLayerEvaluation ev;
   const std::uint64_t exact = std::min(t.checked_up_to, t.exhaustive_up_to);
   if (t.method == ThresholdMethod::kPaths && t.first_disagreement &&
@@ -1129,6 +1234,32 @@ bool ReplayTwoLayerRefute(const std::string& path, std::string* report) {
   const double lower = LowerBound(ev);
   const bool refuted = separated && std::isfinite(value) && value > 0 && lower > value;
   if (judged && refuted != j.At("refuted").Bool()) differences.push_back("refuted");
+  if (judged) {
+    // The recorded bound value at the pair's constants (null: NaN or infinite) must reproduce.
+    const io::JsonReader recorded = j.At("bound_value");
+    const bool finite = std::isfinite(value);
+    if (recorded.json().is_null() ? finite
+                                  : !finite || std::abs(recorded.Number() - value) >
+                                                   1e-9 * std::max(1.0, std::abs(value)))
+      differences.push_back("bound_value");
+  }
+  // The pair must lie in the recorded class's limits: output scale ≤ L₀, and a softmax or finite
+  // layer's logit scale ≤ B (null: unbounded), 1e-9 relative as InTwoLayerClass.
+  if (j.Has("class")) {
+    const io::JsonReader cls = j.At("class");
+    const double l0 = cls.At("max_lipschitz").Positive();
+    const io::JsonReader b = cls.At("max_logit");
+    const double max_logit =
+        b.json().is_null() ? std::numeric_limits<double>::infinity() : b.Positive();
+    bool inside = true;
+    for (const Transformer* m : {&f, &g}) {
+      inside = inside && OutputScale(*m) <= l0 * (1 + 1e-9);
+      for (int layer = 0; layer < 2; ++layer)
+        if (Bounded(m->layers[layer].attention))
+          inside = inside && LayerLogitScale(*m, layer) <= max_logit * (1 + 1e-9);
+    }
+    if (!inside) differences.push_back("class (L0, B)");
+  }
   if (report)
     *report = fmt::format(
         "two-layer pair: T* = {} (path search up to {}, cap {} evaluations), separating string of "

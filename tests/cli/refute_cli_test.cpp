@@ -350,6 +350,35 @@ TEST_F(RefuteCli, TwoLayerPairBeyondASmallBoundIsCertifiedAndReplays) {
   const Result bad = Run({"replay", Path("out/refute.json")});
   EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
   EXPECT_NE(bad.out.find("checked_up_to"), std::string::npos) << bad.out;
+  // Nor does a record whose bound value or class limits (L₀) the pair does not meet.
+  tampered = j;
+  tampered["bound_value"] = j["bound_value"].get<double>() * 2;
+  std::ofstream(Path("out/refute.json")) << tampered.dump(2);
+  const Result value = Run({"replay", Path("out/refute.json")});
+  EXPECT_EQ(value.exit_code, 1) << value.out << value.err;
+  EXPECT_NE(value.out.find("bound_value"), std::string::npos) << value.out;
+  tampered = j;
+  tampered["class"]["max_lipschitz"] = 1e-3;
+  std::ofstream(Path("out/refute.json")) << tampered.dump(2);
+  const Result cls = Run({"replay", Path("out/refute.json")});
+  EXPECT_EQ(cls.exit_code, 1) << cls.out << cls.err;
+  EXPECT_NE(cls.out.find("class (L0, B)"), std::string::npos) << cls.out;
+}
+
+// A pair censored by the threshold's evaluation cap (200 evaluations stop the best pair's path
+// search at length 19 < N = 40) is blamed on the cap, and the verdict is limited (exit 3).
+TEST_F(RefuteCli, TwoLayerCensoringNamesTheEvaluationCap) {
+  std::vector<std::string> a =
+      With(With(TwoLayerClass("1000"), "--budget", "8"), "--iterations", "3");
+  a.insert(a.end(), {"--threshold-evaluations", "200", "--json"});
+  const Result r = Run(a, {});
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  const Json j = Json::parse(r.out);
+  EXPECT_EQ(j["censored_by"], "threshold_evaluations");
+  EXPECT_LT(j["checked_up_to"].get<int>(), 40);
+  EXPECT_EQ(j["limited_by"], Json::array({"max_length", "threshold_evaluations"}));
+  EXPECT_NE(j["limited_by_reason"].get<std::string>().find("--threshold-evaluations"),
+            std::string::npos);
 }
 
 TEST_F(RefuteCli, TwoLayerSameBytesForAnyThreadCount) {
@@ -373,6 +402,15 @@ TEST_F(RefuteCli, TwoLayerBadFlagCombinationsAreExitTwo) {
   std::vector<std::string> modes = TwoLayerClass("10");
   modes.insert(modes.end(), {"--second-modes", "hardmax,exact"});
   ExpectInputError(modes, "--second-modes");
+  // A cap of 0 certifies nothing; a budget above 10⁶ is refused before anything is allocated.
+  std::vector<std::string> uncapped = TwoLayerClass("10");
+  uncapped.insert(uncapped.end(), {"--threshold-evaluations", "0"});
+  ExpectInputError(uncapped, "--threshold-evaluations: at least 1");
+  ExpectInputError(With(TwoLayerClass("10"), "--budget", "99999999999"),
+                   "--budget: 99999999999 is above 1000000 evaluations");
+  // L and gamma are undefined for two layers: a bound in them could never refute.
+  ExpectInputError(TwoLayerClass("L/eps"), "--bound: 'L/eps' is undefined for every two-layer");
+  ExpectInputError(TwoLayerClass("1/gamma"), "L and gamma are not defined for two layers");
   // The second layer's flags need --layers 2.
   std::vector<std::string> one_layer = SmallClass("L/eps");
   one_layer.insert(one_layer.end(), {"--second-heads", "2"});

@@ -70,6 +70,35 @@ TEST_F(CliTest, TwoLayerSearchWritesAReplayableWitness) {
   ExpectInputError({"search", "--second-heads", "2"}, "--second-heads");
 }
 
+// search --layers 2 refuses what it would ignore or cannot replay (one line, exit 2), and
+// --iterations 0 spends the whole budget on random starts (R·(I + 1) = 3 starts, no climbs).
+TEST_F(CliTest, TwoLayerSearchRefusesFlagsItCannotHonour) {
+  const std::vector<std::string> base = {"search", "--layers",   "2", "--eps",
+                                         "0.05",   "--width",    "5", "--max-length",
+                                         "30",     "--restarts", "1"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  ExpectInputError(with({"--shard", "0/2"}), "--shard: does not apply with --layers 2");
+  ExpectInputError(with({"--shard-out", "x"}), "--shard-out: does not apply with --layers 2");
+  ExpectInputError(with({"--n", "5"}), "--n: does not apply with --layers 2");
+  ExpectInputError(with({"--threshold-evaluations", "0"}), "--threshold-evaluations: at least 1");
+  ExpectInputError(with({"--iterations", "2000000000"}), "--restarts: 1 × (--iterations + 1)");
+  ExpectInputError({"search", "--layers", "2", "--eps", "0", "--width", "5", "--restarts", "1"},
+                   "--eps: must be finite and > 0");
+  std::vector<std::string> three = base;
+  three[10] = "3";
+  three.insert(three.end(), {"--iterations", "0", "--json"});
+  const Result zero = Run(three);
+  ASSERT_EQ(zero.exit_code, 0) << zero.err;
+  const Json j = Json::parse(zero.out);
+  EXPECT_EQ(j["evaluations"], 3);
+  ASSERT_EQ(j["restarts"].size(), 3u);
+  for (const Json& c : j["restarts"]) EXPECT_EQ(c["applied"], Json::array({0, 0, 0, 0, 0, 0, 0}));
+}
+
 // The line `--out` prints is the recheck the witness records (formatted, not read back); an
 // objective or proposal set is a name from one table, in flags and in witness files alike.
 TEST_F(CliTest, SearchWitnessObjectiveIsANameFromItsTable) {

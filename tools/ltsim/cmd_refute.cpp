@@ -359,8 +359,10 @@ void PrintTwoLayerTable(const TwoLayerRefuteResult& r) {
       o.eps, o.max_length, o.cls.max_scale, JsonText(o.cls.max_logit));
   const std::string t =
       e.first_disagreement ? std::to_string(*e.first_disagreement)
-      : e.capped
+      : e.censored_by == "threshold_evaluations"
           ? fmt::format("> {} (the threshold's evaluation cap stopped it there)", e.checked_up_to)
+      : e.censored_by == "path_search_length"
+          ? fmt::format("> {} (the path search's exhaustive length limit)", e.checked_up_to)
           : fmt::format("> {} (no disagreement up to N)", e.checked_up_to);
   std::cout << fmt::format(
       "  best pair (climb {}): T* = {}, certified by the two-layer path search\n", best.index, t);
@@ -418,7 +420,7 @@ int RunTwoLayer(RefuteArgs& args) {
   if (!(args.time_budget >= 0) || !std::isfinite(args.time_budget))
     throw InputError("--time-budget: must be finite and ≥ 0");
   o.time_budget = args.time_budget;
-  ValidateRefuteBound(args.options.bound);
+  ValidateTwoLayerRefuteBound(args.options.bound);
   ValidateTwoLayerSearch(o);
   std::unique_ptr<io::OutputSet> set;
   if (!args.out.empty()) set = std::make_unique<io::OutputSet>(args.out, "refute");
@@ -560,7 +562,8 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
       "Search a class of one-layer pairs (--layers 2: two-layer pairs, docs/refute.md §8) for "
       "one whose certified first disagreement T* (exact threshold; two layers: its path search) "
       "exceeds a conjectured training length EXPR at the pair's own constants "
-      "(docs/refute.md); censored best pairs are certified past N before the verdict. Exit 1 "
+      "(docs/refute.md); censored best pairs are certified past N before the verdict (one layer "
+      "only). Exit 1 "
       "when refuted (--exponent: contradicted), 0 for a genuine \"not refuted within the "
       "budget\", 3 when the verdict is limited by a cap or the time budget (limited_by), 2 on "
       "bad input.");
@@ -651,11 +654,11 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
                       "built-in families that fit it) or both (families first)")
           ->default_val("both"));
   args->search_only.push_back(
-      cmd->add_option(
-             "--time-budget", args->time_budget,
-             "seconds (0: none; a point each with --exponent): the search starts no "
-             "evaluation after 2/3 of it, certifying censored pairs past N gets the rest; a "
-             "stop keeps the best certified pair and says so (limited_by)")
+      cmd->add_option("--time-budget", args->time_budget,
+                      "seconds (0: none; a point each with --exponent): the search starts no "
+                      "evaluation after 2/3 of it, certifying censored pairs past N gets the rest "
+                      "(--layers 2: the search gets all of it; nothing is certified past N); a "
+                      "stop keeps the best certified pair and says so (limited_by)")
           ->default_val(60.0));
   args->search_only.push_back(
       cmd->add_option("--exponent", args->exponent,

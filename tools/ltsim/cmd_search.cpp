@@ -43,8 +43,8 @@ struct SearchArgs {
   int layers = 1;
   TwoLayerSearchOptions two;
   std::string modes = "hardmax,softmax", second_modes, bias_scaling = "none";
-  std::vector<CLI::Option*> one_only;  ///< flags of the one-layer search only
-  std::vector<CLI::Option*> two_only;  ///< flags of --layers 2 only
+  std::vector<std::pair<std::string, CLI::Option*>> one_only;  ///< flags of one layer only
+  std::vector<CLI::Option*> two_only;                          ///< flags of --layers 2 only
   CLI::Option* objective_option = nullptr;
   CLI::Option* heads_option = nullptr;
 };
@@ -211,9 +211,9 @@ std::vector<Attention> ParseModeList(const std::string& text, const char* flag) 
 // `search --layers 2`: the certified-T* search of docs/refute.md §8 (objective
 // disagreement-length: the certified T* itself), R climbs of I proposals.
 int RunTwoLayerSearchCommand(SearchArgs& args) {
-  for (const CLI::Option* option : args.one_only)
+  for (const auto& [name, option] : args.one_only)
     if (option->count() > 0)
-      throw InputError(fmt::format("{}: does not apply with --layers 2", option->get_name()));
+      throw InputError(fmt::format("{}: does not apply with --layers 2", name));
   if (args.objective_option->count() > 0 && args.objective != "disagreement-length")
     throw InputError(
         "--objective: --layers 2 searches disagreement-length only (the certified T*)");
@@ -233,8 +233,13 @@ int RunTwoLayerSearchCommand(SearchArgs& args) {
   if (base.restarts < 1) throw InputError("--restarts: at least 1");
   if (base.iterations < 0) throw InputError("--iterations: must be ≥ 0");
   o.iterations = base.iterations;
-  // R climbs of I + 1 evaluations, plus shrinking (min(20, budget/10), docs/refute.md §8.3).
-  const std::uint64_t climbs = static_cast<std::uint64_t>(base.restarts) * (base.iterations + 1);
+  // R·(I + 1) evaluations, plus shrinking (min(20, budget/10), docs/refute.md §8.3).
+  const std::uint64_t climbs =
+      static_cast<std::uint64_t>(base.restarts) * (static_cast<std::uint64_t>(base.iterations) + 1);
+  if (climbs > kMaxTwoLayerBudget)
+    throw InputError(fmt::format(
+        "--restarts: {} × (--iterations + 1) = {} evaluations is above {} with --layers 2",
+        base.restarts, climbs, kMaxTwoLayerBudget));
   o.budget = climbs + std::min<std::uint64_t>(o.shrink_budget, climbs / 9);
   ValidateTwoLayerSearch(o);
   std::cerr << fmt::format("search --layers 2: seed {}\n", o.seed);
@@ -303,8 +308,12 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
   args->max_length = cmd->add_option(
       "--max-length", o.n, "the longest length disagreement-length searches (default 200)");
   AddDeprecated(cmd, "--n", o.n, "--z-length (or --max-length for disagreement-length)");
-  cmd->add_option("--restarts", o.restarts, "R parallel hill climbs (default 4)");
-  cmd->add_option("--iterations", o.iterations, "I proposals per restart (default 20)");
+  cmd->add_option("--restarts", o.restarts,
+                  "R parallel hill climbs (default 4; --layers 2: the budget is R·(I + 1) "
+                  "evaluations, a third random starts, the rest climbs of about I proposals from "
+                  "the best starts)");
+  cmd->add_option("--iterations", o.iterations,
+                  "I proposals per restart (default 20; --layers 2: 0 = random starts only)");
   AddSeed(cmd, o.seed);
   AddThreads(cmd, o.threads);
   cmd->add_option("--step", o.step, "σ of the Gaussian step per weight (default 0.25)");
@@ -364,8 +373,8 @@ void AddSearchCommand(CLI::App& app, int& exit_code) {
   args->two.cls.max_scale = 8.0;
   args->two.cls.max_logit = 8.0;
   for (const char* name : {"--z-length", "--x-length", "--input", "--fixed-x", "--proposals",
-                           "--step", "--step-grid", "--perturb-f"})
-    args->one_only.push_back(cmd->get_option(name));
+                           "--step", "--step-grid", "--perturb-f", "--n", "--shard", "--shard-out"})
+    args->one_only.emplace_back(name, cmd->get_option(name));
   cmd->callback([args, &exit_code] {
     if (!args->replay.empty()) {
       exit_code = RunSearchReplay(args->replay, args->json);

@@ -54,13 +54,15 @@ void ValidateTwoLayerClass(const TwoLayerClass& cls);
 /// True when the model has the class's sizes and modes and meets its limits (1e-9 relative).
 bool InTwoLayerClass(const TwoLayerClass& cls, const Transformer& model);
 
+struct TwoLayerEvaluation;
+
 struct TwoLayerSearchOptions {
   TwoLayerClass cls;
   double eps = 0.05;
   std::uint64_t max_length = 100;  ///< N: T* is certified up to N by the path search
   double separation = 2.0;         ///< κ: a pair counts only when a string has gap ≥ κε
   std::uint64_t budget = 300;      ///< T* evaluations (path-search threshold runs)
-  int iterations = 29;             ///< proposals per climb (climbs = budget/(iterations + 1))
+  int iterations = 29;             ///< proposals per climb (0: no climbs, random starts only)
   /// The evaluation cap of each threshold run (ThresholdOptions::max_evaluations): a run it stops
   /// is certified up to its checked_up_to only (the pair then counts as censored there).
   std::uint64_t threshold_evaluations = 50'000;
@@ -71,6 +73,10 @@ struct TwoLayerSearchOptions {
   std::uint64_t shrink_budget = 20;  ///< evaluations for shrinking: min(this, budget/10)
   /// Called after each climb (serialised): climbs done, climbs in all, evaluations, best score.
   std::function<void(int, int, std::uint64_t, double)> progress;
+  /// `refute` only: true when a pair refutes the bound. Then a refuting pair ranks above every
+  /// non-refuting one (in the climbs, the choice of the best pair and shrinking), whatever the
+  /// scores (docs/refute.md §8.4).
+  std::function<bool(const Transformer&, const Transformer&, const TwoLayerEvaluation&)> refutes;
 };
 
 /// One pair's certified T* and separation.
@@ -79,8 +85,11 @@ struct TwoLayerEvaluation {
   std::string note;                                 ///< why not valid
   std::optional<std::uint64_t> first_disagreement;  ///< certified T* ≤ N
   std::uint64_t checked_up_to = 0;  ///< every string of every length ≤ this is decided
-  bool capped = false;              ///< the evaluation cap stopped the run before N
-  std::vector<Run> witness;         ///< a string of length T* with gap > ε
+  bool capped = false;              ///< the exact region ends before N (by `censored_by`'s cause)
+  /// Why T* is censored below N: "threshold_evaluations" (the run's evaluation cap),
+  /// "path_search_length" (the path search's own length/memory limit), "" (not censored, or at N).
+  std::string censored_by;
+  std::vector<Run> witness;  ///< a string of length T* with gap > ε
   double gap = 0.0;
   double sup_gap = 0.0;         ///< the largest gap found on a probe string
   std::vector<Run> sup_string;  ///< the string attaining it
@@ -117,8 +126,12 @@ struct TwoLayerSearchResult {
   double seconds = 0.0;
 };
 
+/// The largest evaluation budget accepted (checked before anything is allocated).
+inline constexpr std::uint64_t kMaxTwoLayerBudget = 1'000'000;
+
 /// InputError (one line naming the option) for options outside the searchable range (the class,
-/// N ∈ [1, 5000], budget ≥ 1, κ > 1).
+/// N ∈ [1, 5000], budget ∈ [1, kMaxTwoLayerBudget], threshold cap ≥ 1, finite ε > 0, finite
+/// κ > 1).
 void ValidateTwoLayerSearch(const TwoLayerSearchOptions& options);
 
 /// The proposal kinds, in order (docs/refute.md §8.2).
@@ -127,6 +140,27 @@ const std::vector<std::string>& TwoLayerProposalNames();
 /// The climbs (or the random baseline) in parallel; identical for any thread count unless the
 /// time budget stopped it.
 TwoLayerSearchResult RunTwoLayerSearch(const TwoLayerSearchOptions& options);
+
+/// InputError naming --bound for an expression that does not parse or is NaN for every
+/// two-layer pair (one in L or gamma, which are undefined for two layers); the tl_* constants of
+/// PairConstants are allowed.
+void ValidateTwoLayerRefuteBound(const std::string& bound);
+
+/// True when a pair refutes a bound whose value at the pair's constants is `bound_value`: the
+/// pair is valid and separated, the bound is finite and > 0, and the certified lower bound of T*
+/// (T* itself, or checked_up_to + 1 when censored) exceeds it (docs/refute.md §8.4).
+bool TwoLayerRefutes(const TwoLayerEvaluation& ev, double bound_value);
+
+/// The index of the pair judged among `pairs`: the highest-scoring refuting pair when any
+/// refutes (`refuting[i]`), else the highest-scoring pair; the lowest index on ties.
+int SelectTwoLayerBest(const std::vector<TwoLayerEvaluation>& pairs,
+                       const std::vector<bool>& refuting);
+
+/// Why a verdict that is not a refutation is limited: the indices of the valid, separated pairs
+/// whose T* is censored (no T* ≤ checked_up_to) at or below the bound at their constants
+/// (`bound_values[i]`, finite and > 0), so their T* may still exceed it.
+std::vector<int> TwoLayerCensoredBelowBound(const std::vector<TwoLayerEvaluation>& pairs,
+                                            const std::vector<double>& bound_values);
 
 struct TwoLayerRefuteResult {
   TwoLayerSearchResult search;

@@ -12,6 +12,7 @@
 #include "ltsim/model/model_file.h"
 #include "ltsim/search/raw_threshold_search.h"
 #include "ltsim/search/refute.h"
+#include "ltsim/search/two_layer_refute.h"
 #include "ltsim/threshold/threshold.h"
 #include "search/raw_internal.h"
 
@@ -406,3 +407,33 @@ TEST(RawSearch, TimeBudgetStopsWithTheBestEvaluatedPair) {
 
 }  // namespace
 }  // namespace ltsim
+
+// The two-layer verdict (docs/refute.md §8.4): a separated pair whose certified T* exceeds the
+// bound at its constants is judged even when an unseparated or censored pair scores higher.
+TEST(TwoLayerVerdict, ARefutingPairOutranksHigherScoringPairs) {
+  ltsim::TwoLayerEvaluation unseparated, capped, refuting;
+  unseparated.valid = true;  // agrees up to N = 200, gap 1.9ε at κ = 2: score 0.5·201·0.81
+  unseparated.checked_up_to = 200;
+  unseparated.score = 81.4;
+  capped.valid = capped.separated = capped.capped = true;  // censored at 60 by the cap
+  capped.checked_up_to = 60;
+  capped.score = 30.5;
+  refuting.valid = refuting.separated = true;  // T* = 12
+  refuting.first_disagreement = 12;
+  refuting.checked_up_to = 12;
+  refuting.score = 12.2;
+  const std::vector<ltsim::TwoLayerEvaluation> pairs = {unseparated, capped, refuting};
+  const double bound = 10.0;
+  std::vector<bool> refutes;
+  for (const auto& ev : pairs) refutes.push_back(ltsim::TwoLayerRefutes(ev, bound));
+  EXPECT_EQ(refutes, (std::vector<bool>{false, true, true}));  // capped: 61 > 10 certified
+  EXPECT_EQ(ltsim::SelectTwoLayerBest(pairs, refutes), 1);
+  EXPECT_EQ(ltsim::SelectTwoLayerBest(pairs, {false, false, true}), 2);
+  EXPECT_EQ(ltsim::SelectTwoLayerBest(pairs, {false, false, false}), 0);  // by score
+  // At bound 100 nothing refutes; the capped pair (61 ≤ 100) limits the verdict, the unseparated
+  // one does not (it refutes nothing whatever its T*).
+  EXPECT_FALSE(ltsim::TwoLayerRefutes(refuting, 100.0));
+  EXPECT_EQ(ltsim::TwoLayerCensoredBelowBound(pairs, {100.0, 100.0, 100.0}), std::vector<int>{1});
+  EXPECT_TRUE(ltsim::TwoLayerCensoredBelowBound(pairs, {100.0, 50.0, 100.0}).empty());
+  EXPECT_FALSE(ltsim::TwoLayerRefutes(refuting, std::nan("")));
+}
