@@ -5,6 +5,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+// Boost 1.74's tanh_sinh (Debian 12) computes an abscissa's position near the left end, then
+// overwrites it in an else branch and asserts the overwritten value differs from the end
+// point: with asserts on (the sanitizer build) a narrow bump far from 0 aborts, although the
+// integrand is evaluated exactly as in a release build. Its asserts are off in this file only.
+#define BOOST_DISABLE_ASSERTS
 #include <boost/math/quadrature/tanh_sinh.hpp>
 #include <cmath>
 #include <cstdint>
