@@ -58,20 +58,20 @@ struct RefuteArgs {
   CLI::Option* modes_option = nullptr;
 };
 
-std::vector<Attention> ParseModes(const std::string& text, const char* flag = "--modes") {
-  std::vector<Attention> modes;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    const Attention mode = ParseFlag(flag, kAttentionNames, item);
-    if (std::find(modes.begin(), modes.end(), mode) == modes.end()) modes.push_back(mode);
-  }
-  if (modes.empty()) throw InputError(std::string(flag) + ": at least one mode");
-  return modes;
-}
-
 void WriteText(const std::filesystem::path& path, const std::string& text) {
   io::WriteFileAtomically(path.string(), text);
+}
+
+// `--out-dir`: the reported pair (a one-layer restart or a two-layer climb: f, g and the best
+// witness), its witness as text and refute.json, committed together.
+template <typename Best>
+void WriteRefuteDir(io::OutputSet& set, const Best& best, const nlohmann::json& j) {
+  const std::filesystem::path dir(set.staging());
+  WriteModel(best.f, (dir / "f.json").string());
+  WriteModel(best.g, (dir / "g.json").string());
+  WriteText(dir / "witness.txt", RunLengthText(best.best.witness) + "\n");
+  WriteText(dir / "refute.json", j.dump(2) + "\n");
+  set.Commit();
 }
 
 // A number as the JSON document shows it (null when not finite or absent): the table and
@@ -406,9 +406,9 @@ int RunTwoLayer(RefuteArgs& args) {
   o.cls.max_logit = s.cls.max_logit;
   o.cls.bias_scaling = ParseFlag("--bias-scaling", kBiasScalingNames, args.bias_scaling);
   const std::string modes = args.modes_option->count() > 0 ? args.modes : "hardmax,softmax";
-  o.cls.modes = ParseModes(modes);
+  o.cls.modes = ParseModeList(modes);
   o.cls.second_modes =
-      args.second_modes.empty() ? o.cls.modes : ParseModes(args.second_modes, "--second-modes");
+      args.second_modes.empty() ? o.cls.modes : ParseModeList(args.second_modes, "--second-modes");
   o.eps = s.eps;
   o.separation = s.separation;
   o.seed = s.seed;
@@ -434,15 +434,7 @@ int RunTwoLayer(RefuteArgs& args) {
   const TwoLayerRefuteResult result = RunTwoLayerRefute(o, args.options.bound);
   progress->Finish();
   const nlohmann::json j = TwoLayerRefuteToJson(result);
-  if (set) {
-    const std::filesystem::path dir(set->staging());
-    const TwoLayerClimb& best = result.search.climbs[result.search.best];
-    WriteModel(best.f, (dir / "f.json").string());
-    WriteModel(best.g, (dir / "g.json").string());
-    WriteText(dir / "witness.txt", RunLengthText(best.best.witness) + "\n");
-    WriteText(dir / "refute.json", j.dump(2) + "\n");
-    set->Commit();
-  }
+  if (set) WriteRefuteDir(*set, result.search.climbs[result.search.best], j);
   if (args.json)
     std::cout << j.dump(2) << "\n";
   else
@@ -490,7 +482,7 @@ int Run(RefuteArgs& args) {
     if (option->count() == 0) throw InputError(fmt::format("{}: required", option->get_name()));
   }
   RawSearchOptions& s = args.options.search;
-  s.cls.modes = ParseModes(args.modes);
+  s.cls.modes = ParseModeList(args.modes);
   s.starts = ParseStarts(args.starts);
   if (!(args.time_budget >= 0) || !std::isfinite(args.time_budget))
     throw InputError("--time-budget: must be finite and ≥ 0");
@@ -518,15 +510,7 @@ int Run(RefuteArgs& args) {
   const RefuteResult result = RunRefute(args.options);
   progress->Finish();
   const nlohmann::json j = RefuteToJson(result);
-  if (set) {
-    const std::filesystem::path dir(set->staging());
-    const RawRestart& best = result.search.restarts[result.best.restart];
-    WriteModel(best.f, (dir / "f.json").string());
-    WriteModel(best.g, (dir / "g.json").string());
-    WriteText(dir / "witness.txt", RunLengthText(best.best.witness) + "\n");
-    WriteText(dir / "refute.json", j.dump(2) + "\n");
-    set->Commit();
-  }
+  if (set) WriteRefuteDir(*set, result.search.restarts[result.best.restart], j);
   if (args.json)
     std::cout << j.dump(2) << "\n";
   else

@@ -196,18 +196,6 @@ int WriteWitness(const std::string& path, const SearchOptions& o, const SearchCa
   return 0;
 }
 
-std::vector<Attention> ParseModeList(const std::string& text, const char* flag) {
-  std::vector<Attention> modes;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    const Attention mode = ParseFlag(flag, kAttentionNames, item);
-    if (std::find(modes.begin(), modes.end(), mode) == modes.end()) modes.push_back(mode);
-  }
-  if (modes.empty()) throw InputError(std::string(flag) + ": at least one mode");
-  return modes;
-}
-
 // `search --layers 2`: the certified-T* search of docs/refute.md §8 (objective
 // disagreement-length: the certified T* itself), R climbs of I proposals.
 int RunTwoLayerSearchCommand(SearchArgs& args) {

@@ -3,12 +3,16 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdint>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "help.h"
 #include "ltsim/core/error.h"
 #include "ltsim/io/names.h"
+#include "ltsim/model/transformer.h"
 
 namespace ltsim::cli {
 
@@ -47,6 +51,20 @@ E ParseFlag(const std::string& flag, const io::NameTable<E, N>& table, const std
   } catch (const InputError& error) {
     throw InputError(flag + ": " + error.what());
   }
+}
+
+/// "hardmax,softmax" → the attention modes, each once, in the order given; an unknown or empty
+/// list is an InputError naming `flag` (`--modes`, `--second-modes` of refute and search).
+inline std::vector<Attention> ParseModeList(const std::string& text, const char* flag = "--modes") {
+  std::vector<Attention> modes;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const Attention mode = ParseFlag(flag, kAttentionNames, item);
+    if (std::find(modes.begin(), modes.end(), mode) == modes.end()) modes.push_back(mode);
+  }
+  if (modes.empty()) throw InputError(std::string(flag) + ": at least one mode");
+  return modes;
 }
 
 /// A whole number ≥ 1. CLI11 prefixes the message with the option's name, except for a
