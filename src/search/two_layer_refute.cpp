@@ -645,6 +645,48 @@ TwoLayerEvaluation EvaluateTwoLayerPair(const TwoLayerSearchOptions& o, const Tr
   return ev;
 }
 
+std::uint64_t TwoLayerPastNLimit() { return kProbeMaxLength; }
+
+bool CertifyTwoLayerPastN(const TwoLayerSearchOptions& o, const Transformer& f,
+                          const Transformer& g, TwoLayerEvaluation& ev, std::uint64_t target,
+                          double seconds) {
+  if (!ev.valid || ev.first_disagreement || ev.capped) return false;
+  const bool timed = seconds > 0;
+  // Without a time budget one bounded run: to 4N, with 16 times the search's evaluation cap.
+  target = std::min({target, TwoLayerPastNLimit(), timed ? target : 4 * o.max_length});
+  if (ev.checked_up_to >= target) return false;
+  const std::uint64_t cap =
+      timed ? std::numeric_limits<std::uint64_t>::max() : 16 * o.threshold_evaluations;
+  ThresholdOptions options = ThresholdFor(o.eps, target, cap, 1);
+  options.time_budget = timed ? seconds : 0.0;
+  ThresholdResult t;
+  try {
+    t = FindThreshold(f, g, options);
+  } catch (const std::exception&) {
+    return false;  // beyond the threshold's limits for this pair: nothing more is certified
+  }
+  if (t.method != ThresholdMethod::kPaths) return false;
+  const std::uint64_t exact = std::min(t.checked_up_to, t.exhaustive_up_to);
+  const bool found = t.first_disagreement && *t.first_disagreement <= exact;
+  const std::uint64_t checked =
+      found ? *t.first_disagreement
+            : std::min(t.first_disagreement ? *t.first_disagreement - 1 : exact, exact);
+  if (!found && checked <= ev.checked_up_to) return false;
+  ev.threshold_evaluations += t.evaluations;
+  ev.checked_up_to = checked;
+  if (found) {
+    ev.first_disagreement = t.first_disagreement;
+    ev.witness = t.witness;
+    ev.gap = t.gap;
+  }
+  // A run the time budget stopped is replayed to where it stopped (its windows up to there are
+  // those of any longer run); otherwise to its own length.
+  ev.past_n_max_length = t.stopped == ThresholdStop::kTimeBudget && !found ? checked : target;
+  ev.past_n_max_evaluations = cap;
+  ev.score = Score(o, ev);
+  return true;
+}
+
 const std::vector<std::string>& TwoLayerProposalNames() { return kProposalNames; }
 
 namespace {
@@ -1023,14 +1065,70 @@ std::vector<int> TwoLayerCensoredBelowBound(const std::vector<TwoLayerEvaluation
 TwoLayerRefuteResult RunTwoLayerRefute(const TwoLayerSearchOptions& options,
                                        const std::string& bound) {
   ValidateTwoLayerRefuteBound(bound);
+  const auto started = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
   TwoLayerRefuteResult r;
   r.bound = bound;
   TwoLayerSearchOptions o = options;
   o.refutes = [&](const Transformer& f, const Transformer& g, const TwoLayerEvaluation& ev) {
     return TwoLayerRefutes(ev, EvaluateRefuteBound(bound, PairWithEps(f, g, options.eps)));
   };
+  // The search gets 2/3 of a time budget, certifying censored pairs past N the rest.
+  if (options.time_budget > 0) o.time_budget = options.time_budget * 2.0 / 3.0;
   r.search = RunTwoLayerSearch(o);
   r.search.options.refutes = nullptr;
+  r.search.options.time_budget = options.time_budget;
+  auto judge = [&](std::vector<TwoLayerEvaluation>& pairs, std::vector<double>& values,
+                   std::vector<bool>& refuting) {
+    pairs.clear(), values.clear(), refuting.clear();
+    for (const TwoLayerClimb& c : r.search.climbs) {
+      pairs.push_back(c.best);
+      values.push_back(c.best.valid ? EvaluateRefuteBound(bound, PairWithEps(c.f, c.g, options.eps))
+                                    : std::nan(""));
+      refuting.push_back(TwoLayerRefutes(c.best, values.back()));
+    }
+  };
+  std::vector<TwoLayerEvaluation> pairs;
+  std::vector<double> values;
+  std::vector<bool> refuting;
+  judge(pairs, values, refuting);
+  if (std::find(refuting.begin(), refuting.end(), true) == refuting.end()) {
+    // Past the search's N: the best (by score) separated pairs censored at N below the bound at
+    // their constants, up to 3, each by one path-search run in the time left (docs/refute.md §8.3).
+    std::vector<int> censored;
+    for (int i : TwoLayerCensoredBelowBound(pairs, values))
+      if (!pairs[i].capped) censored.push_back(i);
+    std::stable_sort(censored.begin(), censored.end(),
+                     [&](int a, int b) { return pairs[a].score > pairs[b].score; });
+    if (censored.size() > 3) censored.resize(3);
+    const double past_started = elapsed();
+    for (int i : censored) {
+      const double left = options.time_budget > 0 ? options.time_budget - elapsed() : 0.0;
+      if (options.time_budget > 0 && left <= 0) break;
+      const double b = values[i];
+      const std::uint64_t target =
+          b >= static_cast<double>(TwoLayerPastNLimit())
+              ? TwoLayerPastNLimit()
+              : std::max<std::uint64_t>(static_cast<std::uint64_t>(std::ceil(b)), 1);
+      TwoLayerClimb& c = r.search.climbs[i];
+      if (CertifyTwoLayerPastN(o, c.f, c.g, c.best, target, left)) ++r.certified_past_cap;
+    }
+    r.past_cap_seconds = elapsed() - past_started;
+    if (r.certified_past_cap > 0) {
+      judge(pairs, values, refuting);
+      const int best = SelectTwoLayerBest(pairs, refuting);
+      const bool changed = best != r.search.best ||
+                           std::find(censored.begin(), censored.end(), best) != censored.end();
+      r.search.best = best;
+      if (changed) {
+        const TwoLayerClimb& c = r.search.climbs[best];
+        Recheck(o, c.f, c.g, c.best, &r.search.recheck_status, &r.search.recheck_gap,
+                &r.search.recheck_sup_gap);
+      }
+    }
+  }
   const TwoLayerClimb& best = r.search.climbs[r.search.best];
   const TwoLayerEvaluation& ev = best.best;
   r.constants = PairWithEps(best.f, best.g, options.eps);
@@ -1042,13 +1140,6 @@ TwoLayerRefuteResult RunTwoLayerRefute(const TwoLayerSearchOptions& options,
   if (!r.refuted) {
     std::vector<std::string> why;
     // Any separated pair censored at or below the bound at its constants limits the verdict.
-    std::vector<TwoLayerEvaluation> pairs;
-    std::vector<double> values;
-    for (const TwoLayerClimb& c : r.search.climbs) {
-      pairs.push_back(c.best);
-      values.push_back(c.best.valid ? EvaluateRefuteBound(bound, PairWithEps(c.f, c.g, options.eps))
-                                    : std::nan(""));
-    }
     const std::vector<int> censored = TwoLayerCensoredBelowBound(pairs, values);
     if (!censored.empty()) {
       const TwoLayerEvaluation& c = pairs[censored.front()];
@@ -1063,6 +1154,10 @@ TwoLayerRefuteResult RunTwoLayerRefute(const TwoLayerSearchOptions& options,
               ? "the threshold's evaluation cap (--threshold-evaluations) stopped it there"
           : c.censored_by == "path_search_length"
               ? "the path search's exhaustive length limit (its memory for sets of paths)"
+          : c.past_n_max_length > 0
+              ? fmt::format("certified past N up to {}: the time budget, the {}-token limit or "
+                            "the path search's length limit stopped it there",
+                            c.checked_up_to, TwoLayerPastNLimit())
               : "the search's N",
           values[censored.front()]));
     }
@@ -1087,6 +1182,13 @@ nlohmann::json TwoLayerRefuteToJson(const TwoLayerRefuteResult& r) {
   j["ratio"] = number(r.ratio);
   j["limited_by"] = r.limited_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.limited_by);
   j["limited_by_reason"] = r.limited_by_reason;
+  // Past N: how many pairs were certified further, and the run a replay repeats for the best.
+  const TwoLayerEvaluation& ev = r.search.climbs[r.search.best].best;
+  j["certified_past_cap"] = r.certified_past_cap;
+  j["certified_max_length"] =
+      ev.past_n_max_length > 0 ? ev.past_n_max_length : r.search.options.max_length;
+  j["certified_max_evaluations"] =
+      ev.past_n_max_length > 0 ? ev.past_n_max_evaluations : r.search.options.threshold_evaluations;
   nlohmann::json constants = nlohmann::json::object();
   for (const auto& [k, v] : r.constants) constants[k] = number(v);
   j["constants"] = constants;
@@ -1187,8 +1289,14 @@ bool ReplayTwoLayerRefute(const std::string& path, std::string* report) {
     j.At("layers").Fail("2, but f.json or g.json beside it is not a two-layer model");
   const double eps = j.At("eps").Positive();
   const double kappa = j.At("separation").Positive();
-  const std::uint64_t n = j.At("max_length").UInt(1, 5000);
-  const std::uint64_t cap = j.At("threshold_max_evaluations").UInt(1);
+  // The run that certified the pair: past N when refute certified it further (docs/refute.md
+  // §8.3), else the search's own.
+  const std::uint64_t n = j.Has("certified_max_length")
+                              ? j.At("certified_max_length").UInt(1, TwoLayerPastNLimit())
+                              : j.At("max_length").UInt(1, 5000);
+  const std::uint64_t cap = j.Has("certified_max_evaluations")
+                                ? j.At("certified_max_evaluations").UInt(1)
+                                : j.At("threshold_max_evaluations").UInt(1);
   std::vector<Run> sup;
   for (const io::JsonReader& run : j.At("sup_string").Array(0, 1'000'000)) {
     const auto pair = run.Array(2, 2);

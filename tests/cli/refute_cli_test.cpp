@@ -381,9 +381,35 @@ TEST_F(RefuteCli, TwoLayerCensoringNamesTheEvaluationCap) {
             std::string::npos);
 }
 
+// Past N (docs/refute.md §8.3): with N = 40 and the bound 60, pairs agreeing up to 40 are
+// censored below the bound; refute certifies them further (to 60, within 4N at --time-budget 0),
+// so the verdict is no longer limited by N, and the replay re-runs the longer path search.
+TEST_F(RefuteCli, TwoLayerCensoredPairsAreCertifiedPastNAndReplay) {
+  const Result r = Run(TwoLayerClass("60"), {"--json", "--out-dir", Path("out")});
+  ASSERT_NE(r.exit_code, 2) << r.err;
+  const Json j = Json::parse(r.out);
+  EXPECT_GE(j["certified_past_cap"].get<int>(), 1) << r.out;
+  EXPECT_TRUE(j["limited_by"].is_null()) << j["limited_by_reason"];
+  EXPECT_NE(r.exit_code, 3);
+  if (j["refuted"].get<bool>()) {  // certified to the bound: T* > 60
+    EXPECT_EQ(j["certified_max_length"], 60);
+    EXPECT_EQ(j["checked_up_to"], 60);
+  }
+  EXPECT_GT(j["checked_up_to"].get<std::uint64_t>(), 40u);
+  const Result replay = Run({"replay", Path("out/refute.json")});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  // The replay re-runs the recorded length: a shorter one does not reproduce checked_up_to.
+  Json tampered = j;
+  tampered["certified_max_length"] = 40;
+  std::ofstream(Path("out/refute.json")) << tampered.dump(2);
+  const Result bad = Run({"replay", Path("out/refute.json")});
+  EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
+}
+
+// The bound 60 makes the run certify a censored pair past N too (the test above).
 TEST_F(RefuteCli, TwoLayerSameBytesForAnyThreadCount) {
-  const Result one = Run(TwoLayerClass("1000"), {"--json", "--threads", "1"});
-  const Result two = Run(TwoLayerClass("1000"), {"--json", "--threads", "2"});
+  const Result one = Run(TwoLayerClass("60"), {"--json", "--threads", "1"});
+  const Result two = Run(TwoLayerClass("60"), {"--json", "--threads", "2"});
   EXPECT_EQ(one.exit_code, two.exit_code) << one.err << two.err;
   EXPECT_EQ(one.out, two.out);
   EXPECT_FALSE(one.out.empty());

@@ -363,6 +363,8 @@ void PrintTwoLayerTable(const TwoLayerRefuteResult& r) {
           ? fmt::format("> {} (the threshold's evaluation cap stopped it there)", e.checked_up_to)
       : e.censored_by == "path_search_length"
           ? fmt::format("> {} (the path search's exhaustive length limit)", e.checked_up_to)
+      : e.past_n_max_length > 0
+          ? fmt::format("> {} (no disagreement up to it: certified past N)", e.checked_up_to)
           : fmt::format("> {} (no disagreement up to N)", e.checked_up_to);
   std::cout << fmt::format(
       "  best pair (climb {}): T* = {}, certified by the two-layer path search\n", best.index, t);
@@ -377,6 +379,12 @@ void PrintTwoLayerTable(const TwoLayerRefuteResult& r) {
                            JsonText(LayerLogitScale(best.f, 1)));
   std::cout << fmt::format("  bound at the pair's constants = {}, T*/bound = {}\n",
                            JsonText(r.bound_value), JsonText(r.ratio));
+  if (r.certified_past_cap > 0)
+    std::cout << fmt::format(
+        "  certified past N = {}: {} censored pair(s), {:.1f} s (replay re-runs the best pair's "
+        "path search to {})\n",
+        o.max_length, r.certified_past_cap, r.past_cap_seconds,
+        e.past_n_max_length > 0 ? e.past_n_max_length : o.max_length);
   std::cout << fmt::format("  recheck (50 digits): {}\n", Json(r.search.recheck_status).dump());
   if (r.refuted)
     std::cout << "REFUTED: a separated pair's certified T* exceeds the bound\n";
@@ -641,7 +649,7 @@ void AddRefuteCommand(CLI::App& app, int& exit_code) {
       cmd->add_option("--time-budget", args->time_budget,
                       "seconds (0: none; a point each with --exponent): the search starts no "
                       "evaluation after 2/3 of it, certifying censored pairs past N gets the rest "
-                      "(--layers 2: the search gets all of it; nothing is certified past N); a "
+                      "(--layers 2 likewise, past N up to 20000 tokens); a "
                       "stop keeps the best certified pair and says so (limited_by)")
           ->default_val(60.0));
   args->search_only.push_back(

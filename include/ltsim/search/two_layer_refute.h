@@ -96,6 +96,9 @@ struct TwoLayerEvaluation {
   bool separated = false;       ///< sup_gap ≥ κε
   double score = 0.0;           ///< what the climbs maximise (docs/refute.md §8.3)
   std::uint64_t threshold_evaluations = 0;
+  /// Set when CertifyTwoLayerPastN certified the pair further: the length and evaluation cap of
+  /// that path-search run (what a replay re-runs; 0 when the search's own run decided it).
+  std::uint64_t past_n_max_length = 0, past_n_max_evaluations = 0;
 };
 
 /// Certified T* by the two-layer path search (never its random sampler) and the separation
@@ -162,6 +165,22 @@ int SelectTwoLayerBest(const std::vector<TwoLayerEvaluation>& pairs,
 std::vector<int> TwoLayerCensoredBelowBound(const std::vector<TwoLayerEvaluation>& pairs,
                                             const std::vector<double>& bound_values);
 
+/// The largest length CertifyTwoLayerPastN certifies to: the 50-digit two-layer evaluator's
+/// limit, which the witness recheck and the replay need.
+std::uint64_t TwoLayerPastNLimit();
+
+/// Certifies a pair censored at the search's N (valid, separated or not, no T* ≤ N and not capped
+/// by the evaluation cap or the path search's length limit) further, by one path-search run on one
+/// thread from length 1 to min(target, TwoLayerPastNLimit()) (docs/refute.md §8.3): with
+/// `seconds` > 0 that run has no evaluation cap and stops at the time budget between windows;
+/// with `seconds` = 0 it stops at min(target, 4N) with the cap 16·`threshold_evaluations`. The
+/// evaluation is updated only when the run decides more than the search's (a T*, or a longer
+/// `checked_up_to`); returns whether it did. Deterministic unless the time budget stopped it, and
+/// then `past_n_max_length` is the length it reached, so a replay reproduces it.
+bool CertifyTwoLayerPastN(const TwoLayerSearchOptions& options, const Transformer& f,
+                          const Transformer& g, TwoLayerEvaluation& ev, std::uint64_t target,
+                          double seconds);
+
 struct TwoLayerRefuteResult {
   TwoLayerSearchResult search;
   std::string bound;
@@ -171,10 +190,14 @@ struct TwoLayerRefuteResult {
   ConstantMap constants;
   std::vector<std::string> limited_by;
   std::string limited_by_reason;
+  int certified_past_cap = 0;  ///< censored pairs certified past N (CertifyTwoLayerPastN)
+  double past_cap_seconds = 0.0;
 };
 
 /// Runs the search and judges its best pair against `bound` (as `refute` does, at the pair's
-/// own constants: PairConstants, plus eps).
+/// own constants: PairConstants, plus eps). With a time budget S the search starts no evaluation
+/// after 2S/3; then up to 3 separated pairs censored at N below the bound at their constants are
+/// certified past N (CertifyTwoLayerPastN) in the time left, before the verdict.
 TwoLayerRefuteResult RunTwoLayerRefute(const TwoLayerSearchOptions& options,
                                        const std::string& bound);
 

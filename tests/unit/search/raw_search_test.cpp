@@ -437,3 +437,49 @@ TEST(TwoLayerVerdict, ARefutingPairOutranksHigherScoringPairs) {
   EXPECT_TRUE(ltsim::TwoLayerCensoredBelowBound(pairs, {100.0, 50.0, 100.0}).empty());
   EXPECT_FALSE(ltsim::TwoLayerRefutes(refuting, std::nan("")));
 }
+
+// Past N (docs/refute.md §8.3): the `induction` member at norm 4.05 has the closed-form
+// T* = 30 (docs/families.md). Evaluated with N = 12 it is censored at 12; one path-search run
+// past N certifies every length to 29 when the bound is 29 (so T* > 29 refutes it), and finds
+// T* = 30 with its witness when the bound is 40.
+TEST(TwoLayerPastN, ACensoredPairIsCertifiedToItsClosedFormFirstDisagreement) {
+  const ltsim::FamilyMember m = ltsim::BuildFamilyMember("induction", {{"norm", 4.05}});
+  ASSERT_EQ(m.first_disagreement, 30u);
+  ltsim::TwoLayerSearchOptions o;
+  o.eps = 0.05;
+  o.max_length = 12;
+  ltsim::TwoLayerEvaluation censored;
+  censored.valid = censored.separated = true;
+  censored.checked_up_to = 12;
+  for (const double seconds : {0.0, 600.0}) {
+    ltsim::TwoLayerEvaluation ev = censored;
+    ASSERT_TRUE(ltsim::CertifyTwoLayerPastN(o, m.f, m.g, ev, 29, seconds)) << seconds;
+    EXPECT_FALSE(ev.first_disagreement.has_value());
+    EXPECT_EQ(ev.checked_up_to, 29u);
+    EXPECT_EQ(ev.past_n_max_length, 29u);
+    EXPECT_TRUE(ltsim::TwoLayerRefutes(ev, 29.0));
+    EXPECT_FALSE(ltsim::TwoLayerRefutes(ev, 30.0));
+    ev = censored;
+    ASSERT_TRUE(ltsim::CertifyTwoLayerPastN(o, m.f, m.g, ev, 40, seconds)) << seconds;
+    ASSERT_TRUE(ev.first_disagreement.has_value());
+    EXPECT_EQ(*ev.first_disagreement, 30u);
+    EXPECT_EQ(ev.checked_up_to, 30u);
+    EXPECT_GT(ev.gap, o.eps);
+    EXPECT_FALSE(ev.witness.empty());
+  }
+  // Without a time budget one run reaches at most 4N: 20 at N = 5.
+  o.max_length = 5;
+  ltsim::TwoLayerEvaluation ev = censored;
+  ev.checked_up_to = 5;
+  ASSERT_TRUE(ltsim::CertifyTwoLayerPastN(o, m.f, m.g, ev, 40, 0.0));
+  EXPECT_EQ(ev.checked_up_to, 20u);
+  EXPECT_FALSE(ev.first_disagreement.has_value());
+  // Nothing to do: a pair already decided to the target, one capped below N, one with a T*.
+  ev = censored;
+  EXPECT_FALSE(ltsim::CertifyTwoLayerPastN(o, m.f, m.g, ev, 12, 0.0));
+  ev.capped = true;
+  EXPECT_FALSE(ltsim::CertifyTwoLayerPastN(o, m.f, m.g, ev, 40, 0.0));
+  ev = censored;
+  ev.first_disagreement = 12;
+  EXPECT_FALSE(ltsim::CertifyTwoLayerPastN(o, m.f, m.g, ev, 40, 0.0));
+}
