@@ -416,10 +416,18 @@ struct DpResult {
   double slack = 0.0;
 };
 
+// One slot of a programme: the best value reaching it, its two components and its parent.
+struct DpCell {
+  double best, s1, s2;
+  std::int64_t parent;
+};
+
+// The arrays of the programmes, kept per thread across sets (every entry a programme reads is
+// written first by RunDp or Fill).
 class DpWorkspace {
  public:
-  std::vector<double> best, s1, s2;
-  std::vector<std::int64_t> parent;
+  std::vector<DpCell> cells;
+  std::vector<double> x1, x2, ya, yb;
 };
 
 // The rounding of the sum along a path of T terms is ≤ γ_{T+4}·Σ_j |t_j| (γ_n = n·u/(1 − n·u))
@@ -428,34 +436,29 @@ class DpWorkspace {
 // an absolute 2^-1075 to each product and sum (docs/theory.md §11.5, "Rounding").
 DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vector<double>& x2,
                double a1, double a2, const std::vector<char>& dead, DpWorkspace& ws) {
-  ws.best.assign(c.slots, -kInf);
-  ws.s1.assign(c.slots, 0.0);
-  ws.s2.assign(c.slots, 0.0);
-  ws.parent.assign(c.slots, -1);
+  if (ws.cells.size() < c.slots) ws.cells.resize(c.slots);
+  DpCell* const cell = ws.cells.data();
+  std::fill(cell, cell + c.slots, DpCell{-kInf, 0.0, 0.0, -1});
   const int S = c.S;
   double magnitude = 0.0;
   // A slot's own term, then its value pushed to `to` (a slot of the next layer).
   auto relax = [&](std::uint64_t from, std::uint64_t to) {
-    if (ws.best[from] > ws.best[to]) {
-      ws.best[to] = ws.best[from];
-      ws.s1[to] = ws.s1[from];
-      ws.s2[to] = ws.s2[from];
-      ws.parent[to] = static_cast<std::int64_t>(from);
-    }
+    if (cell[from].best > cell[to].best)
+      cell[to] = {cell[from].best, cell[from].s1, cell[from].s2, static_cast<std::int64_t>(from)};
   };
   auto add = [&](std::uint64_t slot, double& layer_max) {
     const double p1 = a1 * x1[slot], p2 = a2 * x2[slot];
     layer_max = std::max(layer_max, std::abs(p1) + std::abs(p2));
-    ws.best[slot] += p1 + p2;
-    ws.s1[slot] += x1[slot];
-    ws.s2[slot] += x2[slot];
+    cell[slot].best += p1 + p2;
+    cell[slot].s1 += x1[slot];
+    cell[slot].s2 += x2[slot];
   };
   for (std::uint64_t j = 1; j <= c.main_layers; ++j) {
     double layer_max = 0.0;
     for (std::uint64_t k = c.begin[j - 1]; k < c.begin[j]; ++k) {
-      if (j == 1) ws.best[k] = 0.0;
-      if (ws.best[k] == -kInf || dead[k]) {
-        ws.best[k] = -kInf;
+      if (j == 1) cell[k].best = 0.0;
+      if (cell[k].best == -kInf || dead[k]) {
+        cell[k].best = -kInf;
         continue;
       }
       add(k, layer_max);
@@ -474,7 +477,7 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
     if (first > 1) {
       // Enter the tail from the main role of layer first − 1.
       for (std::uint64_t k = c.begin[first - 2]; k < c.begin[first - 1]; ++k) {
-        if (ws.best[k] == -kInf) continue;
+        if (cell[k].best == -kInf) continue;
         for (int s = 0; s < S; ++s) {
           const std::int32_t to = c.succ[k * S + s];
           if (to >= 0) relax(k, offset + (static_cast<std::uint64_t>(to) - base));
@@ -486,17 +489,17 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
       double layer_max = 0.0;
       for (std::uint64_t k = c.begin[j - 1]; k < c.begin[j]; ++k) {
         const std::uint64_t slot = offset + (k - base);
-        if (j == 1) ws.best[slot] = 0.0;
-        if (ws.best[slot] == -kInf || dead[slot]) {
-          ws.best[slot] = -kInf;
+        if (j == 1) cell[slot].best = 0.0;
+        if (cell[slot].best == -kInf || dead[slot]) {
+          cell[slot].best = -kInf;
           continue;
         }
         add(slot, layer_max);
         if (j == T) {
-          if (c.final_ok[k] && ws.best[slot] > r.value) {
-            r.value = ws.best[slot];
-            r.x1 = ws.s1[slot];
-            r.x2 = ws.s2[slot];
+          if (c.final_ok[k] && cell[slot].best > r.value) {
+            r.value = cell[slot].best;
+            r.x1 = cell[slot].s1;
+            r.x2 = cell[slot].s2;
             r.last = static_cast<std::int64_t>(slot);
             r.length = T;
           }
@@ -526,7 +529,7 @@ std::vector<Token> PathString(const PathDag& dag, const Compact& c, const DpWork
     const std::uint64_t k = c.node_of[static_cast<std::size_t>(slot)];
     x[j - 1] = static_cast<Token>(dag.LastToken(j, c.local[k]));
     if (j == 1) break;
-    slot = ws.parent[static_cast<std::size_t>(slot)];
+    slot = ws.cells[static_cast<std::size_t>(slot)].parent;
   }
   return x;
 }
@@ -935,7 +938,8 @@ struct Checker {
   DpWorkspace& ws;
   std::vector<std::vector<Token>>* candidates;
   std::uint64_t programs = 0;
-  std::vector<double> x1, x2;
+  std::vector<double>& x1 = ws.x1;
+  std::vector<double>& x2 = ws.x2;
 
   void Candidate(const DpResult& r) {
     if (candidates && options.candidates && r.last >= 0 && candidates->size() < 8)
@@ -1025,7 +1029,8 @@ struct Checker {
       int depth;
     };
     std::vector<Interval> stack{{lo, hi, 0.5, 0}};
-    std::vector<double> ya, yb;
+    std::vector<double>& ya = ws.ya;
+    std::vector<double>& yb = ws.yb;
     while (!stack.empty()) {
       const Interval iv = stack.back();
       stack.pop_back();
@@ -1099,7 +1104,7 @@ bool CheckSigned(const PathPair& pair, const SetData& data, const Linearised& li
   double crude = 0.0;
   for (std::size_t i = 0; i < H; ++i) crude += lin.vmax[i];
   if (crude <= E) return true;
-  Checker checker{pair, data, lin, options, ws, candidates, 0, {}, {}};
+  Checker checker{pair, data, lin, options, ws, candidates};
   std::vector<double> R(H, 0.0);
   double total = 0.0;
   for (std::size_t i = 0; i < H; ++i) {
@@ -1337,7 +1342,7 @@ SetBound BoundPathSet(const PathPair& pair, const PathSet& set, double limit,
     out.leaf = true;
     return out;
   }
-  DpWorkspace ws;
+  thread_local DpWorkspace ws;
   // Pre-activation ranges of the second layers' MLPs.
   std::vector<std::vector<double>> pre_lo(2), pre_hi(2);
   bool relaxed = false;
