@@ -1031,6 +1031,27 @@ struct Checker {
     std::vector<Interval> stack{{lo, hi, 0.5, 0}};
     std::vector<double>& ya = ws.ya;
     std::vector<double>& yb = ws.yb;
+    // The programmes run, by (ρ, s): halves share their ends with their parent and each other,
+    // and start from the parent's s, so a repeated (ρ, s) is the same programme (deterministic).
+    struct Seen {
+      double rho, s;
+      DpResult r;
+    };
+    std::vector<Seen> seen;
+    auto programme = [&](double rho, double s, bool& fresh) {
+      for (const Seen& x : seen)
+        if (x.rho == rho && x.s == s) {
+          fresh = false;
+          return x.r;
+        }
+      fresh = true;
+      Fill(a, rho, mu_a, ya);
+      Fill(b, E - rho, mu_b, yb);
+      const DpResult r = RunDp(data.c, ya, yb, s, 1 - s, data.dead, ws);
+      ++programs;
+      seen.push_back({rho, s, r});
+      return r;
+    };
     while (!stack.empty()) {
       const Interval iv = stack.back();
       stack.pop_back();
@@ -1041,15 +1062,13 @@ struct Checker {
       for (int it = 0; it < options.max_kelley && !done; ++it) {
         bool both = true;
         for (double rho : {iv.lo, iv.hi}) {
-          Fill(a, rho, mu_a, ya);
-          Fill(b, E - rho, mu_b, yb);
-          const DpResult r = RunDp(data.c, ya, yb, s, 1 - s, data.dead, ws);
-          ++programs;
+          bool fresh = true;
+          const DpResult r = programme(rho, s, fresh);
           if (r.last < 0) continue;
           const double value = r.value - s * mu_a - (1 - s) * mu_b + r.slack;
           if (value > 0) {
             both = false;
-            Candidate(r);
+            if (fresh) Candidate(r);
           }
           lines.emplace_back(r.x2 - mu_b + r.slack, r.x1 - mu_a + r.slack);
         }
