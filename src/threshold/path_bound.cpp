@@ -416,9 +416,10 @@ struct DpResult {
   double slack = 0.0;
 };
 
-// One slot of a programme: the best value reaching it, its two components and its parent.
+// One slot of a programme: the best value reaching it and its parent (the components of the
+// maximising path are summed along it afterwards, in the same order).
 struct DpCell {
-  double best, s1, s2;
+  double best;
   std::int64_t parent;
 };
 
@@ -427,7 +428,8 @@ struct DpCell {
 class DpWorkspace {
  public:
   std::vector<DpCell> cells;
-  std::vector<double> x1, x2, ya, yb;
+  std::vector<std::int64_t> path;
+  std::vector<double> x1, x2, ya[2], yb[2];
 };
 
 // The rounding of the sum along a path of T terms is ≤ γ_{T+4}·Σ_j |t_j| (γ_n = n·u/(1 − n·u))
@@ -438,20 +440,18 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
                double a1, double a2, const std::vector<char>& dead, DpWorkspace& ws) {
   if (ws.cells.size() < c.slots) ws.cells.resize(c.slots);
   DpCell* const cell = ws.cells.data();
-  std::fill(cell, cell + c.slots, DpCell{-kInf, 0.0, 0.0, -1});
+  std::fill(cell, cell + c.slots, DpCell{-kInf, -1});
   const int S = c.S;
   double magnitude = 0.0;
   // A slot's own term, then its value pushed to `to` (a slot of the next layer).
   auto relax = [&](std::uint64_t from, std::uint64_t to) {
     if (cell[from].best > cell[to].best)
-      cell[to] = {cell[from].best, cell[from].s1, cell[from].s2, static_cast<std::int64_t>(from)};
+      cell[to] = {cell[from].best, static_cast<std::int64_t>(from)};
   };
   auto add = [&](std::uint64_t slot, double& layer_max) {
     const double p1 = a1 * x1[slot], p2 = a2 * x2[slot];
     layer_max = std::max(layer_max, std::abs(p1) + std::abs(p2));
     cell[slot].best += p1 + p2;
-    cell[slot].s1 += x1[slot];
-    cell[slot].s2 += x2[slot];
   };
   for (std::uint64_t j = 1; j <= c.main_layers; ++j) {
     double layer_max = 0.0;
@@ -498,8 +498,6 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
         if (j == T) {
           if (c.final_ok[k] && cell[slot].best > r.value) {
             r.value = cell[slot].best;
-            r.x1 = cell[slot].s1;
-            r.x2 = cell[slot].s2;
             r.last = static_cast<std::int64_t>(slot);
             r.length = T;
           }
@@ -513,6 +511,19 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
       this_tail += layer_max;
     }
     tail_magnitude = std::max(tail_magnitude, this_tail);
+  }
+  if (r.last >= 0) {
+    // x1 and x2 summed along the maximising path from its first slot.
+    ws.path.resize(r.length);
+    std::int64_t slot = r.last;
+    for (std::uint64_t j = r.length; j >= 1; --j) {
+      ws.path[j - 1] = slot;
+      slot = cell[slot].parent;
+    }
+    for (const std::int64_t x : ws.path) {
+      r.x1 += x1[static_cast<std::size_t>(x)];
+      r.x2 += x2[static_cast<std::size_t>(x)];
+    }
   }
   r.slack = 1.01 * static_cast<double>(c.T_hi + 8) * kUnit * (magnitude + tail_magnitude) +
             static_cast<double>(c.T_hi + 8) * 8 * std::numeric_limits<double>::denorm_min() *
@@ -1029,8 +1040,20 @@ struct Checker {
       int depth;
     };
     std::vector<Interval> stack{{lo, hi, 0.5, 0}};
-    std::vector<double>& ya = ws.ya;
-    std::vector<double>& yb = ws.yb;
+    // The inputs of the programmes at the last two ρ (an interval's ends, for every s tried).
+    double filled[2] = {std::numeric_limits<double>::quiet_NaN(),
+                        std::numeric_limits<double>::quiet_NaN()};
+    int next_fill = 0;
+    auto inputs = [&](double rho) {
+      for (int i = 0; i < 2; ++i)
+        if (filled[i] == rho) return i;
+      const int i = next_fill;
+      next_fill ^= 1;
+      Fill(a, rho, mu_a, ws.ya[i]);
+      Fill(b, E - rho, mu_b, ws.yb[i]);
+      filled[i] = rho;
+      return i;
+    };
     // The programmes run, by (ρ, s): halves share their ends with their parent and each other,
     // and start from the parent's s, so a repeated (ρ, s) is the same programme (deterministic).
     struct Seen {
@@ -1045,9 +1068,8 @@ struct Checker {
           return x.r;
         }
       fresh = true;
-      Fill(a, rho, mu_a, ya);
-      Fill(b, E - rho, mu_b, yb);
-      const DpResult r = RunDp(data.c, ya, yb, s, 1 - s, data.dead, ws);
+      const int i = inputs(rho);
+      const DpResult r = RunDp(data.c, ws.ya[i], ws.yb[i], s, 1 - s, data.dead, ws);
       ++programs;
       seen.push_back({rho, s, r});
       return r;
