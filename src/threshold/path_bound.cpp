@@ -941,6 +941,28 @@ double MuOf(const HeadData& hd, std::uint64_t T, double scale) {
   return 8.0 * (t + 8) * t * kUnit * (1.0 + scale);
 }
 
+// The minimum over s ∈ [0, 1] of the upper envelope of lines (value at s = 0, value at s = 1),
+// and an s attaining it.
+std::pair<double, double> EnvelopeMinimum(const std::vector<std::pair<double, double>>& lines) {
+  double best_s = 0.0, best_v = kInf;
+  std::vector<double> points{0.0, 1.0};
+  for (std::size_t p = 0; p < lines.size(); ++p)
+    for (std::size_t q = p + 1; q < lines.size(); ++q) {
+      const double d0 = lines[p].first - lines[q].first;
+      const double d1 = lines[p].second - lines[q].second;
+      if (d0 * d1 < 0) points.push_back(d0 / (d0 - d1));
+    }
+  for (double t : points) {
+    double v = -kInf;
+    for (const auto& [l0, l1] : lines) v = std::max(v, (1 - t) * l0 + t * l1);
+    if (v < best_v) {
+      best_v = v;
+      best_s = t;
+    }
+  }
+  return {best_v, best_s};
+}
+
 struct Checker {
   const PathPair& pair;
   const SetData& data;
@@ -1099,21 +1121,15 @@ struct Checker {
           break;
         }
         // Kelley's step: the s minimising the upper envelope of the lines on [0, 1].
-        double best_s = 0.0, best_v = kInf;
-        std::vector<double> points{0.0, 1.0};
-        for (std::size_t p = 0; p < lines.size(); ++p)
-          for (std::size_t q = p + 1; q < lines.size(); ++q) {
-            const double d0 = lines[p].first - lines[q].first;
-            const double d1 = lines[p].second - lines[q].second;
-            if (d0 * d1 < 0) points.push_back(d0 / (d0 - d1));
-          }
-        for (double t : points) {
-          double v = -kInf;
-          for (const auto& [l0, l1] : lines) v = std::max(v, (1 - t) * l0 + t * l1);
-          if (v < best_v) {
-            best_v = v;
-            best_s = t;
-          }
+        const auto [best_v, best_s] = EnvelopeMinimum(lines);
+        // No cover can work when at one end every s has a path above 0, rounding aside
+        // (docs/theory.md §11.5, "Pairing": the maximum is convex in ρ, so the interval of a
+        // cover that holds this ρ would have an end above 0 at every s).
+        for (double rho : {iv.lo, iv.hi}) {
+          std::vector<std::pair<double, double>> here;
+          for (const Seen& x : seen)
+            if (x.rho == rho && x.r.last >= 0) here.emplace_back(x.r.x2 - mu_b, x.r.x1 - mu_a);
+          if (!here.empty() && EnvelopeMinimum(here).first > 0) return false;
         }
         if (best_v > 0) break;  // no s can work on this interval with these paths
         if (std::abs(best_s - s) < 1e-12) break;
