@@ -1006,9 +1006,12 @@ struct Checker {
     if (vmin == vmax) return vmax;
     const double scale = std::max(std::abs(vmin), std::abs(vmax));
     const double mu = MuOf(hd, data.c.T_hi, scale);
-    // From the smallest value up: each step's level is the ratio of a path (Dinkelbach).
+    // From the smallest value up: each step's level is the ratio of a path (Dinkelbach), raised
+    // by the certification step, so that the level past the best path certifies at once.
     double lambda = vmin;
     double best_upper = vmax;
+    double raise = 0.0;  // the last raise of a level that did not move the path's ratio
+    int stalls = 0;
     for (int it = 0; it < 40; ++it) {
       Fill(i, lambda, mu, x1, &x2);
       const DpResult r = RunDp(data.c, x1, x2, 1.0, 0.0, data.dead, ws);
@@ -1018,30 +1021,20 @@ struct Checker {
         best_upper = std::min(best_upper, lambda);
         break;
       }
-      // Dinkelbach's step: the maximising path's ratio is above λ.
       Candidate(r);
       const double D = r.x2;
       if (!(D > 0)) break;
-      const double next = lambda + r.value / D;  // = (N + μD)/D of that path, ≥ λ
+      const double next = lambda + r.value / D;  // = (N + μD)/D of that path
       const double tol = 1e-13 * (1.0 + scale);
+      const double step = std::max(tol, 4 * (r.slack + mu) / D);
       if (next - lambda <= tol) {
-        // Converged: certify slightly above.
-        double step = std::max(tol, 4 * (r.slack + mu) / D);
-        for (int tries = 0; tries < 6; ++tries) {
-          const double level = next + step;
-          if (level >= best_upper) break;
-          Fill(i, level, mu, x1, &x2);
-          const DpResult q = RunDp(data.c, x1, x2, 1.0, 0.0, data.dead, ws);
-          ++programs;
-          if (q.value - mu + q.slack <= 0) {
-            best_upper = std::min(best_upper, level);
-            break;
-          }
-          step *= 16;
-        }
-        break;
+        // The path is not above λ beyond rounding: raise the level, 16 times more each time.
+        if (++stalls > 6) break;
+        raise = raise == 0.0 ? step : raise * 16;
+        lambda = std::max(lambda, next) + raise;
+      } else {
+        lambda = next + step;  // Dinkelbach's step, then slightly above
       }
-      lambda = next;
       if (lambda >= best_upper) break;
     }
     return best_upper;
