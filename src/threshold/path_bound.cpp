@@ -423,8 +423,8 @@ struct DpCell {
   std::int64_t parent;
 };
 
-// The arrays of the programmes, kept per thread across sets (every entry a programme reads is
-// written first by RunDp or Fill).
+// The arrays of the programmes, kept across the sets of a task (BoundScratch; every entry a
+// programme reads is written first by RunDp or Fill).
 class DpWorkspace {
  public:
   std::vector<DpCell> cells;
@@ -873,8 +873,13 @@ Linearised Linearise(const PathPair& pair, const SetData& data, int k, int sigma
                  2.0 * d * kUnit * ymax * uh_abs.sum();
       std::vector<double>& v = lin.values[i];
       v.resize(n);
-      for (std::uint64_t x = 0; x < n; ++x)
-        v[x] = uh.dot(Eigen::Map<const Vector>(pair.y(s, c.global[x]), d));
+      const double* u = uh.data();
+      for (std::uint64_t x = 0; x < n; ++x) {
+        const double* y = pair.y(s, c.global[x]);
+        double dot = 0.0;
+        for (int a = 0; a < d; ++a) dot += u[a] * y[a];
+        v[x] = dot;
+      }
       for (std::uint64_t x = 0; x < c.slots; ++x)
         if (CanWeigh(hd, data, x)) {
           const double val = v[c.node_of[x]];
@@ -1370,8 +1375,14 @@ std::vector<std::vector<Token>> EnumeratePaths(const PathPair& pair, const PathS
   return out;
 }
 
+struct BoundScratch::Impl {
+  DpWorkspace ws;
+};
+BoundScratch::BoundScratch() : impl(std::make_unique<Impl>()) {}
+BoundScratch::~BoundScratch() = default;
+
 SetBound BoundPathSet(const PathPair& pair, const PathSet& set, double limit,
-                      const BoundOptions& options) {
+                      const BoundOptions& options, BoundScratch* scratch) {
   SetBound out;
   SetData data;
   data.c = Materialise(pair, set);
@@ -1392,7 +1403,8 @@ SetBound BoundPathSet(const PathPair& pair, const PathSet& set, double limit,
     out.leaf = true;
     return out;
   }
-  thread_local DpWorkspace ws;
+  DpWorkspace own;
+  DpWorkspace& ws = scratch ? scratch->impl->ws : own;
   // Pre-activation ranges of the second layers' MLPs.
   std::vector<std::vector<double>> pre_lo(2), pre_hi(2);
   bool relaxed = false;

@@ -66,7 +66,7 @@ void BM_TwoLayerThreshold(benchmark::State& state) {
   const Config c = MakeConfig(static_cast<int>(state.range(0)));
   const bool paths = state.range(1) != 0;
   const double budget = BudgetSeconds();
-  std::uint64_t reached = 0, exact = 0, first = 0, evaluations = 0, programs = 0;
+  std::uint64_t reached = 0, within = 0, exact = 0, first = 0, evaluations = 0, programs = 0;
   double seconds = 0.0, cpu = 0.0;
   for (auto _ : state) {
     ltsim::ThresholdOptions o;
@@ -82,13 +82,16 @@ void BM_TwoLayerThreshold(benchmark::State& state) {
     reached = 0;
     const auto start = std::chrono::steady_clock::now();
     const double cpu_start = CpuSeconds();
+    within = 0;
     o.progress = [&](std::uint64_t done, std::uint64_t, std::uint64_t, double) {
       reached = done;
       if (CpuSeconds() - cpu_start > budget) throw Stop{};
+      within = done;
     };
     try {
       const ltsim::ThresholdResult r = ltsim::FindThreshold(c.f, c.g, o);
       reached = r.checked_up_to;
+      if (CpuSeconds() - cpu_start <= budget) within = reached;
       exact = r.exhaustive_up_to;
       first = r.first_disagreement.value_or(0);
       evaluations = r.evaluations;
@@ -101,6 +104,8 @@ void BM_TwoLayerThreshold(benchmark::State& state) {
   }
   state.counters["target_N"] = static_cast<double>(c.target);
   state.counters["largest_N"] = static_cast<double>(reached);
+  // The last length certified within the budget (largest_N's window may end past it).
+  state.counters["N_within_budget"] = static_cast<double>(within);
   state.counters["exact_up_to"] = static_cast<double>(exact);
   state.counters["T_star"] = static_cast<double>(first);
   state.counters["evaluations"] = static_cast<double>(evaluations);
