@@ -416,10 +416,20 @@ struct DpResult {
   double slack = 0.0;
 };
 
+// One slot of a programme: the best value reaching it and its parent (the components of the
+// maximising path are summed along it afterwards, in the same order).
+struct DpCell {
+  double best;
+  std::int64_t parent;
+};
+
+// The arrays of the programmes, kept across the sets of a task (BoundScratch; every entry a
+// programme reads is written first by RunDp or Fill).
 class DpWorkspace {
  public:
-  std::vector<double> best, s1, s2;
-  std::vector<std::int64_t> parent;
+  std::vector<DpCell> cells;
+  std::vector<std::int64_t> path;
+  std::vector<double> x1, x2, ya[2], yb[2];
 };
 
 // The rounding of the sum along a path of T terms is ≤ γ_{T+4}·Σ_j |t_j| (γ_n = n·u/(1 − n·u))
@@ -428,34 +438,27 @@ class DpWorkspace {
 // an absolute 2^-1075 to each product and sum (docs/theory.md §11.5, "Rounding").
 DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vector<double>& x2,
                double a1, double a2, const std::vector<char>& dead, DpWorkspace& ws) {
-  ws.best.assign(c.slots, -kInf);
-  ws.s1.assign(c.slots, 0.0);
-  ws.s2.assign(c.slots, 0.0);
-  ws.parent.assign(c.slots, -1);
+  if (ws.cells.size() < c.slots) ws.cells.resize(c.slots);
+  DpCell* const cell = ws.cells.data();
+  std::fill(cell, cell + c.slots, DpCell{-kInf, -1});
   const int S = c.S;
   double magnitude = 0.0;
   // A slot's own term, then its value pushed to `to` (a slot of the next layer).
   auto relax = [&](std::uint64_t from, std::uint64_t to) {
-    if (ws.best[from] > ws.best[to]) {
-      ws.best[to] = ws.best[from];
-      ws.s1[to] = ws.s1[from];
-      ws.s2[to] = ws.s2[from];
-      ws.parent[to] = static_cast<std::int64_t>(from);
-    }
+    if (cell[from].best > cell[to].best)
+      cell[to] = {cell[from].best, static_cast<std::int64_t>(from)};
   };
   auto add = [&](std::uint64_t slot, double& layer_max) {
     const double p1 = a1 * x1[slot], p2 = a2 * x2[slot];
     layer_max = std::max(layer_max, std::abs(p1) + std::abs(p2));
-    ws.best[slot] += p1 + p2;
-    ws.s1[slot] += x1[slot];
-    ws.s2[slot] += x2[slot];
+    cell[slot].best += p1 + p2;
   };
   for (std::uint64_t j = 1; j <= c.main_layers; ++j) {
     double layer_max = 0.0;
     for (std::uint64_t k = c.begin[j - 1]; k < c.begin[j]; ++k) {
-      if (j == 1) ws.best[k] = 0.0;
-      if (ws.best[k] == -kInf || dead[k]) {
-        ws.best[k] = -kInf;
+      if (j == 1) cell[k].best = 0.0;
+      if (cell[k].best == -kInf || dead[k]) {
+        cell[k].best = -kInf;
         continue;
       }
       add(k, layer_max);
@@ -474,7 +477,7 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
     if (first > 1) {
       // Enter the tail from the main role of layer first − 1.
       for (std::uint64_t k = c.begin[first - 2]; k < c.begin[first - 1]; ++k) {
-        if (ws.best[k] == -kInf) continue;
+        if (cell[k].best == -kInf) continue;
         for (int s = 0; s < S; ++s) {
           const std::int32_t to = c.succ[k * S + s];
           if (to >= 0) relax(k, offset + (static_cast<std::uint64_t>(to) - base));
@@ -486,17 +489,15 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
       double layer_max = 0.0;
       for (std::uint64_t k = c.begin[j - 1]; k < c.begin[j]; ++k) {
         const std::uint64_t slot = offset + (k - base);
-        if (j == 1) ws.best[slot] = 0.0;
-        if (ws.best[slot] == -kInf || dead[slot]) {
-          ws.best[slot] = -kInf;
+        if (j == 1) cell[slot].best = 0.0;
+        if (cell[slot].best == -kInf || dead[slot]) {
+          cell[slot].best = -kInf;
           continue;
         }
         add(slot, layer_max);
         if (j == T) {
-          if (c.final_ok[k] && ws.best[slot] > r.value) {
-            r.value = ws.best[slot];
-            r.x1 = ws.s1[slot];
-            r.x2 = ws.s2[slot];
+          if (c.final_ok[k] && cell[slot].best > r.value) {
+            r.value = cell[slot].best;
             r.last = static_cast<std::int64_t>(slot);
             r.length = T;
           }
@@ -510,6 +511,19 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
       this_tail += layer_max;
     }
     tail_magnitude = std::max(tail_magnitude, this_tail);
+  }
+  if (r.last >= 0) {
+    // x1 and x2 summed along the maximising path from its first slot.
+    ws.path.resize(r.length);
+    std::int64_t slot = r.last;
+    for (std::uint64_t j = r.length; j >= 1; --j) {
+      ws.path[j - 1] = slot;
+      slot = cell[slot].parent;
+    }
+    for (const std::int64_t x : ws.path) {
+      r.x1 += x1[static_cast<std::size_t>(x)];
+      r.x2 += x2[static_cast<std::size_t>(x)];
+    }
   }
   r.slack = 1.01 * static_cast<double>(c.T_hi + 8) * kUnit * (magnitude + tail_magnitude) +
             static_cast<double>(c.T_hi + 8) * 8 * std::numeric_limits<double>::denorm_min() *
@@ -526,7 +540,7 @@ std::vector<Token> PathString(const PathDag& dag, const Compact& c, const DpWork
     const std::uint64_t k = c.node_of[static_cast<std::size_t>(slot)];
     x[j - 1] = static_cast<Token>(dag.LastToken(j, c.local[k]));
     if (j == 1) break;
-    slot = ws.parent[static_cast<std::size_t>(slot)];
+    slot = ws.cells[static_cast<std::size_t>(slot)].parent;
   }
   return x;
 }
@@ -859,8 +873,13 @@ Linearised Linearise(const PathPair& pair, const SetData& data, int k, int sigma
                  2.0 * d * kUnit * ymax * uh_abs.sum();
       std::vector<double>& v = lin.values[i];
       v.resize(n);
-      for (std::uint64_t x = 0; x < n; ++x)
-        v[x] = uh.dot(Eigen::Map<const Vector>(pair.y(s, c.global[x]), d));
+      const double* u = uh.data();
+      for (std::uint64_t x = 0; x < n; ++x) {
+        const double* y = pair.y(s, c.global[x]);
+        double dot = 0.0;
+        for (int a = 0; a < d; ++a) dot += u[a] * y[a];
+        v[x] = dot;
+      }
       for (std::uint64_t x = 0; x < c.slots; ++x)
         if (CanWeigh(hd, data, x)) {
           const double val = v[c.node_of[x]];
@@ -927,6 +946,28 @@ double MuOf(const HeadData& hd, std::uint64_t T, double scale) {
   return 8.0 * (t + 8) * t * kUnit * (1.0 + scale);
 }
 
+// The minimum over s ∈ [0, 1] of the upper envelope of lines (value at s = 0, value at s = 1),
+// and an s attaining it.
+std::pair<double, double> EnvelopeMinimum(const std::vector<std::pair<double, double>>& lines) {
+  double best_s = 0.0, best_v = kInf;
+  std::vector<double> points{0.0, 1.0};
+  for (std::size_t p = 0; p < lines.size(); ++p)
+    for (std::size_t q = p + 1; q < lines.size(); ++q) {
+      const double d0 = lines[p].first - lines[q].first;
+      const double d1 = lines[p].second - lines[q].second;
+      if (d0 * d1 < 0) points.push_back(d0 / (d0 - d1));
+    }
+  for (double t : points) {
+    double v = -kInf;
+    for (const auto& [l0, l1] : lines) v = std::max(v, (1 - t) * l0 + t * l1);
+    if (v < best_v) {
+      best_v = v;
+      best_s = t;
+    }
+  }
+  return {best_v, best_s};
+}
+
 struct Checker {
   const PathPair& pair;
   const SetData& data;
@@ -935,7 +976,8 @@ struct Checker {
   DpWorkspace& ws;
   std::vector<std::vector<Token>>* candidates;
   std::uint64_t programs = 0;
-  std::vector<double> x1, x2;
+  std::vector<double>& x1 = ws.x1;
+  std::vector<double>& x2 = ws.x2;
 
   void Candidate(const DpResult& r) {
     if (candidates && options.candidates && r.last >= 0 && candidates->size() < 8)
@@ -969,9 +1011,12 @@ struct Checker {
     if (vmin == vmax) return vmax;
     const double scale = std::max(std::abs(vmin), std::abs(vmax));
     const double mu = MuOf(hd, data.c.T_hi, scale);
-    // From the smallest value up: each step's level is the ratio of a path (Dinkelbach).
+    // From the smallest value up: each step's level is the ratio of a path (Dinkelbach), raised
+    // by the certification step, so that the level past the best path certifies at once.
     double lambda = vmin;
     double best_upper = vmax;
+    double raise = 0.0;  // the last raise of a level that did not move the path's ratio
+    int stalls = 0;
     for (int it = 0; it < 40; ++it) {
       Fill(i, lambda, mu, x1, &x2);
       const DpResult r = RunDp(data.c, x1, x2, 1.0, 0.0, data.dead, ws);
@@ -981,30 +1026,20 @@ struct Checker {
         best_upper = std::min(best_upper, lambda);
         break;
       }
-      // Dinkelbach's step: the maximising path's ratio is above λ.
       Candidate(r);
       const double D = r.x2;
       if (!(D > 0)) break;
-      const double next = lambda + r.value / D;  // = (N + μD)/D of that path, ≥ λ
+      const double next = lambda + r.value / D;  // = (N + μD)/D of that path
       const double tol = 1e-13 * (1.0 + scale);
+      const double step = std::max(tol, 4 * (r.slack + mu) / D);
       if (next - lambda <= tol) {
-        // Converged: certify slightly above.
-        double step = std::max(tol, 4 * (r.slack + mu) / D);
-        for (int tries = 0; tries < 6; ++tries) {
-          const double level = next + step;
-          if (level >= best_upper) break;
-          Fill(i, level, mu, x1, &x2);
-          const DpResult q = RunDp(data.c, x1, x2, 1.0, 0.0, data.dead, ws);
-          ++programs;
-          if (q.value - mu + q.slack <= 0) {
-            best_upper = std::min(best_upper, level);
-            break;
-          }
-          step *= 16;
-        }
-        break;
+        // The path is not above λ beyond rounding: raise the level, 16 times more each time.
+        if (++stalls > 6) break;
+        raise = raise == 0.0 ? step : raise * 16;
+        lambda = std::max(lambda, next) + raise;
+      } else {
+        lambda = next + step;  // Dinkelbach's step, then slightly above
       }
-      lambda = next;
       if (lambda >= best_upper) break;
     }
     return best_upper;
@@ -1025,7 +1060,40 @@ struct Checker {
       int depth;
     };
     std::vector<Interval> stack{{lo, hi, 0.5, 0}};
-    std::vector<double> ya, yb;
+    // The inputs of the programmes at the last two ρ (an interval's ends, for every s tried).
+    double filled[2] = {std::numeric_limits<double>::quiet_NaN(),
+                        std::numeric_limits<double>::quiet_NaN()};
+    int next_fill = 0;
+    auto inputs = [&](double rho) {
+      for (int i = 0; i < 2; ++i)
+        if (filled[i] == rho) return i;
+      const int i = next_fill;
+      next_fill ^= 1;
+      Fill(a, rho, mu_a, ws.ya[i]);
+      Fill(b, E - rho, mu_b, ws.yb[i]);
+      filled[i] = rho;
+      return i;
+    };
+    // The programmes run, by (ρ, s): halves share their ends with their parent and each other,
+    // and start from the parent's s, so a repeated (ρ, s) is the same programme (deterministic).
+    struct Seen {
+      double rho, s;
+      DpResult r;
+    };
+    std::vector<Seen> seen;
+    auto programme = [&](double rho, double s, bool& fresh) {
+      for (const Seen& x : seen)
+        if (x.rho == rho && x.s == s) {
+          fresh = false;
+          return x.r;
+        }
+      fresh = true;
+      const int i = inputs(rho);
+      const DpResult r = RunDp(data.c, ws.ya[i], ws.yb[i], s, 1 - s, data.dead, ws);
+      ++programs;
+      seen.push_back({rho, s, r});
+      return r;
+    };
     while (!stack.empty()) {
       const Interval iv = stack.back();
       stack.pop_back();
@@ -1036,15 +1104,13 @@ struct Checker {
       for (int it = 0; it < options.max_kelley && !done; ++it) {
         bool both = true;
         for (double rho : {iv.lo, iv.hi}) {
-          Fill(a, rho, mu_a, ya);
-          Fill(b, E - rho, mu_b, yb);
-          const DpResult r = RunDp(data.c, ya, yb, s, 1 - s, data.dead, ws);
-          ++programs;
+          bool fresh = true;
+          const DpResult r = programme(rho, s, fresh);
           if (r.last < 0) continue;
           const double value = r.value - s * mu_a - (1 - s) * mu_b + r.slack;
           if (value > 0) {
             both = false;
-            Candidate(r);
+            if (fresh) Candidate(r);
           }
           lines.emplace_back(r.x2 - mu_b + r.slack, r.x1 - mu_a + r.slack);
         }
@@ -1053,21 +1119,15 @@ struct Checker {
           break;
         }
         // Kelley's step: the s minimising the upper envelope of the lines on [0, 1].
-        double best_s = 0.0, best_v = kInf;
-        std::vector<double> points{0.0, 1.0};
-        for (std::size_t p = 0; p < lines.size(); ++p)
-          for (std::size_t q = p + 1; q < lines.size(); ++q) {
-            const double d0 = lines[p].first - lines[q].first;
-            const double d1 = lines[p].second - lines[q].second;
-            if (d0 * d1 < 0) points.push_back(d0 / (d0 - d1));
-          }
-        for (double t : points) {
-          double v = -kInf;
-          for (const auto& [l0, l1] : lines) v = std::max(v, (1 - t) * l0 + t * l1);
-          if (v < best_v) {
-            best_v = v;
-            best_s = t;
-          }
+        const auto [best_v, best_s] = EnvelopeMinimum(lines);
+        // No cover can work when at one end every s has a path above 0, rounding aside
+        // (docs/theory.md §11.5, "Pairing": the maximum is convex in ρ, so the interval of a
+        // cover that holds this ρ would have an end above 0 at every s).
+        for (double rho : {iv.lo, iv.hi}) {
+          std::vector<std::pair<double, double>> here;
+          for (const Seen& x : seen)
+            if (x.rho == rho && x.r.last >= 0) here.emplace_back(x.r.x2 - mu_b, x.r.x1 - mu_a);
+          if (!here.empty() && EnvelopeMinimum(here).first > 0) return false;
         }
         if (best_v > 0) break;  // no s can work on this interval with these paths
         if (std::abs(best_s - s) < 1e-12) break;
@@ -1099,7 +1159,7 @@ bool CheckSigned(const PathPair& pair, const SetData& data, const Linearised& li
   double crude = 0.0;
   for (std::size_t i = 0; i < H; ++i) crude += lin.vmax[i];
   if (crude <= E) return true;
-  Checker checker{pair, data, lin, options, ws, candidates, 0, {}, {}};
+  Checker checker{pair, data, lin, options, ws, candidates};
   std::vector<double> R(H, 0.0);
   double total = 0.0;
   for (std::size_t i = 0; i < H; ++i) {
@@ -1315,8 +1375,14 @@ std::vector<std::vector<Token>> EnumeratePaths(const PathPair& pair, const PathS
   return out;
 }
 
+struct BoundScratch::Impl {
+  DpWorkspace ws;
+};
+BoundScratch::BoundScratch() : impl(std::make_unique<Impl>()) {}
+BoundScratch::~BoundScratch() = default;
+
 SetBound BoundPathSet(const PathPair& pair, const PathSet& set, double limit,
-                      const BoundOptions& options) {
+                      const BoundOptions& options, BoundScratch* scratch) {
   SetBound out;
   SetData data;
   data.c = Materialise(pair, set);
@@ -1337,7 +1403,8 @@ SetBound BoundPathSet(const PathPair& pair, const PathSet& set, double limit,
     out.leaf = true;
     return out;
   }
-  DpWorkspace ws;
+  DpWorkspace own;
+  DpWorkspace& ws = scratch ? scratch->impl->ws : own;
   // Pre-activation ranges of the second layers' MLPs.
   std::vector<std::vector<double>> pre_lo(2), pre_hi(2);
   bool relaxed = false;

@@ -102,14 +102,27 @@ struct BoundOptions {
   bool pairing = true;     ///< try the pairing of two heads (docs/theory.md §11.5)
 };
 
+/// Arrays the bound reuses from set to set (the dynamic programmes' slots and inputs): one per
+/// sequence of calls on one thread, freed with it.
+class BoundScratch {
+ public:
+  BoundScratch();
+  ~BoundScratch();
+  BoundScratch(const BoundScratch&) = delete;
+  BoundScratch& operator=(const BoundScratch&) = delete;
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
 /// Counts the paths of `set`; unless it is empty or a leaf, decides whether every path has
 /// ‖f − g‖_∞ ≤ limit (`holds`) with a certified argument (docs/theory.md §11.5): per output
 /// and sign, the gap is bounded by a constant plus a sum of ratios of path sums, each bounded
 /// by parametric dynamic programmes over the set's nodes, and two of them paired through a
 /// Lagrangian bound; `holds` is never true unless the argument is complete, rounding
 /// included. Otherwise `children` split the set.
+/// `scratch` (optional) keeps the arrays between calls.
 SetBound BoundPathSet(const PathPair& pair, const PathSet& set, double limit,
-                      const BoundOptions& options);
+                      const BoundOptions& options, BoundScratch* scratch = nullptr);
 
 /// Every path of a set as strings (at most `cap`; the rest is dropped, `complete` false): the
 /// paths through its boxes whose largest logits lie in its a* intervals (PathInSet).

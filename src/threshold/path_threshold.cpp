@@ -4,6 +4,7 @@
 #include "threshold/path_threshold.h"
 
 #include <fmt/format.h>
+#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -91,7 +92,7 @@ struct TaskOutcome {
 // first disagreement found are dropped) or against the largest gap found so far (kMax, one
 // length: the largest gap and a string realising it). Deterministic.
 TaskOutcome SearchTask(const PathPair& pair, const Task& task, double epsilon, Goal goal,
-                       const BoundOptions& bo, std::uint64_t budget) {
+                       const BoundOptions& bo, std::uint64_t budget, BoundScratch& scratch) {
   TaskOutcome out;
   out.max_gap.assign(task.T_hi - task.T_lo + 1, kNaN);
   std::vector<PathSet> stack{RootPathSet(pair, task.T_lo, task.T_hi, task.window)};
@@ -124,7 +125,7 @@ TaskOutcome SearchTask(const PathPair& pair, const Task& task, double epsilon, G
       return out;
     }
     const double limit = goal == Goal::kFirst ? epsilon : std::max(epsilon, out.best_gap);
-    SetBound b = BoundPathSet(pair, set, limit, bo);
+    SetBound b = BoundPathSet(pair, set, limit, bo, &scratch);
     ++out.sets;
     out.programs += b.programs;
     for (const auto& x : b.candidates) note(x);
@@ -335,6 +336,8 @@ ThresholdResult FindByPaths(const Transformer& f, const Transformer& g,
   // 2. Windows of lengths, each a set of independent tasks.
   BoundOptions bo;
   bo.leaf_paths = options.leaf_paths;
+  // The bound's arrays, one per thread for the whole search (they never change a result).
+  oneapi::tbb::enumerable_thread_specific<BoundScratch> scratches;
   std::uint64_t a = checked + 1;
   while (a <= exact && !found) {
     if (stopped()) return finish(checked, true);
@@ -346,7 +349,7 @@ ThresholdResult FindByPaths(const Transformer& f, const Transformer& g,
     const std::uint64_t budget = options.max_evaluations;
     arena.execute([&] {
       oneapi::tbb::parallel_for(std::size_t{0}, tasks.size(), [&](std::size_t i) {
-        outcomes[i] = SearchTask(pair, tasks[i], eps, Goal::kFirst, bo, budget);
+        outcomes[i] = SearchTask(pair, tasks[i], eps, Goal::kFirst, bo, budget, scratches.local());
       });
     });
     // The first disagreement, and the first length a budget left uncovered.
@@ -389,7 +392,7 @@ ThresholdResult FindByPaths(const Transformer& f, const Transformer& g,
       arena.execute([&] {
         oneapi::tbb::parallel_for(std::uint64_t{0}, windows, [&](std::uint64_t w) {
           best[w] = SearchTask(pair, {static_cast<std::uint32_t>(w), first, first}, eps, Goal::kMax,
-                               bo, std::numeric_limits<std::uint64_t>::max());
+                               bo, std::numeric_limits<std::uint64_t>::max(), scratches.local());
         });
       });
       std::size_t arg = windows;
