@@ -33,8 +33,10 @@ using raw::Engine;
 
 double Score(const RawSearchOptions& o, const RawEvaluation& e) {
   if (!e.valid) return -1.0;
+  // A pair without a disagreement counts one past the length it is certified to: N + 1, or
+  // less when the evaluation cap (kSearchThresholdEvaluations) stopped its threshold.
   const double t = e.first_disagreement ? static_cast<double>(*e.first_disagreement)
-                                        : static_cast<double>(o.max_length + 1);
+                                        : static_cast<double>(e.checked_up_to + 1);
   if (e.separated) return t;
   // Partial credit below any separated pair of the same T*: how far the largest gap is on its
   // way from ε to κε (a pair whose gap never exceeds ε scores 0).
@@ -107,6 +109,12 @@ double OutputBound(const Transformer& m) {
   }
   return m.readout_bias.cwiseAbs().maxCoeff() + m.readout_weight.norm() * (u + mlp);
 }
+
+/// The exact threshold's evaluation cap for one evaluation of the search: a pair whose pruned
+/// search needs more (a hard pair, at most seconds of CPU) counts as censored at the last length
+/// it certified, a lower bound, and may be certified further past the cap (CertifyPastCap).
+/// A count, not a time, so the search stays the same for any thread count and machine.
+constexpr std::uint64_t kSearchThresholdEvaluations = 3'000'000;
 
 /// Outputs above this make the evaluators' agreement (1e-9 relative, eval/evaluate.h) coarser
 /// than the gaps that decide T*; such pairs are not evaluated.
@@ -229,6 +237,7 @@ RawEvaluation EvaluateInClass(const RawSearchOptions& o, const Transformer& f, c
   t.epsilon = o.eps;
   t.max_length = o.max_length;
   t.threads = 1;  // the climbs run in parallel; one thread each keeps the arena small
+  t.max_evaluations = kSearchThresholdEvaluations;
   ThresholdResult r;
   try {
     r = FindThreshold(f, g, t);
@@ -239,7 +248,9 @@ RawEvaluation EvaluateInClass(const RawSearchOptions& o, const Transformer& f, c
   e.valid = true;
   e.first_disagreement = r.first_disagreement;
   e.checked_up_to = r.checked_up_to;
-  e.certified_max_length = o.max_length;
+  e.certified_max_length = r.first_disagreement || r.complete
+                               ? o.max_length
+                               : static_cast<std::uint64_t>(r.checked_up_to);
   e.statistics = r.evaluations;
   const std::size_t below = r.first_disagreement ? *r.first_disagreement - 1 : r.checked_up_to;
   for (std::size_t k = 0; k < below && k < r.max_gap_per_length.size(); ++k)
@@ -658,9 +669,14 @@ bool CertifyPastCap(const RawSearchOptions& o, const Transformer& f, const Trans
     t.epsilon = o.eps;
     t.max_length = length;
     t.threads = threads;
-    // Without a rate yet, the first run is bounded only by its length (N·4).
-    if (rate > 0)
-      t.max_evaluations = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(rate * left));
+    // Without a measured rate yet, the first run assumes 2·10⁵ statistics a second (slower
+    // than the pruned search on this machine), so a hard pair cannot overrun its window.
+    t.max_evaluations =
+        std::max<std::uint64_t>(1, static_cast<std::uint64_t>((rate > 0 ? rate : 2e5) * left));
+    // The evaluation budget is checked between windows only, and a window at long lengths can
+    // take minutes: the threshold's own time budget stops it inside one (exact up to the
+    // lengths every task finished).
+    t.time_budget = left;
     const auto run_started = std::chrono::steady_clock::now();
     ThresholdResult r;
     try {
