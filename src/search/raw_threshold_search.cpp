@@ -238,6 +238,9 @@ RawEvaluation EvaluateInClass(const RawSearchOptions& o, const Transformer& f, c
   t.max_length = o.max_length;
   t.threads = 1;  // the climbs run in parallel; one thread each keeps the arena small
   t.max_evaluations = kSearchThresholdEvaluations;
+  // The pruned search's cell bounds are not counted as evaluations, so a hard pair can pass
+  // the evaluation cap's windows slowly: a time-budgeted search also bounds its time.
+  if (o.evaluation_seconds) t.time_budget = std::max(0.5, o.evaluation_seconds());
   ThresholdResult r;
   try {
     r = FindThreshold(f, g, t);
@@ -246,6 +249,7 @@ RawEvaluation EvaluateInClass(const RawSearchOptions& o, const Transformer& f, c
     return e;
   }
   e.valid = true;
+  e.stopped_by_time = r.stopped == ThresholdStop::kTimeBudget;
   e.first_disagreement = r.first_disagreement;
   e.checked_up_to = r.checked_up_to;
   e.certified_max_length = r.first_disagreement || r.complete
@@ -389,6 +393,7 @@ RawRestart Climb(const RawSearchOptions& o, int index, const std::string& start_
   restart.f = start.first;
   restart.g = start.second;
   restart.best = EvaluateRawPair(o, restart.f, restart.g, start_hints);
+  if (restart.best.stopped_by_time) stop();
   restart.trajectory.push_back(restart.best.score);
   // Proposal kinds by weight (raw::ProposalWeights); one that does not apply (or leaves the
   // class) is redrawn, up to 16 times, without spending an evaluation.
@@ -416,6 +421,7 @@ RawRestart Climb(const RawSearchOptions& o, int index, const std::string& start_
       if (hint.length >= 1) hints.push_back(hint);
       if (restart.best.sup_statistic) hints.push_back(*restart.best.sup_statistic);
       RawEvaluation e = EvaluateRawPair(o, f, g, hints);
+      if (e.stopped_by_time) stop();  // past the time budget: flags the run as stopped
       if (e.score >= restart.best.score) {
         if (e.score > restart.best.score) ++restart.accepted_by_kind[kind];
         restart.f = f;
@@ -525,6 +531,7 @@ int ShrinkRestart(const RawSearchOptions& o, RawRestart& restart, std::uint64_t 
         std::vector<TypeCounts> hints;
         if (restart.best.sup_statistic) hints.push_back(*restart.best.sup_statistic);
         const RawEvaluation e = EvaluateRawPair(o, f, g, hints);
+        if (e.stopped_by_time && stop) stop();
         if (!e.valid) continue;
         const auto r = rank(f, g, e);
         if (r >= current && e.score >= restart.best.score) {
@@ -599,6 +606,10 @@ RawSearchResult RunRawSearch(const RawSearchOptions& o) {
     timed_out = true;
     return true;
   };
+  // Evaluations get the time left (so a hard pair cannot overrun the budget by minutes); the
+  // result is then flagged as stopped by time, as when the budget stops the climbs.
+  RawSearchOptions timed = o;
+  if (o.time_budget > 0) timed.evaluation_seconds = [&] { return o.time_budget - elapsed(); };
   auto run = [&](int i) {
     // Climb 0 always evaluates its start, so a result has at least one evaluated pair.
     if (i > 0 && stop()) {
@@ -613,10 +624,10 @@ RawSearchResult RunRawSearch(const RawSearchOptions& o) {
     if (from_family) {
       const auto& seed = seeds[static_cast<std::size_t>(i) % seeds.size()];
       result.restarts[i] =
-          Climb(o, i, "family " + seed.first, seed.second, {}, raw::Memory{}, iterations, stop);
+          Climb(timed, i, "family " + seed.first, seed.second, {}, raw::Memory{}, iterations, stop);
     } else {
       Start s = RandomStart(o, i);
-      result.restarts[i] = Climb(o, i, "random", std::move(s.pair), std::move(s.hints),
+      result.restarts[i] = Climb(timed, i, "random", std::move(s.pair), std::move(s.hints),
                                  std::move(s.memory), iterations, stop);
     }
     spent += result.restarts[i].trajectory.size();
@@ -642,7 +653,7 @@ RawSearchResult RunRawSearch(const RawSearchOptions& o) {
   RawRestart& best = result.restarts[result.best_restart];
   if (!o.random_only && shrink_budget > 0)
     result.shrink_accepted =
-        ShrinkRestart(o, best, shrink_budget, &result.shrink_evaluations, stop);
+        ShrinkRestart(timed, best, shrink_budget, &result.shrink_evaluations, stop);
   result.evaluations += result.shrink_evaluations;
   result.recheck = RecheckRaw(o, best.f, best.g, best.best);
   result.stopped_by_time = timed_out.load();
