@@ -78,6 +78,7 @@ set(ltsim_slow_tests
     "PathThresholdProperty.ResultsAreTheSameForAnyThreadCount"
     "Profile.ResultsDoNotDependOnThreads"
     "ProfileProperty.BracketsHoldTheBruteForceMaxima"
+    "RawSearch.ChainedConditionsOutlastASingleCondition"
     "RawSearch.RandomPairsAndProposalsStayInTheClass"
     "RawSearch.SearchBeatsRandomStartsOnTheSameBudget"
     "RefuteCli.ExponentOfTheNestedFamilyIsRecoveredAndEveryPointReplays"

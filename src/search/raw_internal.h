@@ -57,7 +57,30 @@ const std::vector<double>& ProposalWeights();
 struct Memory {
   int mechanism = -1;
   Vector targets;
+  /// The conditions composed by the `chain` proposal, innermost first: the heads, the tokens
+  /// each head's maximal key set holds, and the query token s₀ (−1: none). Empty when the
+  /// direction was not built by a chain.
+  std::vector<int> chain_heads;
+  std::vector<std::vector<char>> chain_sets;
+  int chain_query = -1;
 };
+
+/// One chain of k composed conditions on k distinct heads (docs/refute.md §3, `chain`): token
+/// sets A₁ ⊊ A₂ ⊊ … ⊊ A_k and a query token s₀ ∉ A₁. Head 1 attends (hardmax) to the keys of
+/// A₁ and, through its slot bias, to the query, and reads s₀: its share 1/(C₁ + 1) with
+/// C_j the count of A_j's tokens. Head j ≥ 2 attends to A_j's keys and reads A_{j−1}: its share
+/// C_{j−1}/C_j. Each head writes its share into its own direction orthogonal to the key
+/// vectors; the other heads write nothing. The targets read −1 from each share and −1 from a
+/// query token other than s₀, so w·u = −Σ_j share_j (query s₀) approaches its supremum only
+/// when every ratio is small at once. `extend` adds one condition to `memory`'s chain (a head
+/// outside it with a superset of A_k reading A_k, or a query-tied head inside A₁) when it can;
+/// otherwise (or without `extend`) a fresh chain of 2 … min(H, |Σ|, free directions)
+/// conditions is drawn. Writes the chain and its targets to `memory` (mechanism: half-space).
+/// `conditions` > 0 draws a fresh chain of exactly that many conditions (1 is a single ratio,
+/// the comparison the unit test makes). False when the class has no room (fewer heads, tokens
+/// or free directions than conditions, or key vectors that are not independent).
+bool ComposeChain(const RawSearchOptions& options, Memory& memory, Transformer& f, Transformer& g,
+                  Engine& engine, bool extend, int conditions = 0);
 
 /// Rebuilds f − g with the remembered mechanism and direction on f's current attention (a new
 /// random one when none is remembered); `hint` receives a long statistic where the gap is about
@@ -72,8 +95,10 @@ Matrix ReadMap(const Transformer& model);
 /// The one-sided mechanism on direction w (unit): f − g := c·ReLU(w·u − z₀) with c the largest
 /// L₀ allows and z₀ = z_hi − 1.05κε/c, z_hi the largest w·u found at long lengths (its statistic
 /// goes to `hint`). Attention, embeddings and values are f's, copied to g.
+/// `thorough` searches the long statistics harder (4 starts of 160 moves a length instead of
+/// 2 of 40): for directions whose supremum needs several ratios small at once (ComposeChain).
 bool HalfSpace(const RawSearchOptions& options, const Vector& w, Transformer& f, Transformer& g,
-               Engine& engine, TypeCounts* hint);
+               Engine& engine, TypeCounts* hint, bool thorough = false);
 
 /// The two-sided mechanism on direction w: a tent of height ≥ 1.05κε on w·u whose left foot is
 /// the least value of w·u found and whose peak is at a value some long statistic attains.

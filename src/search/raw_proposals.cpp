@@ -101,7 +101,7 @@ void ZeroMlp(const PairClass& cls, Transformer& m) {
 // The largest value of w·u found over long statistics (lengths N·2^{0, 6, 12, 20}), and the
 // statistic attaining it: a certified lower bound on sup w·u (it is attained there).
 double LongMax(const RawSearchOptions& o, const Transformer& f, const Vector& w, Engine& e,
-               TypeCounts* argmax) {
+               TypeCounts* argmax, int starts = 2, int moves = 40) {
   double best = -std::numeric_limits<double>::infinity();
   for (int shift : {0, 6, 12, 20}) {
     double value = 0.0;
@@ -111,7 +111,7 @@ double LongMax(const RawSearchOptions& o, const Transformer& f, const Vector& w,
           const double v = w.dot(ResidualBeforeMlp(f, s));
           return std::isfinite(v) ? v : -std::numeric_limits<double>::infinity();
         },
-        2, 40, e, &value);
+        starts, moves, e, &value);
     if (value > best) {
       best = value;
       if (argmax) *argmax = c;
@@ -170,7 +170,7 @@ Matrix ReadMap(const Transformer& m) {
 // when w·u approaches its supremum only slowly in T, e.g. when it needs several heads' ratios
 // small at once.
 bool HalfSpace(const RawSearchOptions& o, const Vector& w, Transformer& f, Transformer& g,
-               Engine& e, TypeCounts* hint) {
+               Engine& e, TypeCounts* hint, bool thorough) {
   if (o.cls.mlp_width == 0) return false;
   CopyAttention(f, g);
   const Vector w0 = UnitReadout(g, e);
@@ -185,7 +185,7 @@ bool HalfSpace(const RawSearchOptions& o, const Vector& w, Transformer& f, Trans
   const double c = ScaleToBudget(o.cls, f, g);
   if (!std::isfinite(c)) return false;
   ScaleReadouts(c, f, g);
-  const double z_hi = LongMax(o, f, w, e, hint);
+  const double z_hi = thorough ? LongMax(o, f, w, e, hint, 4, 160) : LongMax(o, f, w, e, hint);
   if (!std::isfinite(z_hi)) return false;
   mlp.in_bias(0) = -(z_hi - 1.05 * o.separation * o.eps / c);
   return true;
@@ -557,9 +557,9 @@ std::pair<Transformer, Transformer> RandomPair(const PairClass& cls, Engine& e) 
 }
 
 const std::vector<std::string>& ProposalNames() {
-  static const std::vector<std::string> names = {"half-space",     "tent",      "direction-step",
-                                                 "attention-step", "query-tie", "value-step",
-                                                 "gaussian",       "mode",      "pattern"};
+  static const std::vector<std::string> names = {
+      "half-space", "tent",     "direction-step", "attention-step", "query-tie",
+      "value-step", "gaussian", "mode",           "pattern",        "chain"};
   return names;
 }
 
@@ -597,10 +597,154 @@ Vector HalfSpaceTargets(const RawSearchOptions& o, const Transformer& f, int can
   return best.size() ? best : RandomTargets(f, e);
 }
 
+namespace {
+
+// The types' key vectors as rows, in ReadMap's order (type r·S + s).
+Matrix KeyRows(const Transformer& m) {
+  Matrix keys(m.alphabet * m.period, m.width);
+  for (int r = 0; r < m.period; ++r)
+    for (int s = 0; s < m.alphabet; ++s)
+      keys.row(r * m.alphabet + s) = KeyVector(m, s, r).transpose();
+  return keys;
+}
+
+// Builds the chain of `heads` (innermost first) with token sets `sets` and query token s0 in f
+// and g, and returns its targets (ComposeChain); an empty vector when the key vectors are not
+// independent (no logit table is exact) or there are fewer free directions than conditions.
+Vector BuildChain(const std::vector<int>& heads, const std::vector<std::vector<char>>& sets, int s0,
+                  Transformer& f, Transformer& g) {
+  const int types = f.alphabet * f.period;
+  const int k = static_cast<int>(heads.size());
+  const Matrix keys = KeyRows(f);
+  const Matrix pinv = keys.completeOrthogonalDecomposition().pseudoInverse();  // d × types
+  if (!pinv.allFinite() ||
+      !((keys * pinv - Matrix::Identity(types, types)).cwiseAbs().maxCoeff() < 1e-9))
+    return Vector();
+  Eigen::JacobiSVD<Matrix> svd(keys, Eigen::ComputeFullV);
+  const int free = f.width - static_cast<int>(svd.rank());
+  if (free < k) return Vector();
+  const Matrix complement = svd.matrixV().rightCols(free);  // orthonormal, ⟂ every key vector
+  const double scale = f.layers[0].attention == Attention::kHardmax ? 1.0 : 4.0;
+  auto token_of = [&](int type) { return type % f.alphabet; };
+  Vector targets = Vector::Zero((static_cast<Eigen::Index>(f.layers[0].heads.size()) + 1) * types);
+  for (int type = 0; type < types; ++type)
+    if (token_of(type) != s0) targets(type) = -1.0;  // another query token: far below
+  std::vector<Head> built(f.layers[0].heads.size());
+  for (std::size_t h = 0; h < built.size(); ++h) {
+    built[h] = f.layers[0].heads[h];
+    built[h].ov.setZero();  // a head outside the chain writes nothing
+  }
+  for (int j = 0; j < k; ++j) {
+    const std::vector<char>& set = sets[j];
+    Matrix table(types, types);  // table(key, query): the same for every query
+    Vector read(types);
+    for (int key = 0; key < types; ++key) {
+      table.row(key).setConstant(set[token_of(key)] ? 1.0 : 0.0);
+      read(key) =
+          j == 0 ? (token_of(key) == s0 ? 1.0 : 0.0) : (sets[j - 1][token_of(key)] ? 1.0 : 0.0);
+    }
+    Head& head = built[heads[j]];
+    head.qk = scale * pinv * table * pinv.transpose();
+    head.bias.setZero();
+    if (j == 0) head.bias(0) = scale * (set[s0] ? 0.0 : 1.0);  // the query of token s0 ties A₁
+    head.ov = complement.col(j) * (pinv * read).transpose();
+    for (int key = 0; key < types; ++key) targets((heads[j] + 1) * types + key) = -read(key);
+  }
+  for (Transformer* m : {&f, &g}) m->layers[0].heads = built;
+  return targets;
+}
+
+}  // namespace
+
+bool ComposeChain(const RawSearchOptions& o, Memory& memory, Transformer& f, Transformer& g,
+                  Engine& e, bool extend, int conditions) {
+  const int heads = static_cast<int>(f.layers[0].heads.size());
+  const int S = f.alphabet;
+  if (S < 2 || o.cls.mlp_width == 0 || conditions > std::min(heads, S)) return false;
+  if (conditions <= 0 && heads < 2) return false;
+  std::vector<int> chain;
+  std::vector<std::vector<char>> sets;
+  int s0 = -1;
+  const bool have = !memory.chain_heads.empty() &&
+                    memory.chain_sets.size() == memory.chain_heads.size() &&
+                    memory.chain_query >= 0 && memory.chain_query < S &&
+                    static_cast<int>(memory.chain_heads.size()) < std::min(heads, S);
+  if (extend && have && conditions <= 0) {
+    chain = memory.chain_heads;
+    sets = memory.chain_sets;
+    s0 = memory.chain_query;
+    std::vector<int> unused;
+    for (int h = 0; h < heads; ++h)
+      if (std::find(chain.begin(), chain.end(), h) == chain.end()) unused.push_back(h);
+    const int h_new = unused[UniformInt(e, 0, static_cast<int>(unused.size()) - 1)];
+    auto size = [](const std::vector<char>& set) {
+      return static_cast<int>(std::count(set.begin(), set.end(), 1));
+    };
+    const bool outer = size(sets.back()) < S, inner = size(sets.front()) >= 2;
+    if (outer && (!inner || Uniform01(e) < 0.5)) {
+      // A superset of A_k: one or more tokens added.
+      std::vector<char> next = sets.back();
+      std::vector<int> missing;
+      for (int s = 0; s < S; ++s)
+        if (!next[s]) missing.push_back(s);
+      const int add = UniformInt(e, 1, static_cast<int>(missing.size()));
+      for (int s = static_cast<int>(missing.size()) - 1; s > 0; --s)
+        std::swap(missing[s], missing[UniformInt(e, 0, s)]);
+      for (int i = 0; i < add; ++i) next[missing[i]] = 1;
+      chain.push_back(h_new);
+      sets.push_back(next);
+    } else if (inner) {
+      // A proper non-empty subset of A₁, whose head takes over the query tie.
+      std::vector<int> members;
+      for (int s = 0; s < S; ++s)
+        if (sets.front()[s]) members.push_back(s);
+      for (int s = static_cast<int>(members.size()) - 1; s > 0; --s)
+        std::swap(members[s], members[UniformInt(e, 0, s)]);
+      const int keep = UniformInt(e, 1, static_cast<int>(members.size()) - 1);
+      std::vector<char> inner_set(S, 0);
+      for (int i = 0; i < keep; ++i) inner_set[members[i]] = 1;
+      chain.insert(chain.begin(), h_new);
+      sets.insert(sets.begin(), inner_set);
+    } else {
+      chain.clear();
+    }
+  }
+  if (chain.empty()) {
+    // A fresh chain: k conditions on k random heads, sizes 1 ≤ n₁ < … < n_k ≤ S of a random
+    // order of the tokens, s₀ outside A₁.
+    const int k = conditions > 0 ? conditions : UniformInt(e, 2, std::min(heads, S));
+    std::vector<int> order(S), sizes(S), head_order(heads);
+    for (int s = 0; s < S; ++s) order[s] = s, sizes[s] = s + 1;
+    for (int h = 0; h < heads; ++h) head_order[h] = h;
+    for (int s = S - 1; s > 0; --s) std::swap(order[s], order[UniformInt(e, 0, s)]);
+    for (int s = S - 1; s > 0; --s) std::swap(sizes[s], sizes[UniformInt(e, 0, s)]);
+    for (int h = heads - 1; h > 0; --h) std::swap(head_order[h], head_order[UniformInt(e, 0, h)]);
+    sizes.resize(k);
+    std::sort(sizes.begin(), sizes.end());
+    if (sizes[0] == S) sizes[0] = UniformInt(e, 1, S - 1);  // k = 1: room for s₀ outside A₁
+    for (int j = 0; j < k; ++j) {
+      std::vector<char> set(S, 0);
+      for (int i = 0; i < sizes[j]; ++i) set[order[i]] = 1;
+      sets.push_back(set);
+      chain.push_back(head_order[j]);
+    }
+    s0 = order[UniformInt(e, sizes[0], S - 1)];
+  }
+  Vector targets = BuildChain(chain, sets, s0, f, g);
+  if (targets.size() == 0) return false;
+  memory.mechanism = 0;
+  memory.targets = targets;
+  memory.chain_heads = chain;
+  memory.chain_sets = sets;
+  memory.chain_query = s0;
+  return true;
+}
+
 const std::vector<double>& ProposalWeights() {
   // half-space, tent, direction-step, attention-step, query-tie, value-step, gaussian, mode,
-  // pattern: the moves that change which ratios w·u reads (targets, ties, patterns) most often.
-  static const std::vector<double> weights = {2, 1, 2, 2, 2, 1, 1, 1, 2};
+  // pattern, chain: the moves that change which ratios w·u reads (targets, ties, patterns,
+  // composed conditions) most often.
+  static const std::vector<double> weights = {2, 1, 2, 2, 2, 1, 1, 1, 2, 3};
   return weights;
 }
 
@@ -612,7 +756,8 @@ bool ApplyMechanism(const RawSearchOptions& o, Memory& memory, Transformer& f, T
   }
   const Vector w = DirectionFor(f, memory.targets);
   if (w.size() == 0) return false;
-  return memory.mechanism == 0 ? HalfSpace(o, w, f, g, e, hint) : Tent(o, w, f, g, e, hint);
+  return memory.mechanism == 0 ? HalfSpace(o, w, f, g, e, hint, !memory.chain_heads.empty())
+                               : Tent(o, w, f, g, e, hint);
 }
 
 bool Propose(int kind, const RawSearchOptions& o, Memory& memory, Transformer& f, Transformer& g,
@@ -620,6 +765,9 @@ bool Propose(int kind, const RawSearchOptions& o, Memory& memory, Transformer& f
   switch (kind) {
     case 0:
     case 1:
+      memory.chain_heads.clear();
+      memory.chain_sets.clear();
+      memory.chain_query = -1;
       memory.mechanism = kind;
       memory.targets = kind == 0 ? HalfSpaceTargets(o, f, 8, e) : RandomTargets(f, e);
       return ApplyMechanism(o, memory, f, g, e, hint);
@@ -647,6 +795,9 @@ bool Propose(int kind, const RawSearchOptions& o, Memory& memory, Transformer& f
       return SwitchMode(o.cls, f, g, e) && ApplyMechanism(o, memory, f, g, e, hint);
     case 8:
       return Pattern(f, g, e) && ApplyMechanism(o, memory, f, g, e, hint);
+    case 9:  // one more condition on the climb's chain (or a fresh chain)
+      return ComposeChain(o, memory, f, g, e, Uniform01(e) < 0.75) &&
+             ApplyMechanism(o, memory, f, g, e, hint);
   }
   return false;
 }

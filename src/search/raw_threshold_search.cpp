@@ -33,8 +33,10 @@ using raw::Engine;
 
 double Score(const RawSearchOptions& o, const RawEvaluation& e) {
   if (!e.valid) return -1.0;
+  // A pair without a disagreement counts one past the length it is certified to: N + 1, or
+  // less when the evaluation cap (kSearchThresholdEvaluations) stopped its threshold.
   const double t = e.first_disagreement ? static_cast<double>(*e.first_disagreement)
-                                        : static_cast<double>(o.max_length + 1);
+                                        : static_cast<double>(e.checked_up_to + 1);
   if (e.separated) return t;
   // Partial credit below any separated pair of the same T*: how far the largest gap is on its
   // way from ε to κε (a pair whose gap never exceeds ε scores 0).
@@ -107,6 +109,12 @@ double OutputBound(const Transformer& m) {
   }
   return m.readout_bias.cwiseAbs().maxCoeff() + m.readout_weight.norm() * (u + mlp);
 }
+
+/// The exact threshold's evaluation cap for one evaluation of the search: a pair whose pruned
+/// search needs more (a hard pair, at most seconds of CPU) counts as censored at the last length
+/// it certified, a lower bound, and may be certified further past the cap (CertifyPastCap).
+/// A count, not a time, so the search stays the same for any thread count and machine.
+constexpr std::uint64_t kSearchThresholdEvaluations = 3'000'000;
 
 /// Outputs above this make the evaluators' agreement (1e-9 relative, eval/evaluate.h) coarser
 /// than the gaps that decide T*; such pairs are not evaluated.
@@ -229,6 +237,10 @@ RawEvaluation EvaluateInClass(const RawSearchOptions& o, const Transformer& f, c
   t.epsilon = o.eps;
   t.max_length = o.max_length;
   t.threads = 1;  // the climbs run in parallel; one thread each keeps the arena small
+  t.max_evaluations = kSearchThresholdEvaluations;
+  // The pruned search's cell bounds are not counted as evaluations, so a hard pair can pass
+  // the evaluation cap's windows slowly: a time-budgeted search also bounds its time.
+  if (o.evaluation_seconds) t.time_budget = std::max(0.5, o.evaluation_seconds());
   ThresholdResult r;
   try {
     r = FindThreshold(f, g, t);
@@ -237,9 +249,12 @@ RawEvaluation EvaluateInClass(const RawSearchOptions& o, const Transformer& f, c
     return e;
   }
   e.valid = true;
+  e.stopped_by_time = r.stopped == ThresholdStop::kTimeBudget;
   e.first_disagreement = r.first_disagreement;
   e.checked_up_to = r.checked_up_to;
-  e.certified_max_length = o.max_length;
+  e.certified_max_length = r.first_disagreement || r.complete
+                               ? o.max_length
+                               : static_cast<std::uint64_t>(r.checked_up_to);
   e.statistics = r.evaluations;
   const std::size_t below = r.first_disagreement ? *r.first_disagreement - 1 : r.checked_up_to;
   for (std::size_t k = 0; k < below && k < r.max_gap_per_length.size(); ++k)
@@ -378,6 +393,7 @@ RawRestart Climb(const RawSearchOptions& o, int index, const std::string& start_
   restart.f = start.first;
   restart.g = start.second;
   restart.best = EvaluateRawPair(o, restart.f, restart.g, start_hints);
+  if (restart.best.stopped_by_time) stop();
   restart.trajectory.push_back(restart.best.score);
   // Proposal kinds by weight (raw::ProposalWeights); one that does not apply (or leaves the
   // class) is redrawn, up to 16 times, without spending an evaluation.
@@ -405,6 +421,7 @@ RawRestart Climb(const RawSearchOptions& o, int index, const std::string& start_
       if (hint.length >= 1) hints.push_back(hint);
       if (restart.best.sup_statistic) hints.push_back(*restart.best.sup_statistic);
       RawEvaluation e = EvaluateRawPair(o, f, g, hints);
+      if (e.stopped_by_time) stop();  // past the time budget: flags the run as stopped
       if (e.score >= restart.best.score) {
         if (e.score > restart.best.score) ++restart.accepted_by_kind[kind];
         restart.f = f;
@@ -514,6 +531,7 @@ int ShrinkRestart(const RawSearchOptions& o, RawRestart& restart, std::uint64_t 
         std::vector<TypeCounts> hints;
         if (restart.best.sup_statistic) hints.push_back(*restart.best.sup_statistic);
         const RawEvaluation e = EvaluateRawPair(o, f, g, hints);
+        if (e.stopped_by_time && stop) stop();
         if (!e.valid) continue;
         const auto r = rank(f, g, e);
         if (r >= current && e.score >= restart.best.score) {
@@ -588,6 +606,10 @@ RawSearchResult RunRawSearch(const RawSearchOptions& o) {
     timed_out = true;
     return true;
   };
+  // Evaluations get the time left (so a hard pair cannot overrun the budget by minutes); the
+  // result is then flagged as stopped by time, as when the budget stops the climbs.
+  RawSearchOptions timed = o;
+  if (o.time_budget > 0) timed.evaluation_seconds = [&] { return o.time_budget - elapsed(); };
   auto run = [&](int i) {
     // Climb 0 always evaluates its start, so a result has at least one evaluated pair.
     if (i > 0 && stop()) {
@@ -602,10 +624,10 @@ RawSearchResult RunRawSearch(const RawSearchOptions& o) {
     if (from_family) {
       const auto& seed = seeds[static_cast<std::size_t>(i) % seeds.size()];
       result.restarts[i] =
-          Climb(o, i, "family " + seed.first, seed.second, {}, raw::Memory{}, iterations, stop);
+          Climb(timed, i, "family " + seed.first, seed.second, {}, raw::Memory{}, iterations, stop);
     } else {
       Start s = RandomStart(o, i);
-      result.restarts[i] = Climb(o, i, "random", std::move(s.pair), std::move(s.hints),
+      result.restarts[i] = Climb(timed, i, "random", std::move(s.pair), std::move(s.hints),
                                  std::move(s.memory), iterations, stop);
     }
     spent += result.restarts[i].trajectory.size();
@@ -631,7 +653,7 @@ RawSearchResult RunRawSearch(const RawSearchOptions& o) {
   RawRestart& best = result.restarts[result.best_restart];
   if (!o.random_only && shrink_budget > 0)
     result.shrink_accepted =
-        ShrinkRestart(o, best, shrink_budget, &result.shrink_evaluations, stop);
+        ShrinkRestart(timed, best, shrink_budget, &result.shrink_evaluations, stop);
   result.evaluations += result.shrink_evaluations;
   result.recheck = RecheckRaw(o, best.f, best.g, best.best);
   result.stopped_by_time = timed_out.load();
@@ -658,9 +680,14 @@ bool CertifyPastCap(const RawSearchOptions& o, const Transformer& f, const Trans
     t.epsilon = o.eps;
     t.max_length = length;
     t.threads = threads;
-    // Without a rate yet, the first run is bounded only by its length (N·4).
-    if (rate > 0)
-      t.max_evaluations = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(rate * left));
+    // Without a measured rate yet, the first run assumes 2·10⁵ statistics a second (slower
+    // than the pruned search on this machine), so a hard pair cannot overrun its window.
+    t.max_evaluations =
+        std::max<std::uint64_t>(1, static_cast<std::uint64_t>((rate > 0 ? rate : 2e5) * left));
+    // The evaluation budget is checked between windows only, and a window at long lengths can
+    // take minutes: the threshold's own time budget stops it inside one (exact up to the
+    // lengths every task finished).
+    t.time_budget = left;
     const auto run_started = std::chrono::steady_clock::now();
     ThresholdResult r;
     try {

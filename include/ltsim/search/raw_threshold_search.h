@@ -71,6 +71,9 @@ struct RawEvaluation {
   bool separated = false;        ///< sup_gap ≥ κε
   double score = 0.0;            ///< what the climb maximises (docs/refute.md)
   std::uint64_t statistics = 0;  ///< statistics FindThreshold evaluated
+  /// The threshold was stopped by RawSearchOptions::evaluation_seconds (censored at
+  /// checked_up_to, a result that depends on timing).
+  bool stopped_by_time = false;
 };
 
 /// Where the climbs start (docs/refute.md §3): random pairs of the class, the built-in families
@@ -98,6 +101,11 @@ struct RawSearchOptions {
   /// keeps every finished evaluation; which ones finished depends on timing, so such a result
   /// is flagged (RawSearchResult::stopped_by_time) and is not reproducible byte for byte.
   double time_budget = 0.0;
+  /// Set by a time-budgeted search (RunRawSearch): the seconds an evaluation's exact threshold
+  /// may still run (at least 0.5). A threshold it stops certifies the lengths it finished: the
+  /// pair counts as censored there (RawEvaluation::stopped_by_time) and the run as stopped by
+  /// time. Null (the default, and --time-budget 0): no limit, every result reproducible.
+  std::function<double()> evaluation_seconds;
   /// The order in which climbs' results are ranked for the reported best and kept while
   /// shrinking (larger is better, compared lexicographically); empty: by score.
   std::function<std::array<double, 3>(const Transformer&, const Transformer&, const RawEvaluation&)>
