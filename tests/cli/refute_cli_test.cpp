@@ -98,8 +98,9 @@ TEST_F(RefuteCli, RefutedIsExitOneWithTheKeysAndFiles) {
   // The best pair may be censored at N (the chain proposal finds such pairs): its certified
   // lower bound then counts.
   const auto t = j["first_disagreement_lower_bound"].get<std::uint64_t>();
-  if (!j["first_disagreement"].is_null())
+  if (!j["first_disagreement"].is_null()) {
     EXPECT_EQ(j["first_disagreement"].get<std::uint64_t>(), t);
+  }
   EXPECT_GT(t, 1u);
   EXPECT_DOUBLE_EQ(j["ratio"].get<double>(), static_cast<double>(t));
   EXPECT_LE(j["evaluations"].get<std::uint64_t>(), 40u);
@@ -115,7 +116,9 @@ TEST_F(RefuteCli, RefutedIsExitOneWithTheKeysAndFiles) {
   ASSERT_EQ(th.exit_code, 0) << th.err;
   const Json tj = Json::parse(th.out);
   EXPECT_EQ(tj["first_disagreement"], j["first_disagreement"]);
-  if (!j["first_disagreement"].is_null()) EXPECT_EQ(tj["witness_text"], j["witness_text"]);
+  if (!j["first_disagreement"].is_null()) {
+    EXPECT_EQ(tj["witness_text"], j["witness_text"]);
+  }
   // The pair keeps the class's constraint L ≤ L₀ = 4.
   EXPECT_LE(j["lipschitz"].get<double>(), 4.0 * (1 + 1e-9));
   // And the result replays.
