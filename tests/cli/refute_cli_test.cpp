@@ -371,12 +371,12 @@ TEST_F(RefuteCli, TwoLayerPairBeyondASmallBoundIsCertifiedAndReplays) {
   EXPECT_NE(cls.out.find("class (L0, B)"), std::string::npos) << cls.out;
 }
 
-// A pair censored by the threshold's evaluation cap (200 evaluations stop the best pair's path
+// A pair censored by the threshold's evaluation cap (100 evaluations stop the best pair's path
 // search at length 19 < N = 40) is blamed on the cap, and the verdict is limited (exit 3).
 TEST_F(RefuteCli, TwoLayerCensoringNamesTheEvaluationCap) {
   std::vector<std::string> a =
       With(With(TwoLayerClass("1000"), "--budget", "8"), "--iterations", "3");
-  a.insert(a.end(), {"--threshold-evaluations", "200", "--json"});
+  a.insert(a.end(), {"--threshold-evaluations", "100", "--json"});
   const Result r = Run(a, {});
   ASSERT_EQ(r.exit_code, 3) << r.err;
   const Json j = Json::parse(r.out);
