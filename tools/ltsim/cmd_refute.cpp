@@ -112,7 +112,8 @@ void PrintTable(const RefuteResult& r) {
         JsonText(r.family_first_disagreement), JsonText(r.family_eps_over_L));
   else
     std::cout << "  best built-in family for this class: none fits\n";
-  std::cout << fmt::format("  recheck (50 digits): {}\n", Json(r.search.recheck.status).dump());
+  std::cout << fmt::format("  recheck (50 digits): {}\n",
+                           Json(kRecheckValueNames.Name(r.search.recheck.status)).dump());
   const nlohmann::json scales = LengthScales(o);  // kept alive while items() iterates it
   for (const auto& [mode, scale] : scales.items())
     std::cout << fmt::format(
@@ -377,7 +378,8 @@ void PrintTwoLayerTable(const TwoLayerRefuteResult& r) {
                            JsonText(LayerLogitScale(best.f, 1)));
   std::cout << fmt::format("  bound at the pair's constants = {}, T*/bound = {}\n",
                            JsonText(r.bound_value), JsonText(r.ratio));
-  std::cout << fmt::format("  recheck (50 digits): {}\n", Json(r.search.recheck_status).dump());
+  std::cout << fmt::format("  recheck (50 digits): {}\n",
+                           Json(kRecheckValueNames.Name(r.search.recheck_status)).dump());
   if (r.refuted)
     std::cout << "REFUTED: a separated pair's certified T* exceeds the bound\n";
   else if (!r.limited_by.empty())

@@ -180,7 +180,7 @@ TEST(RawSearch, WitnessReplays) {
   RawSearchOptions o = Small();
   const RawSearchResult r = RunRawSearch(o);
   const RawRestart& best = r.restarts[r.best_restart];
-  EXPECT_EQ(r.recheck.status, "agrees");
+  EXPECT_EQ(r.recheck.status, RecheckStatus::kAgrees);
   const auto path = std::filesystem::temp_directory_path() /
                     ("ltsim_raw_witness_" + std::to_string(::getpid()) + ".json");
   const nlohmann::json witness = RawWitnessToJson(o, best.f, best.g, best.best, r.recheck);

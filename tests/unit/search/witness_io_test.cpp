@@ -93,7 +93,7 @@ TEST_F(SearchWitnessIoTest, SavedUnderItsContentHashAndReplays) {
   const nlohmann::json doc = nlohmann::json::parse(std::ifstream(path));
   // The typed result is what the file records (the CLI formats it and never reads back).
   EXPECT_EQ(doc["recheck"], SearchRecheckToJson(saved.recheck));
-  EXPECT_EQ(saved.recheck.status, "agrees");
+  EXPECT_EQ(saved.recheck.status, RecheckStatus::kAgrees);
   // The models are the documents of their model files.
   EXPECT_EQ(doc["f"], nlohmann::json::parse(ModelToJson(c.f)));
   EXPECT_EQ(fs::path(path).filename().string(), SearchWitnessFileName(doc));
@@ -104,7 +104,7 @@ TEST_F(SearchWitnessIoTest, SavedUnderItsContentHashAndReplays) {
   const SearchReplay r = ReplaySearchWitness(path);
   EXPECT_TRUE(r.same_value);
   EXPECT_TRUE(r.reproduced);
-  EXPECT_EQ(r.recorded_recheck_status, "agrees");
+  EXPECT_EQ(r.recorded_recheck_status, RecheckStatus::kAgrees);
   // Same content, same name: saving again writes the same file.
   EXPECT_EQ(SaveSearchWitness(dir_.string(), o, c).path, path);
   // An explicit path is used as given.
