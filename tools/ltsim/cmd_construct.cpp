@@ -167,7 +167,7 @@ void AddFamily(CLI::App& construct) {
        "--json",
        "ltsim construct family precision --bits 4 --gamma 0.5 --out-dir fam/precision"},
       "The printed `ltsim threshold` line certifies T*.");
-  cmd->add_option("NAME", args->name, "family name (bump, precision, nested, induction, leak)");
+  cmd->add_option("NAME", args->name, "family name (`--list` prints them)");
   cmd->add_flag("--list", args->list, "print the families and their parameters");
   std::set<std::string> seen;
   for (const Family& family : Families())
