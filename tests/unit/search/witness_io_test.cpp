@@ -43,7 +43,7 @@ TEST_F(SearchWitnessIoTest, EveryObjectiveAgreesWithItsHighPrecisionRecheck) {
     const SearchCandidate c = HillClimb(o, 0).best;
     ASSERT_TRUE(std::isfinite(c.objective)) << objective;
     const SearchRecheck r = RecheckSearchCandidate(o, c);
-    EXPECT_EQ(r.status, "agrees") << objective << ": " << r.note;
+    EXPECT_EQ(r.status, RecheckStatus::kAgrees) << objective << ": " << r.note;
     EXPECT_EQ(r.value, c.objective) << objective;
     EXPECT_NEAR(r.precise, c.objective, kSearchRecheckTolerance * std::max(1.0, c.objective))
         << objective;
@@ -70,7 +70,7 @@ TEST_F(SearchWitnessIoTest, DisagreementRecheckConfirmsTheGapOnTheWitnessString)
     const SearchCandidate c = StartingPoint(o, restart);
     if (!(c.objective > 0)) continue;
     const SearchRecheck r = RecheckSearchCandidate(o, c);
-    EXPECT_EQ(r.status, "agrees") << r.note;
+    EXPECT_EQ(r.status, RecheckStatus::kAgrees) << r.note;
     ASSERT_EQ(r.f_x.size(), r.g_x.size());
     EXPECT_GT(r.z_length, 0u);  // the witness's length T*
     ++confirmed;
@@ -82,7 +82,7 @@ TEST_F(SearchWitnessIoTest, DisagreementRecheckConfirmsTheGapOnTheWitnessString)
   same.g.readout_bias.array() += o.eps / 2;
   same.objective = EvaluateCandidate(o, same);
   EXPECT_EQ(same.objective, 0.0);
-  EXPECT_EQ(RecheckSearchCandidate(o, same).status, "agrees");
+  EXPECT_EQ(RecheckSearchCandidate(o, same).status, RecheckStatus::kAgrees);
 }
 
 TEST_F(SearchWitnessIoTest, SavedUnderItsContentHashAndReplays) {
