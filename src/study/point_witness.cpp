@@ -126,7 +126,9 @@ Json PointResults(const PointWitness& w) {
     for (const PointWitness::Decision& d : w.decisions)
       decisions.push_back({{"n", d.n}, {"max_sim", d.max_sim}, {"meets_eps", d.meets}});
     j["recheck"] = {{"digits", kPreciseDigits},
-                    {"status", kRecheckValueNames.Name(w.recheck_status)},
+                    {"status", w.recheck_status == RecheckStatus::kNone  // not rechecked yet
+                                   ? ""
+                                   : kRecheckValueNames.Name(w.recheck_status)},
                     {"note", w.recheck_note},
                     {"decisions", decisions}};
   } else {
