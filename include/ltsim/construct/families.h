@@ -18,10 +18,14 @@ namespace ltsim {
 struct FamilyParameter {
   std::string name;  ///< as a command-line option: `--NAME value`
   double default_value = 0.0;
-  double min = 0.0, max = 0.0;  ///< inclusive range, checked before anything is built
+  double min = 0.0, max = 0.0;  ///< the range, checked before anything is built
   bool integer = false;
   std::string help;
+  bool min_open = false, max_open = false;  ///< an end of the range that is excluded
 };
+
+/// The range of `p` as the registry checks it, e.g. "[1e-09, 1)".
+std::string RangeText(const FamilyParameter& p);
 
 /// The values of a family's parameters, by name.
 using FamilyValues = std::map<std::string, double>;

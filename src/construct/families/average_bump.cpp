@@ -96,15 +96,6 @@ FamilyMember BuildAverageBump(const FamilyValues& v) {
   const double alpha = Get(v, "alpha"), eps = Get(v, "eps"), slope = Get(v, "slope"),
                height = Get(v, "height"), offset = Get(v, "offset");
   const bool sqrt_form = Get(v, "sqrt-form") != 0;
-  if (!(alpha >= 0.05 && alpha <= 20))
-    throw InputError("average-bump family: alpha must be in [0.05, 20]");
-  if (!(eps > 0 && eps < 1)) throw InputError("average-bump family: eps must be in (0, 1)");
-  if (!(slope > 0) || !std::isfinite(slope))
-    throw InputError("average-bump family: slope must be > 0");
-  if (!(height > 1 && height <= 10))
-    throw InputError("average-bump family: height must be in (1, 10]");
-  if (!(offset >= 0 && offset < 1))
-    throw InputError("average-bump family: offset must be in [0, 1)");
   // Bisection in ln w for limit = height·ε (or height·ε^(1/2)). The limit is continuous in w
   // but not monotone in general (for α > 1 the density falls towards 1 while the bump moves
   // right), so the bracket is the first step of a geometric grid of 128 widths up to the
@@ -179,10 +170,13 @@ Family AverageBumpFamily() {
           "disagreement)",
           "1/ε (average first disagreement)",
           {{"alpha", 1.0, 0.05, 20.0, false, "α: the Dirichlet prior Dir(α, α)"},
-           {"eps", 0.05, 1e-9, 1.0, false, "ε of the first average disagreement, in (0, 1)"},
+           {"eps", 0.05, 1e-9, 1.0, false, "ε of the first average disagreement, in (0, 1)",
+            kClosed, kOpen},
            {"slope", 8.0, 1e-9, 1e12, false, "s: the bump's slope"},
-           {"height", 2.0, 1.0, 10.0, false, "the limit expected gap in units of ε, in (1, 10]"},
-           {"offset", 0.5, 0.0, 1.0, false, "the centre is w·(1 + offset), offset in [0, 1)"},
+           {"height", 2.0, 1.0, 10.0, false, "the limit expected gap in units of ε, in (1, 10]",
+            kOpen, kClosed},
+           {"offset", 0.5, 0.0, 1.0, false, "the centre is w·(1 + offset), offset in [0, 1)",
+            kClosed, kOpen},
            {"sqrt-form", 0, 0, 1, true, "1: the limit is height·ε^(1/2) (Theorem 4.2's form)"}},
           BuildAverageBump,
           true};

@@ -20,6 +20,10 @@ inline constexpr double kVerdictTolerance = 1e-9;
 // the tolerance, far above the evaluators' rounding of gaps of size ≤ 100·ε.
 inline constexpr double kBoundaryGap = 1e-11;
 
+// The ends of a FamilyParameter's range: `{name, default, min, max, integer, help, kOpen,
+// kClosed}` excludes min.
+inline constexpr bool kOpen = true, kClosed = false;
+
 inline Mlp OneUnit(int width) {
   return {Matrix::Zero(1, width), Vector::Zero(1), Matrix::Zero(width, 1)};
 }

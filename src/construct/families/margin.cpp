@@ -21,10 +21,6 @@ namespace {
 FamilyMember BuildMargin(const FamilyValues& v) {
   const double margin = Get(v, "margin"), eta = Get(v, "eta"), eps = Get(v, "eps");
   const int bits = static_cast<int>(Get(v, "bits"));
-  if (!(margin > 0 && margin <= 0.8)) throw InputError("margin family: γ must be in (0, 0.8]");
-  if (bits < 1 || bits > 30) throw InputError("margin family: bits must be in [1, 30]");
-  if (!(eta > 0 && eta <= 0.1)) throw InputError("margin family: η must be in (0, 0.1]");
-  if (!(eps > 0 && eps < 0.5)) throw InputError("margin family: eps must be in (0, 1/2)");
   // Dimensions: tokens 0, 1; constant 2; attended shares 3, 4.
   const int d = 5;
   Transformer m = Frame(2, d, 1, 0);
@@ -79,16 +75,17 @@ FamilyMember BuildMargin(const FamilyValues& v) {
 }  // namespace
 
 Family MarginFamily() {
-  return {"margin",
-          "finite attention: g (logit margin γ(1+η)) drops token 1 at 2^(p/(γ(1+η))), f (margin γ) "
-          "keeps it (tightness rows 4.1, margin)",
-          "2^(p/γ)",
-          {{"margin", 0.5, 1e-9, 0.8, false, "γ: f's logit margin, in (0, 0.8]"},
-           {"bits", 4, 1, 30, true, "p: the precision bits of both"},
-           {"eta", 0.05, 1e-9, 0.1, false, "η: g's margin is γ(1 + η), η in (0, 0.1]"},
-           {"eps", 0.45, 1e-6, 0.5, false, "ε of the first disagreement, below 1/2"}},
-          BuildMargin,
-          true};
+  return {
+      "margin",
+      "finite attention: g (logit margin γ(1+η)) drops token 1 at 2^(p/(γ(1+η))), f (margin γ) "
+      "keeps it (tightness rows 4.1, margin)",
+      "2^(p/γ)",
+      {{"margin", 0.5, 1e-9, 0.8, false, "γ: f's logit margin, in (0, 0.8]"},
+       {"bits", 4, 1, 30, true, "p: the precision bits of both"},
+       {"eta", 0.05, 1e-9, 0.1, false, "η: g's margin is γ(1 + η), η in (0, 0.1]"},
+       {"eps", 0.45, 1e-6, 0.5, false, "ε of the first disagreement, below 1/2", kClosed, kOpen}},
+      BuildMargin,
+      true};
 }
 
 }  // namespace ltsim::construct

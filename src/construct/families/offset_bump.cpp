@@ -53,12 +53,11 @@ FamilyMember BuildOffsetBump(const FamilyValues& v) {
 
 FamilyMember OffsetBumpPair(int alphabet, int period, int locality, double slope, double eps,
                             double offset) {
-  // alphabet, period and locality are in range (the registry checks them).
-  if (!(slope > 0) || !std::isfinite(slope)) throw InputError("bump family: slope must be > 0");
-  if (!(eps > 0 && eps < 1)) throw InputError("bump family: eps must be in (0, 1)");
+  // Every argument is in its registry range (the registry checks offset-bump's; average-bump
+  // passes slope 0.5 and ε = w/4 ≤ 1/4 with its own offset).
   const double w = 2 * eps / slope;
   const double centre = w * (1 + offset);
-  if (!(offset >= 0 && offset < 1) || centre + w >= 1)
+  if (centre + w >= 1)
     throw InputError(
         "bump family: the bump of half-width 2·eps/slope does not fit in [0, 1] "
         "(raise the slope)");
@@ -120,18 +119,20 @@ FamilyMember OffsetBumpPair(int alphabet, int period, int locality, double slope
 }
 
 Family OffsetBumpFamily() {
-  return {"offset-bump",
-          "one hardmax head reads the share μ₁ of token 1; g − f is a triangle of half-width "
-          "2ε/s centred at (2ε/s)·(1 + offset) (tightness rows 4.1)",
-          "L (slope), 1/ε, Δ",
-          {{"alphabet", 2, 2, 64, true, "S: alphabet size"},
-           {"period", 1, 1, 64, true, "Δ: the head attends the positions ≡ 0 (mod Δ)"},
-           {"locality", 0, 0, 10, true, "τ: the locality"},
-           {"slope", 8.0, 1e-9, 1e12, false, "s: the triangle's slope (L ∝ s)"},
-           {"eps", 0.05, 1e-9, 1.0, false, "ε of the first disagreement, in (0, 1)"},
-           {"offset", 0.5, 0.0, 1.0, false, "the centre is (2ε/s)·(1 + offset), offset in [0, 1)"}},
-          BuildOffsetBump,
-          true};
+  return {
+      "offset-bump",
+      "one hardmax head reads the share μ₁ of token 1; g − f is a triangle of half-width "
+      "2ε/s centred at (2ε/s)·(1 + offset) (tightness rows 4.1)",
+      "L (slope), 1/ε, Δ",
+      {{"alphabet", 2, 2, 64, true, "S: alphabet size"},
+       {"period", 1, 1, 64, true, "Δ: the head attends the positions ≡ 0 (mod Δ)"},
+       {"locality", 0, 0, 10, true, "τ: the locality"},
+       {"slope", 8.0, 1e-9, 1e12, false, "s: the triangle's slope (L ∝ s)"},
+       {"eps", 0.05, 1e-9, 1.0, false, "ε of the first disagreement, in (0, 1)", kClosed, kOpen},
+       {"offset", 0.5, 0.0, 1.0, false, "the centre is (2ε/s)·(1 + offset), offset in [0, 1)",
+        kClosed, kOpen}},
+      BuildOffsetBump,
+      true};
 }
 
 }  // namespace ltsim::construct

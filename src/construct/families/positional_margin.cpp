@@ -35,13 +35,6 @@ namespace {
 FamilyMember BuildPositionalMargin(const FamilyValues& v) {
   const double gamma = Get(v, "gamma-pos"), slope = Get(v, "slope"), eps = Get(v, "eps"),
                height = Get(v, "height");
-  if (!(gamma > 0 && gamma < 1))
-    throw InputError("positional-margin family: gamma_pos must be in (0, 1)");
-  if (!(slope > 0) || !std::isfinite(slope))
-    throw InputError("positional-margin family: slope must be > 0");
-  if (!(eps > 0 && eps < 1)) throw InputError("positional-margin family: eps must be in (0, 1)");
-  if (!(height > 1 && height <= 10))
-    throw InputError("positional-margin family: height must be in (1, 10]");
   const double theta = height * eps, level = (height - 1) * eps, delta = level / slope;
   if (!(delta > 0 && delta <= 0.5))
     throw InputError(
@@ -125,16 +118,18 @@ FamilyMember BuildPositionalMargin(const FamilyValues& v) {
 }  // namespace
 
 Family PositionalMarginFamily() {
-  return {"positional-margin",
-          "one softmax head with log bias scaling and self bias 1 − γ_pos: the query's share "
-          "decays like T^(−γ_pos); one unit fires once a·share < (κ − 1)ε (tightness rows 5.2)",
-          "1/γ_pos (the positional margin)",
-          {{"gamma-pos", 0.5, 1e-9, 1.0, false, "γ_pos: the positional margin, in (0, 1)"},
-           {"slope", 1.0, 1e-9, 1e12, false, "a: the unit's slope on the query's share"},
-           {"eps", 0.05, 1e-9, 1.0, false, "ε of the first disagreement, in (0, 1)"},
-           {"height", 3.0, 1.0, 10.0, false, "κ: sup |f − g| = κε, κ in (1, 10]"}},
-          BuildPositionalMargin,
-          true};
+  return {
+      "positional-margin",
+      "one softmax head with log bias scaling and self bias 1 − γ_pos: the query's share "
+      "decays like T^(−γ_pos); one unit fires once a·share < (κ − 1)ε (tightness rows 5.2)",
+      "1/γ_pos (the positional margin)",
+      {{"gamma-pos", 0.5, 1e-9, 1.0, false, "γ_pos: the positional margin, in (0, 1)", kClosed,
+        kOpen},
+       {"slope", 1.0, 1e-9, 1e12, false, "a: the unit's slope on the query's share"},
+       {"eps", 0.05, 1e-9, 1.0, false, "ε of the first disagreement, in (0, 1)", kClosed, kOpen},
+       {"height", 3.0, 1.0, 10.0, false, "κ: sup |f − g| = κε, κ in (1, 10]", kOpen, kClosed}},
+      BuildPositionalMargin,
+      true};
 }
 
 }  // namespace construct

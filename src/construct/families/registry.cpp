@@ -21,6 +21,10 @@ const std::vector<Family>& Families() {
   return families;
 }
 
+std::string RangeText(const FamilyParameter& p) {
+  return fmt::format("{}{}, {}{}", p.min_open ? "(" : "[", p.min, p.max, p.max_open ? ")" : "]");
+}
+
 const Family& FindFamily(const std::string& name) {
   std::string known;
   for (const Family& family : Families()) {
@@ -50,9 +54,10 @@ FamilyMember BuildFamilyMember(const std::string& name, const FamilyValues& valu
   for (const FamilyParameter& p : family.params) {
     const auto it = values.find(p.name);
     const double value = it == values.end() ? p.default_value : it->second;
-    if (!std::isfinite(value) || value < p.min || value > p.max)
-      throw InputError(fmt::format("family {}: --{} must be in [{}, {}], not {}", name, p.name,
-                                   p.min, p.max, value));
+    if (!std::isfinite(value) || value < p.min || value > p.max || (p.min_open && value == p.min) ||
+        (p.max_open && value == p.max))
+      throw InputError(
+          fmt::format("family {}: --{} must be in {}, not {}", name, p.name, RangeText(p), value));
     if (p.integer && value != std::floor(value))
       throw InputError(
           fmt::format("family {}: --{} must be an integer, not {}", name, p.name, value));

@@ -23,15 +23,6 @@ namespace {
 FamilyMember BuildTwoLayerMargin(const FamilyValues& v) {
   const double positional_margin = Get(v, "gamma-pos"), norm = Get(v, "norm"),
                slope = Get(v, "slope"), eps = Get(v, "eps"), height = Get(v, "height");
-  if (!(positional_margin > 0 && positional_margin < 1))
-    throw InputError("two-layer margin family: gamma_pos must be in (0, 1)");
-  if (!(norm >= 0) || !std::isfinite(norm))
-    throw InputError("two-layer margin family: norm must be >= 0");
-  if (!(slope > 0) || !std::isfinite(slope))
-    throw InputError("two-layer margin family: slope must be > 0");
-  if (!(eps > 0 && eps < 1)) throw InputError("two-layer margin family: eps must be in (0, 1)");
-  if (!(height > 1 && height <= 10))
-    throw InputError("two-layer margin family: height must be in (1, 10]");
   const double theta = height * eps;
   // Dimensions: tokens 0, 1; first-layer masses on tokens 0, 1 at 2, 3; the second layer's copy
   // of coordinate 2 at 4; the unit's output 5.
@@ -92,17 +83,19 @@ FamilyMember BuildTwoLayerMargin(const FamilyValues& v) {
 }  // namespace
 
 Family TwoLayerMarginFamily() {
-  return {"two-layer-margin",
-          "two softmax layers: the first layer's share of the query decays like "
-          "e^(norm)·T^(−γ_pos), the second reads it at the last position (tightness rows 5.2)",
-          "e^(norm) and 1/γ_pos (not derived)",
-          {{"gamma-pos", 0.5, 1e-9, 1.0, false, "γ_pos: the positional margin, in (0, 1)"},
-           {"norm", 1.0, 0.0, 1e6, false, "the first layer's attention norm ‖M‖"},
-           {"slope", 1.0, 1e-9, 1e12, false, "a: the unit's slope on the share"},
-           {"eps", 0.05, 1e-9, 1.0, false, "ε of the first disagreement, in (0, 1)"},
-           {"height", 3.0, 1.0, 10.0, false, "κ: sup |f − g| = κε, κ in (1, 10]"}},
-          BuildTwoLayerMargin,
-          true};
+  return {
+      "two-layer-margin",
+      "two softmax layers: the first layer's share of the query decays like "
+      "e^(norm)·T^(−γ_pos), the second reads it at the last position (tightness rows 5.2)",
+      "e^(norm) and 1/γ_pos (not derived)",
+      {{"gamma-pos", 0.5, 1e-9, 1.0, false, "γ_pos: the positional margin, in (0, 1)", kClosed,
+        kOpen},
+       {"norm", 1.0, 0.0, 1e6, false, "the first layer's attention norm ‖M‖"},
+       {"slope", 1.0, 1e-9, 1e12, false, "a: the unit's slope on the share"},
+       {"eps", 0.05, 1e-9, 1.0, false, "ε of the first disagreement, in (0, 1)", kClosed, kOpen},
+       {"height", 3.0, 1.0, 10.0, false, "κ: sup |f − g| = κε, κ in (1, 10]", kOpen, kClosed}},
+      BuildTwoLayerMargin,
+      true};
 }
 
 }  // namespace ltsim::construct
