@@ -43,10 +43,11 @@ py::dict ThresholdDict(const ThresholdResult& r) {
   d["exhaustive_up_to"] = r.exhaustive_up_to;
   d["samples_per_length"] = r.samples_per_length;
   d["evaluations"] = r.evaluations;
-  d["recheck"] = found ? py::object(py::dict(py::arg("status") = r.recheck.status,
-                                             py::arg("precise_gap") = r.recheck.precise_gap,
-                                             py::arg("note") = r.recheck.note))
-                       : py::none();
+  d["recheck"] =
+      found ? py::object(py::dict(py::arg("status") = kRecheckClaimNames.Name(r.recheck.status),
+                                  py::arg("precise_gap") = r.recheck.precise_gap,
+                                  py::arg("note") = r.recheck.note))
+            : py::none();
   d["pruned"] = r.pruned;
   d["search_period"] = r.search_period > 0 ? r.search_period : r.view.period;
   d["statistics_total"] = r.statistics_total;
@@ -298,7 +299,7 @@ py::dict CaseDict(const CaseSpec& c, const CaseResult& r) {
     if (!o.checked) continue;
     outcomes[PropertyName(static_cast<Property>(p))] = py::dict(
         py::arg("holds") = o.holds, py::arg("observed") = o.observed, py::arg("bound") = o.bound,
-        py::arg("ratio") = o.ratio, py::arg("recheck") = RecheckStatusName(o.recheck.status));
+        py::arg("ratio") = o.ratio, py::arg("recheck") = kRecheckClaimNames.Name(o.recheck.status));
   }
   d["properties"] = outcomes;
   return d;

@@ -322,10 +322,12 @@ def construct(task: str, **params) -> Model:
 
 
 def families() -> list:
-    """The lower-bound families of docs/families.md, in registry order.
+    """The lower-bound families of docs/families.md and the tightness pairs of
+    docs/tightness.md §2, in registry order.
 
-    >>> [family.name for family in ltsim.families()]
-    ['bump', 'precision', 'nested', 'induction', 'leak']
+    >>> [family.name for family in ltsim.families()]  # doctest: +NORMALIZE_WHITESPACE
+    ['bump', 'precision', 'nested', 'induction', 'leak', 'offset-bump', 'margin',
+     'positional-margin', 'two-layer-margin', 'average-bump']
     """
     return [Family(name=f["name"], summary=f["summary"], parameters=f["parameters"],
                    params=[FamilyParameter(**p) for p in f["params"]])

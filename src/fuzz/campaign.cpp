@@ -259,9 +259,9 @@ CampaignSummary Summarize(const CasesFile& file, bool interrupted) {
                       PropertySummary& t = s.properties[static_cast<int>(o.property)];
                       ++t.cases;
                       t.refutations += !o.holds;
-                      t.confirmed += o.recheck == "confirmed";
-                      t.unconfirmed += o.recheck == "unconfirmed";
-                      t.recheck_skipped += o.recheck.starts_with("skipped");
+                      t.confirmed += o.recheck == RecheckStatus::kAgrees;
+                      t.unconfirmed += o.recheck == RecheckStatus::kDiffers;
+                      t.recheck_skipped += o.recheck == RecheckStatus::kSkipped;
                       if (!t.worst_ratio || o.ratio > *t.worst_ratio) {
                         t.worst_ratio = o.ratio;
                         t.worst_case = line.index;
@@ -391,7 +391,11 @@ CaseRecord ReadCaseLine(std::string_view text, const std::string& file, std::uin
       const double value = optional_number(ratio);
       check.ratio = std::isnan(value) ? INFINITY : value;
     }
-    if (p.Has("recheck")) check.recheck = p.At("recheck").String();
+    if (p.Has("recheck")) {  // RecheckLabel's text: the status, then " (reason)" when skipped
+      const std::string label = p.At("recheck").String();
+      check.recheck =
+          kRecheckClaimNames.Find(label.substr(0, label.find(" ("))).value_or(RecheckStatus::kNone);
+    }
     record.checks.push_back(check);
   }
   for (const io::JsonReader& w : line.At("witnesses").Array()) w.String();

@@ -96,11 +96,6 @@ double FiniteHardmaxTolerance(const Transformer& model, std::uint64_t length, do
   return distance == 0.0 ? slack : slack + LipschitzConstant(model) * distance;
 }
 
-const char* RecheckStatusName(RecheckStatus status) {
-  constexpr const char* kStatus[] = {"none", "confirmed", "unconfirmed", "skipped"};
-  return kStatus[static_cast<int>(status)];
-}
-
 const char* PropertyName(Property property) { return kPropertyNames.Name(property); }
 
 Property ParseProperty(const std::string& name) { return kPropertyNames.Parse(name); }

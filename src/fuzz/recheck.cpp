@@ -31,8 +31,7 @@ Real MaxAbs(const PreciseVector& v) {
 // The verdict of observed ≤ bound in high precision.
 Recheck Verdict(const Real& observed, const Real& bound, std::string note) {
   Recheck r;
-  r.status =
-      PreciseLessOrClose(observed, bound) ? RecheckStatus::kUnconfirmed : RecheckStatus::kConfirmed;
+  r.status = PreciseLessOrClose(observed, bound) ? RecheckStatus::kDiffers : RecheckStatus::kAgrees;
   r.observed = PreciseText(observed);
   r.bound = PreciseText(bound);
   r.reason = std::move(note);
@@ -99,7 +98,7 @@ Recheck Transfer(const CaseSpec& spec, PreciseSides& p) {
   const Real eps = spec.epsilon;
   Recheck r;
   if (p.gap_z() > eps) {
-    r.status = RecheckStatus::kUnconfirmed;
+    r.status = RecheckStatus::kDiffers;
     r.observed = PreciseText(p.gap_z());
     r.bound = PreciseText(eps);
     r.reason = "the premise gap_z <= eps fails in high precision (observed/bound are gap_z/eps)";
@@ -122,7 +121,7 @@ Recheck FrequencyRate(const CaseResult& result, PreciseSides& p) {
   Recheck r = Verdict(f_worse ? sim_f : sim_g, f_worse ? bound_f : bound_g,
                       std::string("the ") + (f_worse ? "f" : "g") +
                           " side; L and eta are the double values (the claim under test)");
-  if (!f_holds || !g_holds) r.status = RecheckStatus::kConfirmed;
+  if (!f_holds || !g_holds) r.status = RecheckStatus::kAgrees;
   p.Record(r);
   return r;
 }
@@ -140,8 +139,8 @@ Recheck TwoLayerBound(const CaseResult& result, PreciseSides& p) {
     const Recheck r = Verdict(sim, bound,
                               std::string("the ") + (f ? "f" : "g") +
                                   " side; B is the double value (the claim under test)");
-    const bool fails = r.status == RecheckStatus::kConfirmed;
-    const bool worst_fails = worst && worst->status == RecheckStatus::kConfirmed;
+    const bool fails = r.status == RecheckStatus::kAgrees;
+    const bool worst_fails = worst && worst->status == RecheckStatus::kAgrees;
     const Real ratio = bound > 0 ? Real(sim / bound) : Real(sim > 0 ? 1e300 : 0);
     if (!worst || (fails && !worst_fails) || (fails == worst_fails && ratio > worst_ratio)) {
       worst = r;
@@ -171,8 +170,8 @@ Recheck FiniteHardmax(const CaseSpec& spec, PreciseSides& p) {
                        Real(FiniteHardmaxTolerance(*model, p.x().length(), 0.0) - 1e-9);  // > 0
     const Recheck r =
         Verdict(observed, bound, std::string("model ") + (model == &spec.f ? "f" : "g"));
-    const bool fails = r.status == RecheckStatus::kConfirmed;
-    const bool worst_fails = worst && worst->status == RecheckStatus::kConfirmed;
+    const bool fails = r.status == RecheckStatus::kAgrees;
+    const bool worst_fails = worst && worst->status == RecheckStatus::kAgrees;
     if (!worst || (fails && !worst_fails) ||
         (fails == worst_fails && observed / bound > worst_ratio)) {
       worst = r;
@@ -259,7 +258,7 @@ void RecheckRefutations(const CaseSpec& spec, CaseResult& result) {
     Outcome& o = result.outcomes[k];
     if (!o.checked || o.holds) continue;
     o.recheck = RecheckOne(static_cast<Property>(k), spec, result, sides);
-    if (o.recheck.status == RecheckStatus::kUnconfirmed) o.holds = true;
+    if (o.recheck.status == RecheckStatus::kDiffers) o.holds = true;
   }
 }
 

@@ -70,7 +70,7 @@ Json WitnessJson(const CaseSpec& spec, const CaseResult& result, Property proper
 
 Json RecheckJson(const Recheck& r) {
   Json j;
-  j["status"] = RecheckStatusName(r.status);
+  j["status"] = kRecheckClaimNames.Name(r.status);
   if (r.status == RecheckStatus::kSkipped || r.status == RecheckStatus::kNone) {
     j["reason"] = r.reason;
     return j;
@@ -86,7 +86,7 @@ Json RecheckJson(const Recheck& r) {
 
 std::string RecheckLabel(const Recheck& r) {
   if (r.status == RecheckStatus::kSkipped) return "skipped (" + r.reason + ")";
-  return RecheckStatusName(r.status);
+  return kRecheckClaimNames.Name(r.status);
 }
 
 std::string ContentHashFileName(const std::string& text, const std::string& suffix) {

@@ -738,7 +738,7 @@ RawRecheck RecheckRaw(const RawSearchOptions& o, const Transformer& f, const Tra
     r.sup_gap_text = PreciseText(sup);
     ok = ok && (sup >= PreciseReal(o.separation) * PreciseReal(o.eps)) == e.separated;
   }
-  r.status = ok ? "agrees" : "differs";
+  r.status = ok ? RecheckStatus::kAgrees : RecheckStatus::kDiffers;
   return r;
 }
 
@@ -781,7 +781,7 @@ nlohmann::json RawWitnessToJson(const RawSearchOptions& o, const Transformer& f,
     j["sup_statistic"] = nullptr;
   }
   j["recheck"] = {{"digits", 50},
-                  {"status", recheck.status},
+                  {"status", kRecheckValueNames.Name(recheck.status)},
                   {"gap", recheck.gap_text},
                   {"sup_gap", recheck.sup_gap_text}};
   return j;
@@ -843,7 +843,7 @@ nlohmann::json RecomputedResults(const ReplayInput& in, const ThresholdResult& r
   j["sup_gap_length"] =
       e.sup_statistic ? nlohmann::json(e.sup_statistic->length) : nlohmann::json(nullptr);
   j["recheck"] = {{"digits", 50},
-                  {"status", recheck.status},
+                  {"status", kRecheckValueNames.Name(recheck.status)},
                   {"gap", recheck.gap_text},
                   {"sup_gap", recheck.sup_gap_text}};
   return j;
@@ -874,11 +874,12 @@ bool ReplayPair(const ReplayInput& in, std::string* report) {
     *report = fmt::format(
         "first disagreement {} (recorded {}), recheck {}; separation gap {} (50 digits), "
         "separated {} (recorded {}){}",
-        show(r.first_disagreement), show(in.first_disagreement), r.recheck.status, sup_text,
-        same_sup == in.separated ? "yes" : "no", in.separated ? "yes" : "no",
+        show(r.first_disagreement), show(in.first_disagreement),
+        r.recheck.status == RecheckStatus::kNone ? "" : kRecheckClaimNames.Name(r.recheck.status),
+        sup_text, same_sup == in.separated ? "yes" : "no", in.separated ? "yes" : "no",
         differences.empty() ? std::string()
                             : "; recorded results that differ: " + DifferenceSummary(differences));
-  return same_t && same_sup && r.recheck.status != "unconfirmed" && differences.empty();
+  return same_t && same_sup && r.recheck.status != RecheckStatus::kDiffers && differences.empty();
 }
 
 ReplayInput RawWitnessFromJson(const io::Json& doc, const std::string& source) {

@@ -322,7 +322,7 @@ nlohmann::json RefuteToJson(const RefuteResult& result) {
   for (const auto& [k, v] : result.best.constants) constants[k] = number(v);
   j["constants"] = constants;
   j["recheck"] = {{"digits", 50},
-                  {"status", s.recheck.status},
+                  {"status", kRecheckValueNames.Name(s.recheck.status)},
                   {"gap", s.recheck.gap_text},
                   {"sup_gap", s.recheck.sup_gap_text}};
   j["family"] = result.family_name.empty()

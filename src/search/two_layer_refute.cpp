@@ -864,7 +864,7 @@ int Shrink(const TwoLayerSearchOptions& o, TwoLayerClimb& climb, std::uint64_t b
 
 // The 50-digit recheck: gap > ε at the witness, ≥ κε at the separating string.
 void Recheck(const TwoLayerSearchOptions& o, const Transformer& f, const Transformer& g,
-             const TwoLayerEvaluation& ev, std::string* status, std::string* gap,
+             const TwoLayerEvaluation& ev, RecheckStatus* status, std::string* gap,
              std::string* sup_gap) {
   bool ok = true;
   auto precise = [&](const std::vector<Run>& x) {
@@ -881,7 +881,7 @@ void Recheck(const TwoLayerSearchOptions& o, const Transformer& f, const Transfo
     *sup_gap = PreciseText(p);
     ok = ok && (p >= PreciseReal(o.separation * o.eps)) == ev.separated;
   }
-  *status = ok ? "agrees" : "differs";
+  *status = ok ? RecheckStatus::kAgrees : RecheckStatus::kDiffers;
 }
 
 }  // namespace
@@ -1260,7 +1260,7 @@ nlohmann::json TwoLayerSearchToJson(const TwoLayerSearchResult& search) {
   j["attention"] = {AttentionName(best.f.layers[0].attention),
                     AttentionName(best.f.layers[1].attention)};
   j["recheck"] = {{"digits", 50},
-                  {"status", search.recheck_status},
+                  {"status", kRecheckValueNames.Name(search.recheck_status)},
                   {"gap", search.recheck_gap},
                   {"sup_gap", search.recheck_sup_gap}};
   nlohmann::json climbs = nlohmann::json::array();

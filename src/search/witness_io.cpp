@@ -139,7 +139,7 @@ void NeededLengthRecheck(const SearchOptions& o, const SearchCandidate& c, const
   const std::vector<std::uint64_t> grid = NeededLengthGrid(tau + 2, x.length());
   const auto at = std::find(grid.begin(), grid.end(), needed);
   if (at == grid.end()) {
-    r.status = "differs";
+    r.status = RecheckStatus::kDiffers;
     r.note = "the needed length " + std::to_string(needed) + " is not on the grid";
     return;
   }
@@ -162,7 +162,7 @@ void NeededLengthRecheck(const SearchOptions& o, const SearchCandidate& c, const
             (fails ? ": max sim > eps" : ": max sim <= eps in high precision");
   }
   r.note = note + " (frequency-length taken from double)";
-  r.status = decisions_agree ? "agrees" : "differs";
+  r.status = decisions_agree ? RecheckStatus::kAgrees : RecheckStatus::kDiffers;
   const Real precise = Real(needed) / Real(bound);
   r.precise_text = PreciseText(precise);
   r.precise = precise.convert_to<double>();
@@ -175,7 +175,7 @@ void DisagreementRecheck(const SearchOptions& o, const SearchCandidate& c, Searc
   r.precise = r.value;
   r.precise_text = PreciseText(Real(r.value));
   if (!(r.value > 0)) {
-    r.status = "agrees";
+    r.status = RecheckStatus::kAgrees;
     r.note = "no disagreement up to n = " + std::to_string(o.n) + ": nothing to confirm";
     return;
   }
@@ -189,7 +189,7 @@ void DisagreementRecheck(const SearchOptions& o, const SearchCandidate& c, Searc
   r.g_x = Texts(gx);
   r.z_length = x->length();
   const Real gap = PreciseSupDistance(fx, gx);
-  r.status = gap > Real(o.eps) ? "agrees" : "differs";
+  r.status = gap > Real(o.eps) ? RecheckStatus::kAgrees : RecheckStatus::kDiffers;
   r.note = "first disagreement T* = " + std::to_string(x->length()) + ", precise gap " +
            PreciseText(gap) + " on its witness (z_length: T*); shorter strings and N from double";
 }
@@ -211,7 +211,7 @@ SearchRecheck RecheckSearchCandidate(const SearchOptions& o, const SearchCandida
   }
   const PreciseSims s = Sims(c.f, c.g, *x, o.n);
   if (!s.built) {
-    r.status = "skipped";
+    r.status = RecheckStatus::kSkipped;
     r.note = s.why;
     return r;
   }
@@ -224,7 +224,7 @@ SearchRecheck RecheckSearchCandidate(const SearchOptions& o, const SearchCandida
   r.tolerance = std::max(kSearchRecheckTolerance * std::max(1.0, std::abs(r.precise)),
                          RoundingAllowance(o.objective, s, r.precise, o.eps));
   const bool close = std::abs(r.value - r.precise) <= r.tolerance;
-  r.status = close ? "agrees" : "differs";
+  r.status = close ? RecheckStatus::kAgrees : RecheckStatus::kDiffers;
   r.note = "L(f), L(g) from double (spectral norms); z built by the frequency simulator";
   return r;
 }
@@ -232,7 +232,7 @@ SearchRecheck RecheckSearchCandidate(const SearchOptions& o, const SearchCandida
 nlohmann::json SearchRecheckToJson(const SearchRecheck& r) {
   nlohmann::json j;
   j["objective"] = kSearchObjectiveNames.Name(r.objective);
-  j["status"] = r.status;
+  j["status"] = kRecheckValueNames.Name(r.status);
   j["value"] = std::isfinite(r.value) ? nlohmann::json(r.value) : nlohmann::json();
   j["precise"] = r.precise_text;
   j["digits"] = kPreciseDigits;
@@ -284,10 +284,10 @@ SavedSearchWitness SaveSearchWitness(const std::string& dir_or_path, const Searc
 }
 
 SearchWitness SearchWitnessFromText(const std::string& text, const std::string& source,
-                                    std::string* recheck_status, nlohmann::json* recheck) {
+                                    RecheckStatus* recheck_status, nlohmann::json* recheck) {
   io::Json parsed = io::ParseJson(text, source);
   nlohmann::json doc(parsed);
-  if (recheck_status) recheck_status->clear();
+  if (recheck_status) *recheck_status = RecheckStatus::kNone;
   if (recheck) *recheck = nullptr;
   if (recheck && doc.is_object() && doc.contains("recheck")) *recheck = doc.at("recheck");
   if (doc.is_object() && doc.contains("recheck")) {
@@ -295,14 +295,14 @@ SearchWitness SearchWitnessFromText(const std::string& text, const std::string& 
     r.Keys({"objective", "status", "value", "precise", "digits", "tolerance", "z_length", "values",
             "note"},
            {"status"});
-    const std::string status = r.At("status").String();
+    const RecheckStatus status = r.At("status").Enum(kRecheckValueNames);
     if (recheck_status) *recheck_status = status;
     doc.erase("recheck");
   }
   return SearchWitnessFromJson(doc, source);
 }
 
-SearchWitness ReadSearchWitness(const std::string& path, std::string* recheck_status,
+SearchWitness ReadSearchWitness(const std::string& path, RecheckStatus* recheck_status,
                                 nlohmann::json* recheck) {
   return SearchWitnessFromText(io::ReadFile(path, "search witness", io::kMaxJsonBytes), path,
                                recheck_status, recheck);
@@ -322,8 +322,9 @@ SearchReplay ReplaySearchWitness(const std::string& path) {
   r.value = r.recheck.value;
   r.same_value =
       std::abs(r.value - r.stored) <= kSearchReplayTolerance * std::max(1.0, std::abs(r.stored));
-  const std::string expected =
-      r.recorded_recheck_status.empty() ? "agrees" : r.recorded_recheck_status;
+  const RecheckStatus expected = r.recorded_recheck_status == RecheckStatus::kNone
+                                     ? RecheckStatus::kAgrees
+                                     : r.recorded_recheck_status;
   if (!recorded.is_null())
     CompareRecorded(recorded, SearchRecheckToJson(r.recheck), "recheck", r.differences);
   r.reproduced = r.same_value && r.recheck.status == expected && r.differences.empty();

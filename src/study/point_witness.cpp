@@ -63,12 +63,12 @@ PointWitness::Decision Decide(const PointWitness& w, const Source& x, std::uint6
 void RecheckNeeded(PointWitness& w) {
   w.decisions.clear();
   if (Seeded(w)) {
-    w.recheck_status = "skipped";
+    w.recheck_status = RecheckStatus::kSkipped;
     w.recheck_note = "seeded " + w.method + " simulator: no 50-digit recheck (its z is random)";
     return;
   }
   if (w.f.layers.size() != 1 || w.g.layers.size() != 1) {
-    w.recheck_status = "skipped";
+    w.recheck_status = RecheckStatus::kSkipped;
     w.recheck_note = "no 50-digit recheck for models that are not one-layer";
     return;
   }
@@ -77,7 +77,7 @@ void RecheckNeeded(PointWitness& w) {
   const std::vector<std::uint64_t> grid = NeededLengthGrid(tau + 2, x->length());
   const auto at = std::find(grid.begin(), grid.end(), w.value);
   if (at == grid.end()) {
-    w.recheck_status = "differs";
+    w.recheck_status = RecheckStatus::kDiffers;
     w.recheck_note = "n = " + std::to_string(w.value) + " is not on the grid";
     return;
   }
@@ -90,7 +90,7 @@ void RecheckNeeded(PointWitness& w) {
     w.decisions.push_back(Decide(w, *x, *(at - 1)));
     agrees = agrees && !w.decisions.back().meets;
   }
-  w.recheck_status = agrees ? "agrees" : "differs";
+  w.recheck_status = agrees ? RecheckStatus::kAgrees : RecheckStatus::kDiffers;
   w.recheck_note =
       "max(sim_f, sim_g) <= eps at n (unless n = |x|) and > eps at the grid point below, in 50 "
       "digits on the frequency simulator's z (built in double)";
@@ -126,7 +126,9 @@ Json PointResults(const PointWitness& w) {
     for (const PointWitness::Decision& d : w.decisions)
       decisions.push_back({{"n", d.n}, {"max_sim", d.max_sim}, {"meets_eps", d.meets}});
     j["recheck"] = {{"digits", kPreciseDigits},
-                    {"status", w.recheck_status},
+                    {"status", w.recheck_status == RecheckStatus::kNone  // not rechecked yet
+                                   ? ""
+                                   : kRecheckValueNames.Name(w.recheck_status)},
                     {"note", w.recheck_note},
                     {"decisions", decisions}};
   } else {
@@ -235,10 +237,10 @@ PointWitness ReadPointWitness(const std::string& path) {
   const io::JsonReader recheck = r.At("recheck");
   if (decisions) {
     recheck.Keys({"digits", "status", "note", "decisions"}, {"status", "decisions"});
-    w.recheck_status = recheck.At("status").String();
-    if (w.recheck_status != "agrees" && w.recheck_status != "differs" &&
-        w.recheck_status != "skipped")
-      recheck.At("status").Fail("must be agrees, differs or skipped");
+    const std::optional<RecheckStatus> status =
+        kRecheckValueNames.Find(recheck.At("status").String());
+    if (!status) recheck.At("status").Fail("must be agrees, differs or skipped");
+    w.recheck_status = *status;
     if (recheck.Has("note")) w.recheck_note = recheck.At("note").String();
     for (const io::JsonReader& d : recheck.At("decisions").Array(0, 2)) {
       d.Keys({"n", "max_sim", "meets_eps"}, {"n", "max_sim", "meets_eps"});
@@ -292,11 +294,11 @@ PointReplay ReplayPoint(const PointWitness& w) {
     again.value = r.value;
     again.censored = r.censored;
     // A version-2 file's recheck must come out the same (a version-1 file recorded none).
-    if (!w.recheck_status.empty()) {
+    if (w.recheck_status != RecheckStatus::kNone) {
       RecheckPoint(again);
       r.reproduced = r.reproduced && again.recheck_status == w.recheck_status;
-      r.detail =
-          "50-digit recheck " + again.recheck_status + " (recorded " + w.recheck_status + ")";
+      r.detail = std::string("50-digit recheck ") + kRecheckValueNames.Name(again.recheck_status) +
+                 " (recorded " + kRecheckValueNames.Name(w.recheck_status) + ")";
       for (const PointWitness::Decision& d : again.decisions)
         r.detail += "; n = " + std::to_string(d.n) + ": max sim " +
                     (d.max_sim.empty() ? std::string("(no z)") : d.max_sim) +

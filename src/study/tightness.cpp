@@ -25,7 +25,6 @@
 #include "ltsim/strings/sources.h"
 #include "ltsim/study/point_witness.h"
 #include "ltsim/study/sweep.h"
-#include "ltsim/study/tightness_families.h"
 #include "ltsim/study/user_family.h"
 #include "ltsim/threshold/threshold.h"
 #include "tightness_42.h"
@@ -97,18 +96,13 @@ double Uniform(std::uint64_t seed) {
 // A nested-family member (docs/families.md) as a tightness pair: height κ ∈ [2.5, 3.5) from
 // the member's uniform u. A slope that puts a statistic on the boundary Σu = (κ − 1)ε/a (the
 // builder refuses it: the gap would equal ε) is nudged up by 10^-4 relative, at most 8 times.
-FamilyPair NestedMember(int heads, double slope, double eps, double u) {
+FamilyMember NestedMember(int heads, double slope, double eps, double u) {
   const FamilyValues values = {{"alphabet", heads}, {"eps", eps}, {"height", 2.5 + u}};
   for (int attempt = 0;; ++attempt) {
     FamilyValues v = values;
     v["slope"] = slope * (1 + 1e-4 * attempt);
     try {
-      const FamilyMember m = BuildFamilyMember("nested", v);
-      FamilyPair p;
-      p.family = "nested";
-      p.f = m.f;
-      p.g = m.g;
-      p.predicted = static_cast<double>(m.first_disagreement);
+      FamilyMember p = BuildFamilyMember("nested", v);
       p.semantics =
           "hardmax attention with tie tolerance 1e-9, positions 1-based, the query among the "
           "keys; " +
@@ -123,7 +117,7 @@ FamilyPair NestedMember(int heads, double slope, double eps, double u) {
 }
 
 // The member k of point i: its pair and ε.
-FamilyPair Member(const RowPlan& plan, int i, std::uint64_t member_seed, int bits, double* eps) {
+FamilyMember Member(const RowPlan& plan, int i, std::uint64_t member_seed, int bits, double* eps) {
   const double v = plan.values[i], u = Uniform(member_seed);
   *eps = plan.eps;
   if (plan.parameter == StudyParameter::kMargin) {
@@ -132,7 +126,8 @@ FamilyPair Member(const RowPlan& plan, int i, std::uint64_t member_seed, int bit
     // [T_hard(g), T_hard(f)) (docs/tightness.md §2).
     const double t_min = std::exp2(bits * kFirstInverseMargin);
     const double kappa = (1 + 0.5 * u) * 2 / (t_min * bits * std::log(2.0));
-    return MakeMarginPair(v, bits, std::min(0.1, kappa * v));
+    return BuildFamilyMember("margin",
+                             {{"margin", v}, {"bits", bits}, {"eta", std::min(0.1, kappa * v)}});
   }
   if (plan.parameter == StudyParameter::kEps) *eps = v;
   const double slope = plan.parameter == StudyParameter::kScale ? v : plan.slope;
@@ -140,7 +135,12 @@ FamilyPair Member(const RowPlan& plan, int i, std::uint64_t member_seed, int bit
   const int S = plan.parameter == StudyParameter::kAlphabet ? static_cast<int>(v) : plan.alphabet;
   const int D = plan.parameter == StudyParameter::kPeriod ? static_cast<int>(v) : plan.period;
   const int tau = plan.parameter == StudyParameter::kLocality ? static_cast<int>(v) : plan.locality;
-  return MakeBumpPair(S, D, tau, slope, *eps, u);
+  return BuildFamilyMember("offset-bump", {{"alphabet", S},
+                                           {"period", D},
+                                           {"locality", tau},
+                                           {"slope", slope},
+                                           {"eps", *eps},
+                                           {"offset", u}});
 }
 
 double Regressor(StudyParameter parameter, double value, double lipschitz) {
@@ -158,7 +158,7 @@ std::string Stem(const TightnessOptions& o, StudyParameter parameter, int i, int
 struct Cell {
   TightnessSample lower, upper;
   std::vector<Run> witness;
-  FamilyPair pair;
+  FamilyMember pair;
   double eps = 0;
 };
 
@@ -186,7 +186,7 @@ Cell RunCell(const TightnessOptions& o, const RowPlan& plan, int i, int k) {
   const std::uint64_t seed =
       StreamSeed(o.seed, std::string("tightness/") + ParameterName(plan.parameter), index);
   cell.pair = Member(plan, i, seed, o.precision_bits, &cell.eps);
-  const FamilyPair& p = cell.pair;
+  const FamilyMember& p = cell.pair;
   ConstantMap c = PairConstants(p.f, p.g);
   c["eps"] = cell.eps;
   const ThresholdResult r = MemberThreshold(p.f, p.g, cell.eps, o.statistics_budget);
@@ -238,7 +238,7 @@ Cell RunCell(const TightnessOptions& o, const RowPlan& plan, int i, int k) {
 // |x|, and an i.i.d. uniform x of length |x|.
 SimulatorCheck CheckSimulator(const TightnessOptions& o, const Cell& cell, const RowPlan& plan,
                               int i) {
-  const FamilyPair& p = cell.pair;
+  const FamilyMember& p = cell.pair;
   const ConstantMap c = PairConstants(p.f, p.g);
   const double t_hard = c.at("p") > 0 ? std::exp2(c.at("p") / c.at("gamma")) : 1;
   const std::uint64_t start = std::min<std::uint64_t>(
@@ -359,7 +359,7 @@ TightnessRow Summarise(const TightnessOptions& o, const RowPlan& plan, std::vect
                   : plan.parameter == StudyParameter::kAlphabet ? "S"
                                                                 : "tau";
   row.fit = margin ? "log-linear (ln N = a + b/gamma)" : "log-log (ln N = a + b ln x)";
-  const FamilyPair& first = cells.front().pair;
+  const FamilyMember& first = cells.front().pair;
   row.family = first.family;
   row.semantics = first.semantics;
   row.class_text =

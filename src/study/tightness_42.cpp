@@ -14,12 +14,12 @@
 #include <filesystem>
 #include <limits>
 
+#include "ltsim/construct/families.h"
 #include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 #include "ltsim/io/json.h"
 #include "ltsim/io/output_file.h"
 #include "ltsim/model/model_file.h"
-#include "ltsim/study/tightness_families.h"
 #include "ltsim/threshold/average.h"
 #include "tightness_52.h"
 
@@ -43,7 +43,7 @@ struct Plan42 {
   double alpha0 = 0.0;     // eps rows
   bool sqrt_form = false;  // pairs whose limit is κ·ε^(1/2) (the conclusion's form)
   std::vector<double> values, regressors, eps, alphas;  // per point
-  std::vector<FamilyPair> pairs;                        // per (point, member)
+  std::vector<FamilyMember> pairs;                      // per (point, member)
   std::vector<std::uint64_t> seeds;                     // per (point, member)
   std::vector<double> heights, offsets;                 // per member
   double paper = kNaN42;
@@ -83,7 +83,7 @@ std::vector<double> Theorem42InverseAlphaGrid(int points) {
 }
 
 TightnessSample AverageLowerSide(const TightnessOptions& o, const std::string& row, int point,
-                                 int member, std::uint64_t seed, const FamilyPair& pair,
+                                 int member, std::uint64_t seed, const FamilyMember& pair,
                                  double alpha, double eps) {
   AverageOptions a;
   a.alphas = {alpha, alpha};
@@ -122,9 +122,8 @@ TightnessSample AverageLowerSide(const TightnessOptions& o, const std::string& r
   }
   for (std::uint64_t t = 0; t < r.exact_up_to; ++t) s.later_gap = std::max(s.later_gap, r.lower[t]);
   s.later_up_to = r.exact_up_to;
-  s.recorded = pair.predicted > 0
-                   ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(pair.predicted))
-                   : std::nullopt;
+  s.recorded = pair.first_disagreement > 0 ? std::optional<std::uint64_t>(pair.first_disagreement)
+                                           : std::nullopt;
   if (!o.out.empty()) {
     // The pair and the command that recomputes the point (`ltsim average` with these flags).
     const std::string stem = Stem42(o, row, point, member);
@@ -222,8 +221,12 @@ void AddPairs(const TightnessOptions& o, Plan42& p) {
   }
   for (std::size_t i = 0; i < p.values.size(); ++i)
     for (int m = 0; m < o.seeds; ++m) {
-      p.pairs.push_back(MakeAverageBumpPair(p.alphas[i], p.eps[i], kAverageSlope, p.heights[m],
-                                            p.offsets[m], p.sqrt_form));
+      p.pairs.push_back(BuildFamilyMember("average-bump", {{"alpha", p.alphas[i]},
+                                                           {"eps", p.eps[i]},
+                                                           {"slope", kAverageSlope},
+                                                           {"height", p.heights[m]},
+                                                           {"offset", p.offsets[m]},
+                                                           {"sqrt-form", p.sqrt_form ? 1 : 0}}));
       p.seeds.push_back(StreamSeed(o.seed, "tightness42/" + p.name, m));
     }
 }

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "ltsim/construct/families.h"
 #include "ltsim/study/tightness.h"
-#include "ltsim/study/tightness_families.h"
 #include "ltsim/study/verdict.h"
 
 namespace ltsim {
@@ -24,7 +24,7 @@ std::vector<double> Theorem42InverseAlphaGrid(int points);
 /// writes the pair and `row/p<i>_m<k>.average.json` (the `ltsim average` command that
 /// recomputes it).
 TightnessSample AverageLowerSide(const TightnessOptions& o, const std::string& row, int point,
-                                 int member, std::uint64_t seed, const FamilyPair& pair,
+                                 int member, std::uint64_t seed, const FamilyMember& pair,
                                  double alpha, double eps);
 
 /// A Theorem 4.2 row's verdict: DecideRateVerdict of the sides against `paper` at resolution

@@ -24,7 +24,6 @@
 #include "ltsim/model/constants.h"
 #include "ltsim/study/experiment.h"
 #include "ltsim/study/point_witness.h"
-#include "ltsim/study/tightness_families.h"
 #include "ltsim/threshold/threshold.h"
 
 namespace ltsim {
@@ -64,7 +63,7 @@ std::string ShowCi(const ExponentEstimate& e) {
 
 // A lower-side sample from an exact threshold, and its witness when o.out is set.
 TightnessSample ThresholdSample(const TightnessOptions& o, StudyParameter parameter, int i, int k,
-                                double value, std::uint64_t seed, const FamilyPair& p, double eps,
+                                double value, std::uint64_t seed, const FamilyMember& p, double eps,
                                 const ThresholdOptions& t, const std::string& label) {
   const ThresholdResult r = FindThreshold(p.f, p.g, t);
   TightnessSample s;
@@ -107,14 +106,14 @@ TightnessSample ThresholdSample(const TightnessOptions& o, StudyParameter parame
 // for k ≤ 6); on long ones through the weight leaked to keys short of a full match, ≈ N·e^(−β)
 // for N such keys, so they separate once N ≈ e^β: for k = 1 the string 0 0 1^3000 0 gives a
 // gap of 0.078 > ε (docs/tightness.md §5). Their first disagreement is not derived.
-FamilyPair KGramPair(int k) {
+FamilyMember KGramPair(int k) {
   KGramOptions a;
   a.alphabet = 2;
   a.k = k;
   a.scale = kKGramScale;
   KGramOptions b = a;
   b.scale = kKGramOtherScale;
-  FamilyPair p;
+  FamilyMember p;
   p.family = "kgram-beta";
   p.f = MakeKGram(a);
   p.g = MakeKGram(b);
@@ -159,7 +158,7 @@ double Slope(const std::vector<double>& x, const std::vector<double>& y) {
 }
 
 // ln of the registry's thm5.2 for a pair: max(1/γ_pos, 3)·(ln C − ln ε) (in logs: C overflows).
-double LogPaper(const FamilyPair& p, double eps) {
+double LogPaper(const FamilyMember& p, double eps) {
   const double gamma = std::min(PositionalMargin(p.f), PositionalMargin(p.g));
   const double log_c = std::max(LogComplexity(p.f), LogComplexity(p.g));
   return std::max(1 / gamma, 3.0) * (log_c - std::log(eps));
@@ -171,7 +170,7 @@ struct Plan52 {
   std::string name, regressor, fit, class_text, family, semantics;
   FitScale scale = FitScale::kLogLinear;
   std::vector<double> values, regressors, eps;  // per point
-  std::vector<FamilyPair> pairs;                // per (point, member)
+  std::vector<FamilyMember> pairs;              // per (point, member)
   std::vector<std::uint64_t> seeds;             // per (point, member)
   int members = 1;
   bool simulator = true;
@@ -309,7 +308,7 @@ Plan52 EpsPlan(const TightnessOptions& o) {
   p.regressor = "1/eps";
   p.fit = "log-log (ln N = a + b ln(1/eps))";
   p.scale = FitScale::kLogLog;
-  const FamilyPair first = KGramPair(1);
+  const FamilyMember first = KGramPair(1);
   p.family = first.family;
   p.semantics = first.semantics;
   p.class_text = fmt::format(
@@ -334,7 +333,7 @@ Plan52 KPlan(const TightnessOptions& o) {
   p.name = "k";
   p.regressor = "(k+1)^2";
   p.fit = "log-linear (ln N = a + b (k+1)^2)";
-  const FamilyPair first = KGramPair(1);
+  const FamilyMember first = KGramPair(1);
   p.family = first.family;
   p.semantics = first.semantics;
   p.class_text = fmt::format(
@@ -379,10 +378,12 @@ Plan52 MarginPlan(const TightnessOptions& o, bool norm_row) {
     for (int m = 0; m < p.members; ++m) {
       const std::uint64_t seed = StreamSeed(o.seed, "tightness/" + p.name, m);
       const double u = MemberUniform(seed);
-      p.pairs.push_back(
-          norm_row
-              ? MakeTwoLayerMarginPair(kNormRowMargin, grid[i], kMarginSlope, kMarginEps, 2.5 + u)
-              : MakeTwoLayerMarginPair(1 / grid[i], 0, kMarginSlope, kMarginEps, 2.5 + u));
+      p.pairs.push_back(BuildFamilyMember("two-layer-margin",
+                                          {{"gamma-pos", norm_row ? kNormRowMargin : 1 / grid[i]},
+                                           {"norm", norm_row ? grid[i] : 0.0},
+                                           {"slope", kMarginSlope},
+                                           {"eps", kMarginEps},
+                                           {"height", 2.5 + u}}));
       p.seeds.push_back(seed);
     }
   }
@@ -394,7 +395,7 @@ Plan52 MarginPlan(const TightnessOptions& o, bool norm_row) {
 
 TightnessSample TwoLayerLowerSide(const TightnessOptions& o, StudyParameter parameter, int point,
                                   int member, double value, std::uint64_t seed,
-                                  const FamilyPair& pair, double eps) {
+                                  const FamilyMember& pair, double eps) {
   ThresholdOptions t;
   t.epsilon = eps;
   t.max_length = TwoLayerExhaustiveLength(pair.f.alphabet);
@@ -404,7 +405,7 @@ TightnessSample TwoLayerLowerSide(const TightnessOptions& o, StudyParameter para
                          "to T_ex only)");
 }
 
-TightnessSample TwoLayerUpperSide(const FamilyPair& pair, double eps) {
+TightnessSample TwoLayerUpperSide(const FamilyMember& pair, double eps) {
   ConstantMap c = PairConstants(pair.f, pair.g);
   c["eps"] = eps;
   const TwoLayerPlan plan = TwoLayerLengthPlan(c);
@@ -557,6 +558,20 @@ std::vector<TightnessRow> RunTheorem52Rows(const TightnessOptions& o) {
   for (std::size_t r = 0; r < plans.size(); ++r)
     rows.push_back(BuildRow(o, plans[r], lower[r], upper[r], simulator[r]));
   return rows;
+}
+
+Transformer WithIdentitySecondLayer(const Transformer& model) {
+  Transformer two = model;
+  Layer layer;
+  layer.attention = Attention::kSoftmax;
+  Head head;
+  head.qk = Matrix::Zero(model.width, model.width);
+  head.ov = Matrix::Zero(model.width, model.width);
+  head.bias = Vector::Zero(model.locality + 1);
+  layer.heads.push_back(head);
+  two.layers.push_back(layer);
+  two.name = model.name + " (identity second layer)";
+  return two;
 }
 
 }  // namespace ltsim

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "ltsim/construct/families.h"
 #include "ltsim/study/tightness.h"
-#include "ltsim/study/tightness_families.h"
 
 namespace ltsim {
 
@@ -37,11 +37,11 @@ double Theorem52LogPaperLength(int k, double eps);
 /// beyond it); an exact two-layer threshold or a family with a proven T* plugs in here.
 TightnessSample TwoLayerLowerSide(const TightnessOptions& o, StudyParameter parameter, int point,
                                   int member, double value, std::uint64_t seed,
-                                  const FamilyPair& pair, double eps);
+                                  const FamilyMember& pair, double eps);
 
 /// The upper side: the registry's two-layer-length of the pair at ε (docs/theory.md §4.8), as a
 /// sample (value 0 when the pair is outside the class; censored above beyond 10^300).
-TightnessSample TwoLayerUpperSide(const FamilyPair& pair, double eps);
+TightnessSample TwoLayerUpperSide(const FamilyMember& pair, double eps);
 
 /// Fits a 5.2 row from its points (lower, upper and simulator samples; a censored sample
 /// censors its point, which never enters a fit) in `scale`, seeding the bootstrap by the
@@ -53,5 +53,11 @@ void FitTheorem52Row(const TightnessOptions& o, FitScale scale, TightnessRow& ro
 /// eps and k rows), the paper's exponent from the registry's thm5.2 and a verdict. Witnesses under
 /// out/<parameter>/ when o.out is set. Identical for any o.threads.
 std::vector<TightnessRow> RunTheorem52Rows(const TightnessOptions& o);
+
+/// The two-layer model a one-layer pair stands for in Theorem 5.2's rows: `model` with a second
+/// softmax layer of one head whose M and O are zero and no MLP. That layer adds O·(attention) =
+/// 0 to the residual stream, so the function is the same (tested); its C(f) is the two-layer
+/// formula of docs/model.md §4.7. (A layer needs at least one head in a model file.)
+Transformer WithIdentitySecondLayer(const Transformer& model);
 
 }  // namespace ltsim

@@ -24,7 +24,7 @@ void RecheckWitness(const Transformer& f, const Transformer& g, double epsilon,
   std::string why;
   for (const Transformer* m : {&f, &g}) {
     if (!PreciseEvaluable(*m, witness->length(), &why)) {
-      r.status = "skipped";
+      r.status = RecheckStatus::kSkipped;
       r.note = why;
       return;
     }
@@ -32,10 +32,10 @@ void RecheckWitness(const Transformer& f, const Transformer& g, double epsilon,
   const PreciseReal gap =
       PreciseSupDistance(EvaluatePrecise(f, *witness), EvaluatePrecise(g, *witness));
   r.precise_gap = PreciseText(gap);
-  r.status = gap > PreciseReal(epsilon) ? "confirmed" : "unconfirmed";
-  r.note =
-      fmt::format("the witness string re-evaluated with {}-digit arithmetic; {} ε", kPreciseDigits,
-                  r.status == "confirmed" ? "its gap exceeds" : "its gap does not exceed");
+  r.status = gap > PreciseReal(epsilon) ? RecheckStatus::kAgrees : RecheckStatus::kDiffers;
+  r.note = fmt::format(
+      "the witness string re-evaluated with {}-digit arithmetic; {} ε", kPreciseDigits,
+      r.status == RecheckStatus::kAgrees ? "its gap exceeds" : "its gap does not exceed");
 }
 
 void SetWitness(const Transformer& f, const Transformer& g, std::uint64_t length,

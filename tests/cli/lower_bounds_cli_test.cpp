@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -80,6 +81,48 @@ TEST_F(LowerBoundsCli, FamilyWritesTwoModelsWhoseThresholdIsTheClosedForm) {
             0);
   EXPECT_TRUE(fs::exists(Path("f.json")) && fs::exists(Path("g.json")));
   EXPECT_EQ(Run({"construct", "family", "--list"}).exit_code, 0);
+}
+
+// Every family `--list` prints builds at its default parameters: exit 0, a T* or "not derived"
+// where the family claims none, never "nan" (text or JSON), and a certify line that runs
+// `ltsim average` for average-bump and `ltsim threshold` otherwise.
+TEST_F(LowerBoundsCli, EveryFamilyBuildsAtItsDefaultsWithoutNan) {
+  const Result list = Run({"construct", "family", "--list"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (start < list.out.size()) {
+    const std::size_t end = std::min(list.out.find('\n', start), list.out.size());
+    const std::string line = list.out.substr(start, end - start);
+    if (!line.empty() && line[0] != ' ') names.push_back(line.substr(0, line.find(':')));
+    start = end + 1;
+  }
+  ASSERT_EQ(names.size(), 10u) << list.out;
+  for (const std::string& name : names) {
+    SCOPED_TRACE(name);
+    const Result text = Run({"construct", "family", name, "--out-dir", Path(name)});
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_EQ(text.out.find("nan"), std::string::npos) << text.out;
+    const Result json = Run({"construct", "family", name, "--out-dir", Path(name), "--json"});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    EXPECT_EQ(json.out.find("nan"), std::string::npos) << json.out;
+    const Json doc = Json::parse(json.out);
+    if (doc["first_disagreement"].is_null()) {
+      EXPECT_EQ(doc["certify"], nullptr);
+      EXPECT_NE(text.out.find("T* = not derived"), std::string::npos) << text.out;
+      EXPECT_EQ(text.out.find("certify it:"), std::string::npos) << text.out;
+      continue;
+    }
+    ASSERT_GT(doc["first_disagreement"].get<std::uint64_t>(), 0u);
+    const std::string certify = doc["certify"];
+    const std::string tail =
+        " --max-length " + std::to_string(doc["first_disagreement"].get<std::uint64_t>());
+    EXPECT_NE(certify.find(tail), std::string::npos) << certify;
+    if (name == "average-bump")
+      EXPECT_EQ(certify.rfind("ltsim average ", 0), 0u) << certify;
+    else
+      EXPECT_EQ(certify.rfind("ltsim threshold ", 0), 0u) << certify;
+  }
 }
 
 TEST_F(LowerBoundsCli, FamilyBadInputIsOneLineExit2) {

@@ -2,12 +2,14 @@
 // §5–6).
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <string>
 
 #include "commands.h"
 #include "help.h"
@@ -92,8 +94,8 @@ void ListFamilies() {
     std::cout << fmt::format("{}: {}\n  T* grows with: {}\n", family.name, family.summary,
                              family.parameters);
     for (const FamilyParameter& p : family.params)
-      std::cout << fmt::format("  --{} (default {}, in [{}, {}]{}): {}\n", p.name, p.default_value,
-                               p.min, p.max, p.integer ? ", integer" : "", p.help);
+      std::cout << fmt::format("  --{} (default {}, in {}{}): {}\n", p.name, p.default_value,
+                               RangeText(p), p.integer ? ", integer" : "", p.help);
   }
 }
 
@@ -126,8 +128,17 @@ void RunFamily(const FamilyArgs& args) {
     WriteModel(member.f, f_path);
     WriteModel(member.g, g_path);
   }
-  const std::string certify = fmt::format("ltsim threshold {} {} --eps {} --max-length {}", f_path,
-                                          g_path, member.eps, member.first_disagreement);
+  // T* = 0 means the family claims no closed form (two-layer-margin): nothing to certify. The
+  // average-bump pair's T* is the first average disagreement, which `ltsim average` decides under
+  // its Dirichlet prior; every other T* is a worst-case one, which `ltsim threshold` decides.
+  const bool derived = member.first_disagreement > 0;
+  std::string certify;
+  if (derived && args.name == "average-bump")
+    certify = fmt::format("ltsim average {} {} --alpha {} --max-length {} --eps {}", f_path, g_path,
+                          member.values.at("alpha"), member.first_disagreement, member.eps);
+  else if (derived)
+    certify = fmt::format("ltsim threshold {} {} --eps {} --max-length {}", f_path, g_path,
+                          member.eps, member.first_disagreement);
   if (args.json) {
     Json doc;
     doc["context"] = Context("construct family", 0);
@@ -135,21 +146,29 @@ void RunFamily(const FamilyArgs& args) {
     doc["f"] = f_path;
     doc["g"] = g_path;
     doc["eps"] = member.eps;
-    doc["first_disagreement"] = member.first_disagreement;
+    doc["first_disagreement"] = derived ? Json(member.first_disagreement) : Json(nullptr);
     doc["closed_form"] = member.closed_form;
     doc["gap_at_first_disagreement"] = Number(member.gap_at_first_disagreement);
     doc["sup_gap"] = Number(member.sup_gap);
-    doc["certify"] = certify;
+    doc["certify"] = derived ? Json(certify) : Json(nullptr);
     PrintJson(doc);
     return;
   }
+  // A value the family does not derive (NaN, or T* = 0) is printed as "not derived".
+  const auto shown = [](double v) {
+    return std::isnan(v) ? std::string("not derived") : fmt::format("{:.6g}", v);
+  };
   std::cout << fmt::format("wrote {} and {} ({}, eps = {})\n", f_path, g_path, args.name,
                            member.eps);
   std::cout << fmt::format(
-      "closed-form first disagreement T* = {} ({}); gap at T* = {:.6g}, sup gap = {:.6g}\n",
-      member.first_disagreement, member.closed_form, member.gap_at_first_disagreement,
-      member.sup_gap);
-  std::cout << "certify it: " << certify << "\n";
+      "closed-form first disagreement T* = {}; gap at T* = {}, sup gap = {}\n",
+      derived ? fmt::format("{} ({})", member.first_disagreement, member.closed_form)
+              : std::string("not derived"),
+      shown(member.gap_at_first_disagreement), shown(member.sup_gap));
+  if (derived)
+    std::cout << "certify it: " << certify << "\n";
+  else
+    std::cout << "no certify line: T* is not derived for this family (docs/tightness.md §5)\n";
 }
 
 void AddFamily(CLI::App& construct) {
@@ -166,8 +185,9 @@ void AddFamily(CLI::App& construct) {
        "ltsim construct family nested --slope 0.43 --eps 0.05 --out-f f.json --out-g g.json "
        "--json",
        "ltsim construct family precision --bits 4 --gamma 0.5 --out-dir fam/precision"},
-      "The printed `ltsim threshold` line certifies T*.");
-  cmd->add_option("NAME", args->name, "family name (bump, precision, nested, induction, leak)");
+      "The printed `ltsim threshold` line certifies T* (`ltsim average` for average-bump, whose T* "
+      "is the first average disagreement; none where T* is not derived).");
+  cmd->add_option("NAME", args->name, "family name (`--list` prints them)");
   cmd->add_flag("--list", args->list, "print the families and their parameters");
   std::set<std::string> seen;
   for (const Family& family : Families())

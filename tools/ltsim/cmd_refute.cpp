@@ -112,7 +112,8 @@ void PrintTable(const RefuteResult& r) {
         JsonText(r.family_first_disagreement), JsonText(r.family_eps_over_L));
   else
     std::cout << "  best built-in family for this class: none fits\n";
-  std::cout << fmt::format("  recheck (50 digits): {}\n", Json(r.search.recheck.status).dump());
+  std::cout << fmt::format("  recheck (50 digits): {}\n",
+                           Json(kRecheckValueNames.Name(r.search.recheck.status)).dump());
   const nlohmann::json scales = LengthScales(o);  // kept alive while items() iterates it
   for (const auto& [mode, scale] : scales.items())
     std::cout << fmt::format(
@@ -385,7 +386,8 @@ void PrintTwoLayerTable(const TwoLayerRefuteResult& r) {
         "path search to {})\n",
         o.max_length, r.certified_past_cap, r.past_cap_seconds,
         e.past_n_max_length > 0 ? e.past_n_max_length : o.max_length);
-  std::cout << fmt::format("  recheck (50 digits): {}\n", Json(r.search.recheck_status).dump());
+  std::cout << fmt::format("  recheck (50 digits): {}\n",
+                           Json(kRecheckValueNames.Name(r.search.recheck_status)).dump());
   if (r.refuted)
     std::cout << "REFUTED: a separated pair's certified T* exceeds the bound\n";
   else if (!r.limited_by.empty())

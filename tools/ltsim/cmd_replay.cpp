@@ -74,7 +74,7 @@ int RunFuzzReplay(const std::string& path, bool json) {
     doc["observed"] = Number(o.observed);
     doc["bound"] = Number(o.bound);
     doc["ratio"] = Number(o.ratio);
-    doc["recheck"] = RecheckStatusName(r.status);
+    doc["recheck"] = kRecheckClaimNames.Name(r.status);
     doc["recorded_recheck"] = w.recorded_recheck;
     doc["still_refuted"] = refuted;
     doc["differences"] = differences;
@@ -93,7 +93,7 @@ int RunFuzzReplay(const std::string& path, bool json) {
     std::cout << fmt::format("  recheck: skipped ({})\n", r.reason);
   } else {
     std::cout << fmt::format("  recheck in {} digits: {}, observed {} vs bound {}{}\n",
-                             kPreciseDigits, RecheckStatusName(r.status), r.observed, r.bound,
+                             kPreciseDigits, kRecheckClaimNames.Name(r.status), r.observed, r.bound,
                              r.reason.empty() ? "" : " (" + r.reason + ")");
   }
   if (!w.recorded_recheck.empty())
@@ -109,15 +109,16 @@ int RunFuzzReplay(const std::string& path, bool json) {
 
 int RunSearchReplay(const std::string& path, bool json) {
   const SearchReplay r = ReplaySearchWitness(path);
-  const std::string recorded =
-      r.recorded_recheck_status.empty() ? "none" : r.recorded_recheck_status;
+  const std::string recorded = r.recorded_recheck_status == RecheckStatus::kNone
+                                   ? "none"
+                                   : kRecheckValueNames.Name(r.recorded_recheck_status);
   if (json) {
     Json out;
     out["context"] = Context("search", 0);
     out["replay"] = {{"objective", kSearchObjectiveNames.Name(r.witness.objective)},
                      {"value", Number(r.value)},
                      {"stored", Number(r.stored)},
-                     {"recheck", r.recheck.status},
+                     {"recheck", kRecheckValueNames.Name(r.recheck.status)},
                      {"recorded_recheck", recorded},
                      {"precise", r.recheck.precise_text},
                      {"differences", r.differences},
@@ -130,7 +131,7 @@ int RunSearchReplay(const std::string& path, bool json) {
     std::cout << fmt::format(
         "replay {}: {} = {} (stored {}); recheck {} (recorded {}), precise {}: {}\n", path,
         kSearchObjectiveNames.Name(r.witness.objective), Show(r.value), Show(r.stored),
-        r.recheck.status, recorded, r.recheck.precise_text,
+        kRecheckValueNames.Name(r.recheck.status), recorded, r.recheck.precise_text,
         r.reproduced ? "reproduced" : "DIFFERS");
     if (!r.differences.empty())
       std::cout << fmt::format("  recorded results that differ: {}\n",

@@ -184,11 +184,11 @@ int WriteWitness(const std::string& path, const SearchOptions& o, const SearchCa
                      "': no pair had a finite objective (every z failed), nothing to save");
   const SavedSearchWitness saved = SaveSearchWitness(path, o, c);
   const std::string& written = saved.path;
-  const std::string& status = saved.recheck.status;
   if (!json)
-    std::cout << fmt::format("wrote {} (recheck in 50 digits: {}, precise {})\n", written, status,
+    std::cout << fmt::format("wrote {} (recheck in 50 digits: {}, precise {})\n", written,
+                             kRecheckValueNames.Name(saved.recheck.status),
                              saved.recheck.precise_text);
-  if (status == "differs") {
+  if (saved.recheck.status == RecheckStatus::kDiffers) {
     std::cerr << "ltsim search: the objective is not confirmed in high precision (" << written
               << " records the difference)\n";
     return 1;
@@ -267,11 +267,12 @@ int RunTwoLayerSearchCommand(SearchArgs& args) {
         e.first_disagreement ? std::to_string(*e.first_disagreement)
                              : fmt::format("> {}", e.checked_up_to),
         e.separated ? "" : "not ", e.sup_gap);
-    std::cout << fmt::format("  recheck (50 digits): {}\n", r.recheck_status);
+    std::cout << fmt::format("  recheck (50 digits): {}\n",
+                             kRecheckValueNames.Name(r.recheck_status));
     if (!written.empty())
       std::cout << fmt::format("wrote {} (replay: ltsim replay {})\n", written, written);
   }
-  return r.recheck_status == "agrees" ? 0 : 1;
+  return r.recheck_status == RecheckStatus::kAgrees ? 0 : 1;
 }
 
 }  // namespace

@@ -95,7 +95,7 @@ Json ThresholdJson(const ThresholdArgs& args, const ThresholdResult& r) {
   doc["evaluations"] = r.evaluations;
   doc["tolerance"] = {{"relative", kThresholdGapTolerance},
                       {"rule", "gap > eps + relative * max(1, |f|_inf, |g|_inf)"}};
-  doc["recheck"] = found ? Json{{"status", r.recheck.status},
+  doc["recheck"] = found ? Json{{"status", kRecheckClaimNames.Name(r.recheck.status)},
                                 {"digits", kPreciseDigits},
                                 {"precise_gap", r.recheck.precise_gap},
                                 {"note", r.recheck.note}}
@@ -197,7 +197,8 @@ void PrintVerdict(const ThresholdArgs& args, const ThresholdResult& r) {
   std::cout << fmt::format("  f(witness) = {}   g(witness) = {}\n", Show(r.f_witness),
                            Show(r.g_witness));
   std::cout << fmt::format("  {}-digit recheck: {} (precise gap {}; {})\n", kPreciseDigits,
-                           r.recheck.status, r.recheck.precise_gap, r.recheck.note);
+                           kRecheckClaimNames.Name(r.recheck.status), r.recheck.precise_gap,
+                           r.recheck.note);
 }
 
 void PrintTable(const ThresholdArgs& args, const ThresholdResult& r) {

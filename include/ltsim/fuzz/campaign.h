@@ -86,8 +86,8 @@ struct CaseRecord {
   struct Check {
     Property property = Property::kSandwich;
     bool holds = true;
-    double ratio = 0.0;   ///< observed/bound; +∞ for "inf" and for null
-    std::string recheck;  ///< "" when not rechecked
+    double ratio = 0.0;                            ///< observed/bound; +∞ for "inf" and for null
+    RecheckStatus recheck = RecheckStatus::kNone;  ///< kNone when not rechecked
   };
   std::uint64_t index = 0;
   bool error = false;               ///< the case could not run its method

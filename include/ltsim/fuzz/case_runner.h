@@ -9,6 +9,7 @@
 #include "ltsim/check/sandwich.h"
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/gen/model_generator.h"
+#include "ltsim/io/recheck.h"
 #include "ltsim/model/transformer.h"
 #include "ltsim/sim/simulator.h"
 
@@ -69,21 +70,12 @@ bool IsTheoremProperty(Property property);
 /// `log` scaling, T outside [T_hard, T_split)).
 double FiniteHardmaxTolerance(const Transformer& model, std::uint64_t length, double output_scale);
 
-/// What re-computing a refutation in high precision (50 digits, eval/precise.h) found
-/// (docs/design.md §5). kNone: the double verdict held, nothing to recheck.
-enum class RecheckStatus {
-  kNone,
-  kConfirmed,    ///< the property fails in high precision too: a refutation
-  kUnconfirmed,  ///< it holds in high precision: the double refutation was a rounding artefact
-  kSkipped,      ///< no high-precision evaluation applies (`reason` says why): unverified
-};
-
-/// "none", "confirmed", "unconfirmed", "skipped".
-const char* RecheckStatusName(RecheckStatus status);
-
-/// The high-precision recheck of one refuted property: the same observed and bound as the
-/// double check, recomputed from f(x), f(z), g(x), g(z) (or the statistic) in PreciseReal and
-/// written with 40 significant digits, and the verdict under the same slack (LessOrClose).
+/// The high-precision recheck of one refuted property (status: kAgrees when the property fails
+/// in high precision too, a refutation; kDiffers when it holds there, the double refutation a
+/// rounding artefact; kSkipped when no high-precision evaluation applies, `reason` says why): the
+/// same observed and bound as the double check, recomputed from f(x), f(z), g(x), g(z) (or the
+/// statistic) in PreciseReal and written with 40 significant digits, and the verdict under the same
+/// slack (LessOrClose).
 struct Recheck {
   RecheckStatus status = RecheckStatus::kNone;
   std::string reason;  ///< skipped: why; otherwise what was taken from the double run

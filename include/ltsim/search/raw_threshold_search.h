@@ -145,8 +145,8 @@ struct RawRestart {
 /// The 50-digit recheck of a result: the gap at the T* witness (must exceed ε) and at the
 /// separation statistic (must reach κε), recomputed in PreciseReal (eval/precise.h).
 struct RawRecheck {
-  std::string status;                  ///< "agrees" or "differs"
-  std::string gap_text, sup_gap_text;  ///< 40 significant digits
+  RecheckStatus status = RecheckStatus::kNone;  ///< agrees or differs
+  std::string gap_text, sup_gap_text;           ///< 40 significant digits
 };
 
 struct RawSearchResult {

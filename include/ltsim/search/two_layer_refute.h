@@ -12,6 +12,7 @@
 
 #include "ltsim/bounds/registry.h"
 #include "ltsim/core/types.h"
+#include "ltsim/io/recheck.h"
 #include "ltsim/model/transformer.h"
 
 namespace ltsim {
@@ -124,8 +125,9 @@ struct TwoLayerSearchResult {
   std::uint64_t shrink_evaluations = 0;
   int shrink_accepted = 0;
   bool stopped_by_time = false;
-  /// 50-digit recheck of the best pair: "agrees" or "differs", with the two gaps' digits.
-  std::string recheck_status, recheck_gap, recheck_sup_gap;
+  /// 50-digit recheck of the best pair: agrees or differs, with the two gaps' digits.
+  RecheckStatus recheck_status = RecheckStatus::kNone;
+  std::string recheck_gap, recheck_sup_gap;
   double seconds = 0.0;
 };
 

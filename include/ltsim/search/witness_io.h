@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ltsim/io/recheck.h"
 #include "ltsim/search/search.h"
 
 namespace ltsim {
@@ -35,9 +36,9 @@ inline constexpr double kSearchReplayTolerance = 1e-12;
 /// explicit runs when it has them, else its spec's string.
 struct SearchRecheck {
   SearchObjective objective = SearchObjective::kSimRatio;
-  /// "agrees" (|value − precise| ≤ `tolerance`; for needed-length: both
-  /// decisions agree), "differs", or "skipped" (no z could be built; `note` says why).
-  std::string status;
+  /// kAgrees (|value − precise| ≤ `tolerance`; for needed-length: both
+  /// decisions agree), kDiffers, or kSkipped (no z could be built; `note` says why).
+  RecheckStatus status = RecheckStatus::kNone;
   double value = std::numeric_limits<double>::quiet_NaN();  ///< EvaluateObjective in double
   std::string precise_text;  ///< the precise objective, 40 significant digits
   double precise = std::numeric_limits<double>::quiet_NaN();  ///< it, rounded to double
@@ -47,7 +48,7 @@ struct SearchRecheck {
   double tolerance = kSearchRecheckTolerance;
   std::string note;
 
-  bool agrees() const { return status == "agrees"; }
+  bool agrees() const { return status == RecheckStatus::kAgrees; }
 };
 
 /// Rechecks `candidate` under options.objective, options.eps and options.n. Pure; any thread.
@@ -82,13 +83,13 @@ SavedSearchWitness SaveSearchWitness(const std::string& dir_or_path, const Searc
 
 /// Reads a search witness with or without a `recheck` block: the strict SearchWitnessFromJson
 /// on the rest. InputError naming the path and key. `recheck_status` (optional) receives the
-/// block's status, or "" when the file has none.
-SearchWitness ReadSearchWitness(const std::string& path, std::string* recheck_status = nullptr,
+/// block's status (kRecheckValueNames), or kNone when the file has none.
+SearchWitness ReadSearchWitness(const std::string& path, RecheckStatus* recheck_status = nullptr,
                                 nlohmann::json* recheck = nullptr);
 /// The same from text (io::ParseJson: depth and number checks); `source` names it in errors.
 /// `recheck`, when given, receives the recorded recheck block (null when there is none).
 SearchWitness SearchWitnessFromText(const std::string& text, const std::string& source,
-                                    std::string* recheck_status = nullptr,
+                                    RecheckStatus* recheck_status = nullptr,
                                     nlohmann::json* recheck = nullptr);
 
 /// What a replay found.
@@ -98,11 +99,11 @@ struct SearchReplay {
   double stored = std::numeric_limits<double>::quiet_NaN();
   bool same_value = false;  ///< |value − stored| ≤ kSearchReplayTolerance·max(1, |stored|)
   SearchRecheck recheck;    ///< recomputed now
-  std::string recorded_recheck_status;  ///< from the file; empty when it had none
+  RecheckStatus recorded_recheck_status = RecheckStatus::kNone;  ///< kNone: the file had none
   /// Every field of the recorded recheck block that differs from the recomputed one (value,
   /// the 50-digit texts, tolerance, z_length, note, status; fuzz/recorded.h).
   std::vector<std::string> differences;
-  /// same_value, the fresh recheck's status is the recorded one ("agrees" when the file has no
+  /// same_value, the fresh recheck's status is the recorded one (kAgrees when the file has no
   /// recheck block) and no recorded recheck field differs: the witness reproduces.
   bool reproduced = false;
 };

@@ -8,6 +8,7 @@
 
 #include "ltsim/core/types.h"
 #include "ltsim/io/json.h"
+#include "ltsim/io/recheck.h"
 #include "ltsim/model/transformer.h"
 
 namespace ltsim {
@@ -48,7 +49,8 @@ struct PointWitness {
     bool meets = false;   ///< max_sim ≤ ε
   };
   std::vector<Decision> decisions;
-  std::string recheck_status;  ///< needed-length: agrees, differs or skipped ("" = none)
+  /// needed-length: agrees, differs or skipped (kRecheckValueNames); kNone: no recheck recorded
+  RecheckStatus recheck_status = RecheckStatus::kNone;
   std::string recheck_note;
 };
 

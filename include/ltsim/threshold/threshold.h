@@ -12,6 +12,7 @@
 
 #include "ltsim/core/types.h"
 #include "ltsim/core/work.h"
+#include "ltsim/io/recheck.h"
 #include "ltsim/model/joint_view.h"
 #include "ltsim/model/transformer.h"
 
@@ -206,7 +207,8 @@ struct ThresholdResult {
 
   /// The witness re-evaluated in 50 digits (eval/precise.h).
   struct Recheck {
-    std::string status;       ///< "confirmed" (precise gap > ε), "unconfirmed", "skipped"
+    /// kAgrees: the precise gap exceeds ε (written "confirmed", kRecheckClaimNames).
+    RecheckStatus status = RecheckStatus::kNone;
     std::string precise_gap;  ///< decimal text, 40 digits
     std::string note;
   } recheck;

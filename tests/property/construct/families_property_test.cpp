@@ -8,8 +8,8 @@
 
 #include "ltsim/construct/families.h"
 #include "ltsim/core/error.h"
-#include "ltsim/study/tightness_families.h"
 #include "ltsim/threshold/threshold.h"
+#include "ltsim_test/tightness_pairs.h"
 
 namespace ltsim {
 namespace {
@@ -111,24 +111,25 @@ RC_GTEST_PROP(FamiliesProperty, NestedClosedFormIsTheExactThreshold, ()) {
 }
 
 // The tightness bump pair (docs/tightness.md §2): S in [2, 3], Δ in [1, 2], τ in [0, 1], h, ε,
-// offset; `predicted` is the exact T* or 0 (a statistic at the boundary: no closed form claimed).
+// offset; `first_disagreement` is the exact T* or 0 (a statistic at the boundary: no closed form
+// claimed).
 RC_GTEST_PROP(FamiliesProperty, TightnessBumpPredictionIsTheExactThreshold, ()) {
   const int S = *rc::gen::inRange(2, 4), D = *rc::gen::inRange(1, 3), tau = *rc::gen::inRange(0, 2);
   const bool round = *rc::gen::arbitrary<bool>();
   const double eps = round ? Round(0.01, 0.2, 0.01) : LogUniform(1e-3, 0.5);
   const double slope = round ? Round(1, 40, 0.5) : LogUniform(1, 1e4);
   const double offset = round ? Round(0, 0.95, 0.05) : LogUniform(1e-3, 0.999);
-  FamilyPair p;
+  FamilyMember p;
   try {
-    p = MakeBumpPair(S, D, tau, slope, eps, offset);
+    p = test::OffsetBumpPair(S, D, tau, slope, eps, offset);
   } catch (const InputError&) {
     RC_DISCARD("outside the family's range");
   }
-  RC_TAG(p.predicted > 0 ? "closed form" : "boundary: none");
-  RC_PRE(p.predicted > 0 && p.predicted <= (S == 2 ? 2000 : 300));
-  const ThresholdResult r = Exact(p.f, p.g, eps, static_cast<std::uint64_t>(p.predicted));
+  RC_TAG(p.first_disagreement > 0 ? "closed form" : "boundary: none");
+  RC_PRE(p.first_disagreement > 0 && p.first_disagreement <= (S == 2 ? 2000 : 300));
+  const ThresholdResult r = Exact(p.f, p.g, eps, p.first_disagreement);
   RC_ASSERT(r.first_disagreement.has_value());
-  RC_ASSERT(static_cast<double>(*r.first_disagreement) == p.predicted);
+  RC_ASSERT(*r.first_disagreement == p.first_disagreement);
 }
 
 // The tightness margin pair: γ in (0, 0.8], p in [1, 30], η in (0, 0.1], at ε = 0.45 (its
@@ -136,20 +137,21 @@ RC_GTEST_PROP(FamiliesProperty, TightnessBumpPredictionIsTheExactThreshold, ()) 
 RC_GTEST_PROP(FamiliesProperty, TightnessMarginPredictionIsTheExactThreshold, ()) {
   const int bits = *rc::gen::inRange(1, 10);
   const double margin = LogUniform(std::max(0.05, bits / 12.0), 0.8), eta = LogUniform(1e-3, 0.1);
-  const FamilyPair p = MakeMarginPair(margin, bits, eta);
+  const FamilyMember p = test::MarginPair(margin, bits, eta);
   // Without a closed form (no integer in [T_hard(g), T_hard(f))) nothing may disagree before f
   // drops too: checked up to 2^(p/γ) + 2.
-  RC_TAG(p.predicted > 0 ? "closed form" : "no integer in the window");
-  const auto n =
-      static_cast<std::uint64_t>(p.predicted > 0 ? p.predicted : std::exp2(bits / margin) + 2);
+  RC_TAG(p.first_disagreement > 0 ? "closed form" : "no integer in the window");
+  const auto n = p.first_disagreement > 0
+                     ? p.first_disagreement
+                     : static_cast<std::uint64_t>(std::exp2(bits / margin) + 2);
   RC_PRE(n <= 5000);
   const ThresholdResult r = Exact(p.f, p.g, 0.45, n);
-  if (p.predicted == 0) {
+  if (p.first_disagreement == 0) {
     RC_ASSERT(!r.first_disagreement.has_value());
     return;
   }
   RC_ASSERT(r.first_disagreement.has_value());
-  RC_ASSERT(static_cast<double>(*r.first_disagreement) == p.predicted);
+  RC_ASSERT(*r.first_disagreement == p.first_disagreement);
 }
 
 // The positional-margin pair: γ_pos in (0, 1), slope, ε, κ in (1, 10] (T* ≤ 400: one length a
@@ -160,16 +162,16 @@ RC_GTEST_PROP(FamiliesProperty, PositionalMarginPredictionIsTheExactThreshold, (
   const double height = LogUniform(1.01, 10);
   const double delta = LogUniform(1.01 / (1 + std::pow(400.0, gamma)), 0.5);
   const double slope = (height - 1) * eps / delta;
-  FamilyPair p;
+  FamilyMember p;
   try {
-    p = MakePositionalMarginPair(gamma, slope, eps, height);
+    p = test::PositionalMarginPair(gamma, slope, eps, height);
   } catch (const InputError&) {
     RC_DISCARD("outside the family's range");
   }
-  RC_PRE(p.predicted <= 400);
-  const ThresholdResult r = Exact(p.f, p.g, eps, static_cast<std::uint64_t>(p.predicted));
+  RC_PRE(p.first_disagreement <= 400);
+  const ThresholdResult r = Exact(p.f, p.g, eps, p.first_disagreement);
   RC_ASSERT(r.first_disagreement.has_value());
-  RC_ASSERT(static_cast<double>(*r.first_disagreement) == p.predicted);
+  RC_ASSERT(*r.first_disagreement == p.first_disagreement);
 }
 
 }  // namespace

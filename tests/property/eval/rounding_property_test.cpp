@@ -115,7 +115,7 @@ RC_GTEST_PROP(RoundingProperty, ThresholdAgreesWithFiftyDigitBruteForce, ()) {
     o.prune = prune;
     const ThresholdResult r = FindThreshold(f, g, o);
     RC_ASSERT(r.first_disagreement == expected);
-    if (expected) RC_ASSERT(r.recheck.status == std::string("confirmed"));
+    if (expected) RC_ASSERT(r.recheck.status == RecheckStatus::kAgrees);
   }
 }
 

@@ -175,7 +175,7 @@ RC_GTEST_PROP(PathEnumerationProperty, FirstDisagreementEqualsFullEnumeration, (
     RC_ASSERT(FromRuns(got.witness).size() == want);
     // The witness realises the largest gap at T*, and its 50-digit recheck confirms it.
     RC_ASSERT(std::abs(got.gap - every.max[want - 1]) <= 1e-9 * (1.0 + every.max[want - 1]));
-    RC_ASSERT(got.recheck.status == "confirmed");
+    RC_ASSERT(got.recheck.status == RecheckStatus::kAgrees);
   }
   for (std::size_t k = 0; k < got.max_gap_per_length.size(); ++k)
     if (!std::isnan(got.max_gap_per_length[k]))

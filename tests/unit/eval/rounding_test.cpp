@@ -66,7 +66,7 @@ TEST(Rounding, DoublesThatCannotHoldTheModelAreNotBelieved) {
     EXPECT_EQ(*r.first_disagreement, 1u);
     EXPECT_EQ(r.gap, 1.0);
     EXPECT_GT(r.statistics_precise, 0u);
-    EXPECT_EQ(r.recheck.status, "confirmed");
+    EXPECT_EQ(r.recheck.status, RecheckStatus::kAgrees);
   }
 }
 

@@ -49,7 +49,7 @@ TEST(RecheckTest, APlantedBugIsConfirmedInHighPrecision) {
   const Outcome& o = result.outcome(Property::kFrequencyRate);
   ASSERT_TRUE(o.checked);
   EXPECT_FALSE(o.holds);
-  EXPECT_EQ(o.recheck.status, RecheckStatus::kConfirmed) << o.recheck.reason;
+  EXPECT_EQ(o.recheck.status, RecheckStatus::kAgrees) << o.recheck.reason;
   // The precise observed value is the double one to ~1e-15 (one-layer outputs of size O(1)).
   EXPECT_NEAR(std::stod(o.recheck.observed), o.observed, 1e-12 * (1 + o.observed));
   EXPECT_EQ(o.recheck.f_x.size(), static_cast<std::size_t>(result.sandwich.f.on_x.size()));
@@ -70,7 +70,7 @@ TEST(RecheckTest, ARefutationThatHoldsInHighPrecisionIsUnconfirmed) {
   o.checked = true;
   o.holds = false;
   RecheckRefutations(spec, result);
-  EXPECT_EQ(o.recheck.status, RecheckStatus::kUnconfirmed);
+  EXPECT_EQ(o.recheck.status, RecheckStatus::kDiffers);
   EXPECT_TRUE(o.holds);
   EXPECT_FALSE(result.refuted());
   EXPECT_LE(std::stod(o.recheck.observed), std::stod(o.recheck.bound));
@@ -89,7 +89,7 @@ TEST(RecheckTest, TransferWhosePremiseFailsInHighPrecisionIsUnconfirmed) {
   o.checked = true;
   o.holds = false;
   RecheckRefutations(spec, result);
-  EXPECT_EQ(o.recheck.status, RecheckStatus::kUnconfirmed);
+  EXPECT_EQ(o.recheck.status, RecheckStatus::kDiffers);
   EXPECT_NE(o.recheck.reason.find("premise"), std::string::npos) << o.recheck.reason;
 }
 
@@ -114,7 +114,7 @@ void ExpectForgedRefutationUnconfirmed(const CaseSpec& spec, CaseResult& result,
   Outcome& o = result.outcomes[static_cast<int>(property)];
   o.holds = false;
   RecheckRefutations(spec, result);
-  EXPECT_EQ(o.recheck.status, RecheckStatus::kUnconfirmed) << o.recheck.reason;
+  EXPECT_EQ(o.recheck.status, RecheckStatus::kDiffers) << o.recheck.reason;
   EXPECT_NEAR(std::stod(o.recheck.observed), held.observed, 1e-12 * (1 + held.observed));
   EXPECT_NEAR(std::stod(o.recheck.bound), held.bound, 1e-12 * (1 + held.bound));
 }

@@ -172,7 +172,7 @@ TEST(RawSearch, FamilySeedsReachTheFamilysThreshold) {
     else
       EXPECT_FALSE(e.first_disagreement.has_value()) << name;
     const RawRecheck r = RecheckRaw(o, pair.first, pair.second, e);
-    EXPECT_EQ(r.status, "agrees") << name;
+    EXPECT_EQ(r.status, RecheckStatus::kAgrees) << name;
   }
 }
 
@@ -180,7 +180,7 @@ TEST(RawSearch, WitnessReplays) {
   RawSearchOptions o = Small();
   const RawSearchResult r = RunRawSearch(o);
   const RawRestart& best = r.restarts[r.best_restart];
-  EXPECT_EQ(r.recheck.status, "agrees");
+  EXPECT_EQ(r.recheck.status, RecheckStatus::kAgrees);
   const auto path = std::filesystem::temp_directory_path() /
                     ("ltsim_raw_witness_" + std::to_string(::getpid()) + ".json");
   const nlohmann::json witness = RawWitnessToJson(o, best.f, best.g, best.best, r.recheck);
@@ -219,7 +219,7 @@ TEST(RawSearch, HalfSpaceOnTheNestedHeadsBeatsTheFamily) {
     ASSERT_TRUE(e.valid && e.separated) << e.note << " sup " << e.sup_gap;
     ASSERT_TRUE(e.first_disagreement.has_value());
     EXPECT_GE(*e.first_disagreement, 3 * *family.first_disagreement);
-    EXPECT_EQ(RecheckRaw(o, f, g, e).status, "agrees");
+    EXPECT_EQ(RecheckRaw(o, f, g, e).status, RecheckStatus::kAgrees);
     return;
   }
   FAIL() << "no nested seed for this class";
@@ -381,7 +381,7 @@ TEST(RawSearch, ACensoredPairIsCertifiedPastTheCap) {
   EXPECT_EQ(length, m.first_disagreement);
   EXPECT_GT(e.gap, o.eps);
   EXPECT_LE(e.largest_gap_below, o.eps * (1 + 1e-9));
-  EXPECT_EQ(RecheckRaw(o, m.f, m.g, e).status, "agrees");
+  EXPECT_EQ(RecheckRaw(o, m.f, m.g, e).status, RecheckStatus::kAgrees);
   // The witness replays at the certified length, not the search's N.
   const auto path = std::filesystem::temp_directory_path() /
                     ("ltsim_raw_certified_" + std::to_string(::getpid()) + ".json");

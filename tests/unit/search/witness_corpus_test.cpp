@@ -50,7 +50,7 @@ void ReplayFuzzWitness(const fs::path& path) {
   CaseResult result;
   EXPECT_TRUE(Reproduces(w, result));
   const Outcome& o = result.outcome(w.property);
-  EXPECT_EQ(o.recheck.status, RecheckStatus::kConfirmed) << o.recheck.reason;
+  EXPECT_EQ(o.recheck.status, RecheckStatus::kAgrees) << o.recheck.reason;
   // The bound takes L and η from double code (an SVD, the simulator), which another compiler
   // may round differently in the last bits: the recorded values must come back to 1e-12.
   ExpectClose(o.recheck.observed, doc["recheck"]["observed"], "observed");
@@ -64,7 +64,7 @@ void ReplaySearch(const fs::path& path) {
   EXPECT_EQ(SearchWitnessFileName(doc), path.filename().string()) << "name is not the content hash";
   const SearchReplay r = ReplaySearchWitness(path.string());
   EXPECT_TRUE(r.same_value) << r.value << " vs stored " << r.stored;
-  EXPECT_EQ(r.recorded_recheck_status, "agrees");
+  EXPECT_EQ(r.recorded_recheck_status, RecheckStatus::kAgrees);
   EXPECT_TRUE(r.recheck.agrees()) << r.recheck.note;
   EXPECT_TRUE(r.reproduced);
   ExpectClose(r.recheck.precise_text, doc["recheck"]["precise"], "precise objective");

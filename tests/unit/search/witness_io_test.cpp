@@ -43,7 +43,7 @@ TEST_F(SearchWitnessIoTest, EveryObjectiveAgreesWithItsHighPrecisionRecheck) {
     const SearchCandidate c = HillClimb(o, 0).best;
     ASSERT_TRUE(std::isfinite(c.objective)) << objective;
     const SearchRecheck r = RecheckSearchCandidate(o, c);
-    EXPECT_EQ(r.status, "agrees") << objective << ": " << r.note;
+    EXPECT_EQ(r.status, RecheckStatus::kAgrees) << objective << ": " << r.note;
     EXPECT_EQ(r.value, c.objective) << objective;
     EXPECT_NEAR(r.precise, c.objective, kSearchRecheckTolerance * std::max(1.0, c.objective))
         << objective;
@@ -70,7 +70,7 @@ TEST_F(SearchWitnessIoTest, DisagreementRecheckConfirmsTheGapOnTheWitnessString)
     const SearchCandidate c = StartingPoint(o, restart);
     if (!(c.objective > 0)) continue;
     const SearchRecheck r = RecheckSearchCandidate(o, c);
-    EXPECT_EQ(r.status, "agrees") << r.note;
+    EXPECT_EQ(r.status, RecheckStatus::kAgrees) << r.note;
     ASSERT_EQ(r.f_x.size(), r.g_x.size());
     EXPECT_GT(r.z_length, 0u);  // the witness's length T*
     ++confirmed;
@@ -82,7 +82,7 @@ TEST_F(SearchWitnessIoTest, DisagreementRecheckConfirmsTheGapOnTheWitnessString)
   same.g.readout_bias.array() += o.eps / 2;
   same.objective = EvaluateCandidate(o, same);
   EXPECT_EQ(same.objective, 0.0);
-  EXPECT_EQ(RecheckSearchCandidate(o, same).status, "agrees");
+  EXPECT_EQ(RecheckSearchCandidate(o, same).status, RecheckStatus::kAgrees);
 }
 
 TEST_F(SearchWitnessIoTest, SavedUnderItsContentHashAndReplays) {
@@ -93,7 +93,7 @@ TEST_F(SearchWitnessIoTest, SavedUnderItsContentHashAndReplays) {
   const nlohmann::json doc = nlohmann::json::parse(std::ifstream(path));
   // The typed result is what the file records (the CLI formats it and never reads back).
   EXPECT_EQ(doc["recheck"], SearchRecheckToJson(saved.recheck));
-  EXPECT_EQ(saved.recheck.status, "agrees");
+  EXPECT_EQ(saved.recheck.status, RecheckStatus::kAgrees);
   // The models are the documents of their model files.
   EXPECT_EQ(doc["f"], nlohmann::json::parse(ModelToJson(c.f)));
   EXPECT_EQ(fs::path(path).filename().string(), SearchWitnessFileName(doc));
@@ -104,7 +104,7 @@ TEST_F(SearchWitnessIoTest, SavedUnderItsContentHashAndReplays) {
   const SearchReplay r = ReplaySearchWitness(path);
   EXPECT_TRUE(r.same_value);
   EXPECT_TRUE(r.reproduced);
-  EXPECT_EQ(r.recorded_recheck_status, "agrees");
+  EXPECT_EQ(r.recorded_recheck_status, RecheckStatus::kAgrees);
   // Same content, same name: saving again writes the same file.
   EXPECT_EQ(SaveSearchWitness(dir_.string(), o, c).path, path);
   // An explicit path is used as given.

@@ -98,7 +98,8 @@ TEST(Experiment, EveryRowWritesAPointWitnessThatReplays) {
     EXPECT_EQ(w.study, "experiment");
     EXPECT_EQ(w.value, row.needed);
     EXPECT_EQ(w.method, row.method);
-    EXPECT_EQ(w.recheck_status, row.task == "kgram" ? "skipped" : "agrees");
+    EXPECT_EQ(w.recheck_status,
+              row.task == "kgram" ? RecheckStatus::kSkipped : RecheckStatus::kAgrees);
     const PointReplay again = ReplayPoint(w);
     EXPECT_TRUE(again.reproduced) << again.detail;
     PointWitness tampered = w;

@@ -103,7 +103,7 @@ TEST(PointWitness, NeededLengthVersionTwoWritesReadsReplaysAndIsStrict) {
   w.value = first.value;
   w.censored = first.censored;
   RecheckPoint(w);
-  EXPECT_NE(w.recheck_status, "");
+  EXPECT_NE(w.recheck_status, RecheckStatus::kNone);
   const std::string stem =
       (std::filesystem::temp_directory_path() /
        ("ltsim_point_needed_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed())))

@@ -341,7 +341,7 @@ TEST(RunSweep, EveryPairWritesAPointWitnessThatReplays) {
       EXPECT_EQ(w.study, "sweep");
       EXPECT_EQ(w.value, q.needed);
       EXPECT_EQ(w.censored, !q.reached);
-      EXPECT_EQ(w.recheck_status, "agrees");
+      EXPECT_EQ(w.recheck_status, RecheckStatus::kAgrees);
       std::uint64_t length = 0;
       for (const ltsim::Run& run : w.x) length += run.count;
       EXPECT_EQ(length, q.x_length);

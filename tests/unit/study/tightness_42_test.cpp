@@ -8,21 +8,22 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ltsim/construct/families.h"
 #include "ltsim/core/error.h"
 #include "ltsim/study/tightness.h"
-#include "ltsim/study/tightness_families.h"
 #include "ltsim/threshold/average.h"
+#include "ltsim_test/tightness_pairs.h"
 
 namespace ltsim {
 namespace {
 
-double HalfWidth(const FamilyPair& p) {
+double HalfWidth(const FamilyMember& p) {
   // g's MLP biases are −(c − w), −c, −(c + w) (MakeBumpPair).
   const Vector& b = p.g.layers[0].mlp->in_bias;
   return (b(0) - b(2)) / 2;
 }
 
-double Centre(const FamilyPair& p) { return -p.g.layers[0].mlp->in_bias(1); }
+double Centre(const FamilyMember& p) { return -p.g.layers[0].mlp->in_bias(1); }
 
 // The exact average computation over the pair's models (ltsim average) and the direct
 // Beta-binomial sum of the bump formula agree at every length, and so do their first
@@ -33,16 +34,16 @@ TEST(AverageBumpFamily, ExactAverageMatchesTheDirectSum) {
   };
   for (const Case c : {Case{0.5, 0.05, 2.0, 0.3}, Case{1.0, 0.02, 1.7, 0.0},
                        Case{2.0, 0.01, 2.4, 0.8}, Case{0.25, 0.01, 1.5, 0.5}}) {
-    const FamilyPair p = MakeAverageBumpPair(c.alpha, c.eps, 64, c.height, c.offset);
-    ASSERT_GT(p.predicted, 0) << c.alpha;
+    const FamilyMember p = test::AverageBumpPair(c.alpha, c.eps, 64, c.height, c.offset);
+    ASSERT_GT(p.first_disagreement, 0u) << c.alpha;
     AverageOptions a;
     a.alphas = {c.alpha, c.alpha};
     a.epsilon = c.eps;
-    a.max_length = static_cast<std::uint64_t>(2 * p.predicted);
+    a.max_length = 2 * p.first_disagreement;
     a.threads = 1;
     const AverageResult r = AverageGap(p.f, p.g, a);
     ASSERT_TRUE(r.first_average_disagreement.has_value());
-    EXPECT_EQ(static_cast<double>(*r.first_average_disagreement), p.predicted) << c.alpha;
+    EXPECT_EQ(*r.first_average_disagreement, p.first_disagreement) << c.alpha;
     const double w = HalfWidth(p), centre = Centre(p);
     for (std::uint64_t T = 1; T <= a.max_length; ++T) {
       ASSERT_TRUE(r.exact_per_length[T - 1]);
@@ -62,16 +63,16 @@ TEST(AverageBumpFamily, PredictedFirstDisagreementUsesAverageGapsRule) {
       for (int member = 0; member < 6; ++member) {
         const double height = 1.5 + member / 6.0, offset = 0.13 * member;
         for (bool sqrt_form : {false, true}) {
-          const FamilyPair p = MakeAverageBumpPair(alpha, eps, 64, height, offset, sqrt_form);
-          if (!(p.predicted > 0)) continue;
+          const FamilyMember p = test::AverageBumpPair(alpha, eps, 64, height, offset, sqrt_form);
+          if (!(p.first_disagreement > 0)) continue;
           AverageOptions a;
           a.alphas = {alpha, alpha};
           a.epsilon = eps;
-          a.max_length = static_cast<std::uint64_t>(p.predicted) + 1;
+          a.max_length = p.first_disagreement + 1;
           a.threads = 1;
           const AverageResult r = AverageGap(p.f, p.g, a);
           ASSERT_TRUE(r.first_average_disagreement.has_value()) << alpha << " " << eps;
-          EXPECT_EQ(static_cast<double>(*r.first_average_disagreement), p.predicted)
+          EXPECT_EQ(*r.first_average_disagreement, p.first_disagreement)
               << "alpha " << alpha << " eps " << eps << " member " << member << " sqrt "
               << sqrt_form;
           ++compared;
@@ -85,7 +86,7 @@ TEST(AverageBumpFamily, PredictedFirstDisagreementUsesAverageGapsRule) {
 // 4·0.5 = 2 is reached inside, so the builder must find it (checking only the widest bump
 // reported it unreachable); the direct sum at T = 2·10⁵ confirms the limit.
 TEST(AverageBumpFamily, ALimitReachedOnlyInsideTheRangeIsFound) {
-  const FamilyPair p = MakeAverageBumpPair(20, 0.5, 10, 4.0, 0.9);
+  const FamilyMember p = test::AverageBumpPair(20, 0.5, 10, 4.0, 0.9);
   EXPECT_NEAR(p.average_limit, 2.0, 1e-8);
   EXPECT_NEAR(AverageBumpGap(20, 10, HalfWidth(p), Centre(p), 200'000), 2.0, 0.01);
 }
@@ -97,16 +98,16 @@ TEST(AverageBumpFamily, ALimitReachedOnlyInsideTheRangeIsFound) {
 TEST(AverageBumpFamily, FirstDisagreementExceedsTheBoundAndTheLimitIsKappaEps) {
   for (double alpha : {0.5, 1.0, 2.0})
     for (double eps : {0.05, 0.005}) {
-      const FamilyPair p = MakeAverageBumpPair(alpha, eps, 64, 2.0, 0.5);
+      const FamilyMember p = test::AverageBumpPair(alpha, eps, 64, 2.0, 0.5);
       const double w = HalfWidth(p), centre = Centre(p);
-      EXPECT_GT(p.predicted, 1 / (centre + w)) << alpha << " " << eps;
+      EXPECT_GT(static_cast<double>(p.first_disagreement), 1 / (centre + w)) << alpha << " " << eps;
       for (std::uint64_t T = 1; static_cast<double>(T) <= 1 / (centre + w); ++T)
         EXPECT_EQ(AverageBumpGap(alpha, 64, w, centre, T), 0.0);
       EXPECT_NEAR(AverageBumpGap(alpha, 64, w, centre, 200'000), 2.0 * eps, 0.01 * 2.0 * eps)
           << alpha << " " << eps;
     }
-  EXPECT_THROW(MakeAverageBumpPair(0.5, 0.05, 64, 1.0, 0.5), InputError);   // height ≤ 1
-  EXPECT_THROW(MakeAverageBumpPair(0.5, 0.9, 0.01, 2.0, 0.5), InputError);  // unreachable
+  EXPECT_THROW(test::AverageBumpPair(0.5, 0.05, 64, 1.0, 0.5), InputError);   // height ≤ 1
+  EXPECT_THROW(test::AverageBumpPair(0.5, 0.9, 0.01, 2.0, 0.5), InputError);  // unreachable
 }
 
 TightnessOptions SmallRow() {

@@ -9,20 +9,21 @@
 #include <filesystem>
 
 #include "ltsim/bounds/registry.h"
+#include "ltsim/construct/families.h"
 #include "ltsim/construct/kgram.h"
 #include "ltsim/core/error.h"
 #include "ltsim/eval/evaluate.h"
 #include "ltsim/model/constants.h"
 #include "ltsim/strings/sources.h"
 #include "ltsim/study/point_witness.h"
-#include "ltsim/study/tightness_families.h"
 #include "ltsim/threshold/threshold.h"
+#include "ltsim_test/tightness_pairs.h"
 #include "study/tightness_52.h"
 
 namespace ltsim {
 namespace {
 
-std::uint64_t FirstDisagreement(const FamilyPair& p, double eps, std::uint64_t n) {
+std::uint64_t FirstDisagreement(const FamilyMember& p, double eps, std::uint64_t n) {
   ThresholdOptions o;
   o.epsilon = eps;
   o.max_length = n;
@@ -34,21 +35,21 @@ std::uint64_t FirstDisagreement(const FamilyPair& p, double eps, std::uint64_t n
 TEST(TightnessFamilies, BumpPairHasItsClosedFormThreshold) {
   for (double eps : {0.1, 0.03})
     for (double offset : {0.0, 0.37, 0.9}) {
-      const FamilyPair p = MakeBumpPair(2, 1, 0, 4, eps, offset);
-      EXPECT_EQ(FirstDisagreement(p, eps, 2000), p.predicted) << eps << " " << offset;
+      const FamilyMember p = test::OffsetBumpPair(2, 1, 0, 4, eps, offset);
+      EXPECT_EQ(FirstDisagreement(p, eps, 2000), p.first_disagreement) << eps << " " << offset;
     }
   for (int period : {2, 3}) {
-    const FamilyPair p = MakeBumpPair(2, period, 0, 4, 0.1, 0.45);
-    EXPECT_EQ(FirstDisagreement(p, 0.1, 100), p.predicted) << period;
+    const FamilyMember p = test::OffsetBumpPair(2, period, 0, 4, 0.1, 0.45);
+    EXPECT_EQ(FirstDisagreement(p, 0.1, 100), p.first_disagreement) << period;
   }
-  const FamilyPair s3 = MakeBumpPair(3, 1, 1, 4, 0.1, 0.2);
-  EXPECT_EQ(FirstDisagreement(s3, 0.1, 60), s3.predicted);
+  const FamilyMember s3 = test::OffsetBumpPair(3, 1, 1, 4, 0.1, 0.2);
+  EXPECT_EQ(FirstDisagreement(s3, 0.1, 60), s3.first_disagreement);
 }
 
 TEST(TightnessFamilies, MarginPairDisagreesFirstAtTheHardmaxLengthOfG) {
   for (double inverse : {1.5, 2.0}) {
-    const FamilyPair p = MakeMarginPair(1 / inverse, 4, 0.02 / inverse);
-    EXPECT_EQ(FirstDisagreement(p, 0.45, 400), p.predicted) << inverse;
+    const FamilyMember p = test::MarginPair(1 / inverse, 4, 0.02 / inverse);
+    EXPECT_EQ(FirstDisagreement(p, 0.45, 400), p.first_disagreement) << inverse;
   }
 }
 
@@ -370,10 +371,10 @@ TEST(TightnessFamilies, PositionalMarginPairHasItsClosedFormThreshold) {
   for (double inverse : {3.0, 4.0, 5.0})
     for (double height : {2.5, 3.3}) {
       const double eps = 0.1, slope = 0.8, gamma = 1 / inverse;
-      const FamilyPair p = MakePositionalMarginPair(gamma, slope, eps, height);
+      const FamilyMember p = test::PositionalMarginPair(gamma, slope, eps, height);
       EXPECT_NEAR(PositionalMargin(p.f), gamma, 1e-12);
       EXPECT_NEAR(PositionalMargin(p.g), gamma, 1e-12);
-      const auto predicted = static_cast<std::uint64_t>(p.predicted);
+      const std::uint64_t predicted = p.first_disagreement;
       // The closed form against its definition: the gap θ − a·q of 1^(T−1) 0 exceeds ε at T*
       // (by more than the threshold's tolerance), not at T* − 1.
       const double level = (height - 1) * eps, theta = height * eps;
@@ -381,17 +382,18 @@ TEST(TightnessFamilies, PositionalMarginPairHasItsClosedFormThreshold) {
       EXPECT_LE(theta - slope * SelfShare(1 - gamma, predicted - 1), eps + kThresholdGapTolerance);
       EXPECT_EQ(FirstDisagreement(p, eps, predicted + 20), predicted) << inverse << " " << height;
       const double delta = level / slope;
-      EXPECT_NEAR(std::log(p.predicted) * gamma, std::log((1 - delta) / delta), 0.1)
+      EXPECT_NEAR(std::log(static_cast<double>(p.first_disagreement)) * gamma,
+                  std::log((1 - delta) / delta), 0.1)
           << inverse << " " << height;
     }
-  EXPECT_THROW(MakePositionalMarginPair(1.0, 0.8, 0.1, 3), InputError);
-  EXPECT_THROW(MakePositionalMarginPair(0.3, 0.1, 0.1, 3), InputError);  // δ > 1/2
+  EXPECT_THROW(test::PositionalMarginPair(1.0, 0.8, 0.1, 3), InputError);
+  EXPECT_THROW(test::PositionalMarginPair(0.3, 0.1, 0.1, 3), InputError);  // δ > 1/2
 }
 
 // The queries' share q(T) is the evaluator's: f on 1^(T−1) 0 is θ − a·q(T).
 TEST(TightnessFamilies, SelfShareIsTheEvaluatorsShare) {
   const double eps = 0.1, slope = 0.8, height = 3;
-  const FamilyPair p = MakePositionalMarginPair(0.25, slope, eps, height);
+  const FamilyMember p = test::PositionalMarginPair(0.25, slope, eps, height);
   for (std::uint64_t t : {2, 7, 50, 1000}) {
     const auto x = MakeRunSource({{1, t - 1}, {0, 1}}, "x");
     const double expected = std::max(0.0, height * eps - slope * SelfShare(0.75, t));
@@ -404,7 +406,7 @@ TEST(TightnessFamilies, SelfShareIsTheEvaluatorsShare) {
 // and no MLP: that layer is the identity, so both evaluate alike, and only C changes (the
 // two-layer formula).
 TEST(TightnessFamilies, AZeroSecondLayerIsTheIdentity) {
-  const FamilyPair p = MakePositionalMarginPair(0.25, 0.8, 0.1, 3);
+  const FamilyMember p = test::PositionalMarginPair(0.25, 0.8, 0.1, 3);
   const Transformer two = WithIdentitySecondLayer(p.f);
   ValidateTransformer(two, "two layers");
   ASSERT_EQ(two.layers.size(), 2u);
@@ -457,7 +459,7 @@ TEST(Tightness52, ACensoredPointNeverEntersTheFit) {
 // upper side and the paper, and the lower side is censored at T_ex = 15, which the reason says.
 TEST(Tightness52, PositionalMarginRowHasACertifiedUpperSide) {
   for (double inverse : {3.0, 5.0}) {
-    const FamilyPair p = MakeTwoLayerMarginPair(1 / inverse, 0, 0.8, 0.1, 3);
+    const FamilyMember p = test::TwoLayerMarginPair(1 / inverse, 0, 0.8, 0.1, 3);
     EXPECT_NEAR(PositionalMargin(p.f), 1 / inverse, 1e-12);
     ConstantMap c = PairConstants(p.f, p.g);
     c["eps"] = 0.1;
@@ -491,7 +493,7 @@ TEST(Tightness52, PositionalMarginRowHasACertifiedUpperSide) {
 
 // A pair outside the class (hardmax layers) has no upper side.
 TEST(Tightness52, APairOutsideTheClassHasNoUpperSide) {
-  FamilyPair p = MakeTwoLayerMarginPair(0.25, 0, 0.8, 0.1, 3);
+  FamilyMember p = test::TwoLayerMarginPair(0.25, 0, 0.8, 0.1, 3);
   p.f.layers[0].attention = Attention::kHardmax;
   EXPECT_EQ(TwoLayerUpperSide(p, 0.1).sample.value, 0.0);
 }

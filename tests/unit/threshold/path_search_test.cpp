@@ -107,7 +107,7 @@ void ExpectSameAsBruteForce(const Transformer& f, const Transformer& g, std::uin
     if (want) {
       EXPECT_EQ(FromRuns(r.witness).size(), want);
       EXPECT_NEAR(r.gap, truth.max[want - 1], 1e-9 * (1 + truth.max[want - 1]));
-      EXPECT_EQ(r.recheck.status, "confirmed");
+      EXPECT_EQ(r.recheck.status, RecheckStatus::kAgrees);
     }
   }
 }
@@ -219,7 +219,7 @@ TEST(PathSearch, KGramPairDisagreesNoLaterThanTheKnownString) {
   const double gap = (Evaluate(f, *witness) - Evaluate(g, *witness)).cwiseAbs().maxCoeff();
   EXPECT_GT(gap, 0.05);
   EXPECT_NEAR(gap, r.gap, 1e-12);
-  EXPECT_EQ(r.recheck.status, "confirmed");
+  EXPECT_EQ(r.recheck.status, RecheckStatus::kAgrees);
   for (std::uint64_t T = 1; T < t_star; ++T) {
     const double m = r.max_gap_per_length[T - 1];
     if (!std::isnan(m)) {

@@ -46,7 +46,7 @@ TEST(ThresholdRelaxed, PrunedEqualsFullEnumerationAtDStarSix) {
       EXPECT_EQ(epsilon == 0.5, !full.first_disagreement.has_value());
       if (full.first_disagreement) {
         EXPECT_NEAR(pruned.gap, full.gap, 1e-12);
-        EXPECT_EQ(pruned.recheck.status, "confirmed");
+        EXPECT_EQ(pruned.recheck.status, RecheckStatus::kAgrees);
       }
     }
   }

@@ -183,7 +183,7 @@ TEST(Threshold, AGapWithinRoundingOfEpsIsNotADisagreement) {
       FindThreshold(ConstantModel(0.1), ConstantModel(0.0399), Options(0.06, 500));
   ASSERT_TRUE(r.first_disagreement.has_value());
   EXPECT_EQ(*r.first_disagreement, 1u);
-  EXPECT_EQ(r.recheck.status, "confirmed");
+  EXPECT_EQ(r.recheck.status, RecheckStatus::kAgrees);
   EXPECT_EQ(r.recheck.precise_gap.substr(0, 8), "6.010000");
   EXPECT_FALSE(ThresholdDisagrees(0.060000000000000005, 0.06, Vector::Constant(1, 0.1),
                                   Vector::Constant(1, 0.04)));
@@ -240,7 +240,7 @@ TEST(Threshold, PrunedSearchFindsTheFirstFractionNearAnIrrational) {
   EXPECT_EQ(*r.first_disagreement, expected);
   EXPECT_TRUE(r.exhaustive);
   EXPECT_TRUE(r.pruned);
-  EXPECT_EQ(r.recheck.status, "confirmed");
+  EXPECT_EQ(r.recheck.status, RecheckStatus::kAgrees);
   // Most statistics were certified by a bound rather than evaluated.
   EXPECT_GT(r.statistics_pruned, 100 * r.statistics_evaluated);
   EXPECT_EQ(r.statistics_total, r.statistics_evaluated + r.statistics_pruned);
@@ -462,7 +462,7 @@ TEST(Threshold, TwoLayerPairFoundExactlyByThePathSearch) {
   EXPECT_EQ(*r.first_disagreement, 16u);
   EXPECT_TRUE(r.exhaustive);
   EXPECT_EQ(r.exhaustive_up_to, 16u);
-  EXPECT_EQ(r.recheck.status, "confirmed");
+  EXPECT_EQ(r.recheck.status, RecheckStatus::kAgrees);
   const std::vector<Token> w = FromRuns(r.witness);
   ASSERT_EQ(w.size(), 16u);
   EXPECT_NEAR(SupDistance(EvaluateReference(f, w), EvaluateReference(g, w)), r.gap, 1e-12);
