@@ -33,15 +33,17 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Bytes a node costs: the y¹ tables (shared when the first layers are the same) and, per
-// thread, the arrays of a set spanning every node (compact indices and successors, the
-// dynamic programme's four arrays and two inputs, per head four interval arrays and values).
+// thread, the arrays of a set spanning every node: the compact indices (global 8, local 4),
+// successors (4 per token), final and dead flags (1 + 1) and slot's node (8); the dynamic
+// programme's one DpCell array (16) and six inputs (x1, x2, ya[2], yb[2]: 48); per head four
+// interval arrays and values (40).
 std::uint64_t BytesPerNode(const Transformer& f, const Transformer& g, int threads) {
   const bool shared = SameFirstLayer(f, g);
   const std::uint64_t tables = 8u * (f.width + (shared ? 0 : g.width));
   std::uint64_t heads = 0;
   for (const Transformer* m : {&f, &g})
     if (m->layers.size() > 1) heads += m->layers[1].heads.size();
-  const std::uint64_t per_thread = 8 + 4 + 4u * f.alphabet + 1 + 28 + 16 + 40 * heads;
+  const std::uint64_t per_thread = 8 + 4 + 4u * f.alphabet + 1 + 1 + 8 + 16 + 48 + 40 * heads;
   return tables + per_thread * static_cast<std::uint64_t>(std::max(threads, 1));
 }
 
