@@ -1012,7 +1012,8 @@ struct Checker {
     const double scale = std::max(std::abs(vmin), std::abs(vmax));
     const double mu = MuOf(hd, data.c.T_hi, scale);
     // From the smallest value up: each step's level is the ratio of a path (Dinkelbach), raised
-    // by the certification step, so that the level past the best path certifies at once.
+    // by the certification step when that stays below best_upper, so that the level past the
+    // best path certifies at once.
     double lambda = vmin;
     double best_upper = vmax;
     double raise = 0.0;  // the last raise of a level that did not move the path's ratio
@@ -1038,7 +1039,10 @@ struct Checker {
         raise = raise == 0.0 ? step : raise * 16;
         lambda = std::max(lambda, next) + raise;
       } else {
-        lambda = next + step;  // Dinkelbach's step, then slightly above
+        // Dinkelbach's step, then slightly above unless that passes the best certified level
+        // (a path of tiny D makes the raise huge): then the path's ratio itself.
+        lambda = next + step < best_upper ? next + step : next;
+        raise = 0.0;
       }
       if (lambda >= best_upper) break;
     }

@@ -4,7 +4,6 @@
 #include "threshold/path_threshold.h"
 
 #include <fmt/format.h>
-#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -34,15 +33,17 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Bytes a node costs: the y¹ tables (shared when the first layers are the same) and, per
-// thread, the arrays of a set spanning every node (compact indices and successors, the
-// dynamic programme's four arrays and two inputs, per head four interval arrays and values).
+// thread, the arrays of a set spanning every node: the compact indices (global 8, local 4),
+// successors (4 per token), final and dead flags (1 + 1) and slot's node (8); the dynamic
+// programme's one DpCell array (16) and six inputs (x1, x2, ya[2], yb[2]: 48); per head four
+// interval arrays and values (40).
 std::uint64_t BytesPerNode(const Transformer& f, const Transformer& g, int threads) {
   const bool shared = SameFirstLayer(f, g);
   const std::uint64_t tables = 8u * (f.width + (shared ? 0 : g.width));
   std::uint64_t heads = 0;
   for (const Transformer* m : {&f, &g})
     if (m->layers.size() > 1) heads += m->layers[1].heads.size();
-  const std::uint64_t per_thread = 8 + 4 + 4u * f.alphabet + 1 + 28 + 16 + 40 * heads;
+  const std::uint64_t per_thread = 8 + 4 + 4u * f.alphabet + 1 + 1 + 8 + 16 + 48 + 40 * heads;
   return tables + per_thread * static_cast<std::uint64_t>(std::max(threads, 1));
 }
 
@@ -336,8 +337,14 @@ ThresholdResult FindByPaths(const Transformer& f, const Transformer& g,
   // 2. Windows of lengths, each a set of independent tasks.
   BoundOptions bo;
   bo.leaf_paths = options.leaf_paths;
-  // The bound's arrays, one per thread for the whole search (they never change a result).
-  oneapi::tbb::enumerable_thread_specific<BoundScratch> scratches;
+  // The bound's arrays, one per arena slot for the whole search (they never change a result):
+  // a task uses the slot of the thread running it, and the arena has exactly `threads` slots.
+  std::vector<BoundScratch> scratches(static_cast<std::size_t>(threads));
+  const auto scratch = [&]() -> BoundScratch& {
+    const int slot = oneapi::tbb::this_task_arena::current_thread_index();
+    LTSIM_CHECK(slot >= 0 && slot < threads);
+    return scratches[static_cast<std::size_t>(slot)];
+  };
   std::uint64_t a = checked + 1;
   while (a <= exact && !found) {
     if (stopped()) return finish(checked, true);
@@ -349,7 +356,7 @@ ThresholdResult FindByPaths(const Transformer& f, const Transformer& g,
     const std::uint64_t budget = options.max_evaluations;
     arena.execute([&] {
       oneapi::tbb::parallel_for(std::size_t{0}, tasks.size(), [&](std::size_t i) {
-        outcomes[i] = SearchTask(pair, tasks[i], eps, Goal::kFirst, bo, budget, scratches.local());
+        outcomes[i] = SearchTask(pair, tasks[i], eps, Goal::kFirst, bo, budget, scratch());
       });
     });
     // The first disagreement, and the first length a budget left uncovered.
@@ -392,7 +399,7 @@ ThresholdResult FindByPaths(const Transformer& f, const Transformer& g,
       arena.execute([&] {
         oneapi::tbb::parallel_for(std::uint64_t{0}, windows, [&](std::uint64_t w) {
           best[w] = SearchTask(pair, {static_cast<std::uint32_t>(w), first, first}, eps, Goal::kMax,
-                               bo, std::numeric_limits<std::uint64_t>::max(), scratches.local());
+                               bo, std::numeric_limits<std::uint64_t>::max(), scratch());
         });
       });
       std::size_t arg = windows;
@@ -417,6 +424,7 @@ ThresholdResult FindByPaths(const Transformer& f, const Transformer& g,
     }
     a = b + 1;
   }
+  std::vector<BoundScratch>().swap(scratches);  // phase 3 needs no bound
   // 3. Beyond the limits: random strings, a measurement.
   if (checked < N) {
     result.samples_per_length = options.samples_per_length;

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ltsim/core/error.h"
@@ -232,6 +233,59 @@ TEST(PathSearch, KGramPairDisagreesNoLaterThanTheKnownString) {
   EXPECT_EQ(two.witness, r.witness);
   EXPECT_EQ(two.gap, r.gap);
   EXPECT_EQ(two.paths.sets, r.paths.sets);
+}
+
+// One BoundScratch shared by a sequence of sets of different sizes (roots of several lengths
+// and windows, large then small then large, and their children) gives bit for bit what fresh
+// arrays (scratch = nullptr) give: every field of SetBound, the children's boxes included.
+TEST(PathBound, SharedScratchMatchesFreshArrays) {
+  const Transformer f = KGram(), g = KGram(7.0);
+  threshold::PathDag dag(JointViewOf({&f, &g}));
+  dag.Extend(24);
+  threshold::PathPair pair(f, g, dag);
+  pair.Extend();
+  std::vector<threshold::PathSet> sets;
+  for (const auto& [lo, hi, w] :
+       {std::tuple{20, 24, 0u}, std::tuple{3, 3, 1u}, std::tuple{12, 16, 1u}, std::tuple{5, 6, 0u},
+        std::tuple{22, 22, 1u}})
+    sets.push_back(threshold::RootPathSet(pair, lo, hi, w));
+  threshold::BoundOptions bo;
+  bo.leaf_paths = 1;
+  threshold::BoundScratch scratch;
+  int compared = 0, bounded = 0;
+  for (std::size_t i = 0; i < sets.size() && compared < 40; ++i, ++compared) {
+    for (const double limit : {0.0, 0.05}) {
+      const threshold::SetBound a = threshold::BoundPathSet(pair, sets[i], limit, bo, &scratch);
+      const threshold::SetBound b = threshold::BoundPathSet(pair, sets[i], limit, bo, nullptr);
+      EXPECT_EQ(a.empty, b.empty) << i;
+      EXPECT_EQ(a.leaf, b.leaf) << i;
+      EXPECT_EQ(a.holds, b.holds) << i;
+      EXPECT_EQ(a.paths, b.paths) << i;
+      EXPECT_EQ(a.nodes, b.nodes) << i;
+      EXPECT_EQ(a.programs, b.programs) << i;
+      EXPECT_EQ(a.candidates, b.candidates) << i;
+      ASSERT_EQ(a.children.size(), b.children.size()) << i;
+      for (std::size_t k = 0; k < a.children.size(); ++k) {
+        const threshold::PathSet &x = a.children[k], &y = b.children[k];
+        EXPECT_EQ(x.length, y.length);
+        EXPECT_EQ(x.length_hi, y.length_hi);
+        EXPECT_EQ(x.final_window, y.final_window);
+        EXPECT_EQ(x.final_lo, y.final_lo);
+        EXPECT_EQ(x.final_hi, y.final_hi);
+        EXPECT_EQ(x.astar, y.astar);
+        ASSERT_EQ(x.waypoints.size(), y.waypoints.size());
+        for (std::size_t j = 0; j < x.waypoints.size(); ++j) {
+          EXPECT_EQ(x.waypoints[j].layer, y.waypoints[j].layer);
+          EXPECT_EQ(x.waypoints[j].lo, y.waypoints[j].lo);
+          EXPECT_EQ(x.waypoints[j].hi, y.waypoints[j].hi);
+        }
+      }
+      if (!a.empty && !a.leaf) ++bounded;
+      if (limit == 0.0)
+        for (const threshold::PathSet& c : a.children) sets.push_back(c);
+    }
+  }
+  EXPECT_GE(bounded, 5);  // the sequence really runs the programmes on several sets
 }
 
 }  // namespace
