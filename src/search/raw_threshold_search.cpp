@@ -682,12 +682,18 @@ bool CertifyPastCap(const RawSearchOptions& o, const Transformer& f, const Trans
     t.threads = threads;
     // Without a measured rate yet, the first run assumes 2·10⁵ statistics a second (slower
     // than the pruned search on this machine), so a hard pair cannot overrun its window.
-    t.max_evaluations =
-        std::max<std::uint64_t>(1, static_cast<std::uint64_t>((rate > 0 ? rate : 2e5) * left));
-    // The evaluation budget is checked between windows only, and a window at long lengths can
-    // take minutes: the threshold's own time budget stops it inside one (exact up to the
-    // lengths every task finished).
-    t.time_budget = left;
+    // Seconds beyond 1e9 (--time-budget 0 passes the largest double) are no budget at all:
+    // the threshold keeps its default evaluation cap and no time budget.
+    if (left < 1e9) {
+      const double budget = (rate > 0 ? rate : 2e5) * left;
+      t.max_evaluations = budget >= 4e9
+                              ? 4'000'000'000ULL
+                              : std::max<std::uint64_t>(1, static_cast<std::uint64_t>(budget));
+      // The evaluation budget is checked between windows only, and a window at long lengths
+      // can take minutes: the threshold's own time budget stops it inside one (exact up to
+      // the lengths every task finished).
+      t.time_budget = left;
+    }
     const auto run_started = std::chrono::steady_clock::now();
     ThresholdResult r;
     try {

@@ -287,6 +287,13 @@ TEST_F(RefuteCli, CensoredPairsAreCertifiedPastTheCapAndLimitsAreSaid) {
   EXPECT_TRUE(j["limited_by"].is_null());
   const Result replay = Run({"replay", Path("cap/refute.json")});
   EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  // --time-budget 0 (no limit): certification past N runs unbounded, not as one evaluation.
+  std::vector<std::string> untimed(args.begin(), args.end() - 2);  // without --out-dir
+  const Result unlimited = Run(untimed, {"--time-budget", "0"});
+  ASSERT_EQ(unlimited.exit_code, 0) << unlimited.err << unlimited.out;
+  const Json u = Json::parse(unlimited.out);
+  EXPECT_GE(u["certified_past_cap"].get<int>(), 1) << u.dump();
+  EXPECT_GT(u["certified_max_length"].get<std::uint64_t>(), 50u);
   // The time budget (1 ms) stops the search after climb 0's start.
   std::vector<std::string> timed = SmallClass("1e7");
   timed.insert(timed.end(), {"--json", "--threads", "1", "--time-budget", "0.001"});
