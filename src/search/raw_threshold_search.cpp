@@ -34,7 +34,7 @@ using raw::Engine;
 double Score(const RawSearchOptions& o, const RawEvaluation& e) {
   if (!e.valid) return -1.0;
   // A pair without a disagreement counts one past the length it is certified to: N + 1, or
-  // less when the evaluation cap (kSearchThresholdEvaluations) stopped its threshold.
+  // less when the search's evaluation cap (RawSearchOptions::evaluation_cap) stopped it.
   const double t = e.first_disagreement ? static_cast<double>(*e.first_disagreement)
                                         : static_cast<double>(e.checked_up_to + 1);
   if (e.separated) return t;
@@ -237,7 +237,7 @@ RawEvaluation EvaluateInClass(const RawSearchOptions& o, const Transformer& f, c
   t.epsilon = o.eps;
   t.max_length = o.max_length;
   t.threads = 1;  // the climbs run in parallel; one thread each keeps the arena small
-  t.max_evaluations = kSearchThresholdEvaluations;
+  if (o.evaluation_cap > 0) t.max_evaluations = o.evaluation_cap;
   // The pruned search's cell bounds are not counted as evaluations, so a hard pair can pass
   // the evaluation cap's windows slowly: a time-budgeted search also bounds its time.
   if (o.evaluation_seconds) t.time_budget = std::max(0.5, o.evaluation_seconds());
@@ -250,6 +250,7 @@ RawEvaluation EvaluateInClass(const RawSearchOptions& o, const Transformer& f, c
   }
   e.valid = true;
   e.stopped_by_time = r.stopped == ThresholdStop::kTimeBudget;
+  e.censored_by_cap = o.evaluation_cap > 0 && r.stopped == ThresholdStop::kEvaluations;
   e.first_disagreement = r.first_disagreement;
   e.checked_up_to = r.checked_up_to;
   e.certified_max_length = r.first_disagreement || r.complete
@@ -609,6 +610,7 @@ RawSearchResult RunRawSearch(const RawSearchOptions& o) {
   // Evaluations get the time left (so a hard pair cannot overrun the budget by minutes); the
   // result is then flagged as stopped by time, as when the budget stops the climbs.
   RawSearchOptions timed = o;
+  timed.evaluation_cap = kSearchThresholdEvaluations;
   if (o.time_budget > 0) timed.evaluation_seconds = [&] { return o.time_budget - elapsed(); };
   auto run = [&](int i) {
     // Climb 0 always evaluates its start, so a result has at least one evaluated pair.

@@ -191,7 +191,9 @@ RefuteResult RunRefute(const RefuteOptions& o) {
   for (const auto& [name, pair] : FamilySeeds(o.search)) {
     const RawEvaluation e = EvaluateRawPair(o.search, pair.first, pair.second);
     if (!e.valid || !e.separated) continue;
-    const std::uint64_t t = e.first_disagreement.value_or(o.search.max_length + 1);
+    // Without a disagreement, one past the length it is certified to (N + 1 only when checked
+    // to N): a lower bound on its T*.
+    const std::uint64_t t = e.first_disagreement.value_or(e.checked_up_to + 1);
     if (!result.family_first_disagreement || t > *result.family_first_disagreement) {
       result.family_name = name;
       result.family_first_disagreement = t;
