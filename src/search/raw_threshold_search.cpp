@@ -676,7 +676,10 @@ bool CertifyPastCap(const RawSearchOptions& o, const Transformer& f, const Trans
   std::uint64_t length = e.checked_up_to;
   while (!e.first_disagreement && e.checked_up_to >= length && length < target) {
     const double left = seconds - elapsed();
-    if (left <= 0) break;
+    if (left <= 0) {
+      e.stopped_by_time = true;  // short of the target: a result that depends on timing
+      break;
+    }
     length = std::min(target, std::max<std::uint64_t>(length * 4, length + 1));
     ThresholdOptions t;
     t.epsilon = o.eps;
@@ -706,6 +709,10 @@ bool CertifyPastCap(const RawSearchOptions& o, const Transformer& f, const Trans
     const double run_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - run_started).count();
     if (run_seconds > 0) rate = static_cast<double>(r.evaluations) / run_seconds;
+    // Both budgets come from the seconds left: either stopping it is a stop by time.
+    if (left < 1e9 &&
+        (r.stopped == ThresholdStop::kTimeBudget || r.stopped == ThresholdStop::kEvaluations))
+      e.stopped_by_time = true;
     if (r.checked_up_to <= e.checked_up_to && !r.first_disagreement) break;
     e.first_disagreement = r.first_disagreement;
     e.checked_up_to = r.checked_up_to;

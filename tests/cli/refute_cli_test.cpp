@@ -294,6 +294,18 @@ TEST_F(RefuteCli, CensoredPairsAreCertifiedPastTheCapAndLimitsAreSaid) {
   const Json u = Json::parse(unlimited.out);
   EXPECT_GE(u["certified_past_cap"].get<int>(), 1) << u.dump();
   EXPECT_GT(u["certified_max_length"].get<std::uint64_t>(), 50u);
+  // 0.01 s of certification (--time-budget 0.03) stops short of this pair's T* (≤ 800) on this
+  // machine; a verdict it leaves limited must say time_budget and stopped_by_time.
+  const Result short_run = Run(untimed, {"--time-budget", "0.03"});
+  const Json sj = Json::parse(short_run.out);
+  if (short_run.exit_code == 3) {
+    EXPECT_TRUE(sj["stopped_by_time"].get<bool>()) << sj.dump();
+    EXPECT_NE(std::find(sj["limited_by"].begin(), sj["limited_by"].end(), "time_budget"),
+              sj["limited_by"].end())
+        << sj.dump();
+  } else {
+    EXPECT_EQ(short_run.exit_code, 0) << short_run.err;
+  }
   // The time budget (1 ms) stops the search after climb 0's start.
   std::vector<std::string> timed = SmallClass("1e7");
   timed.insert(timed.end(), {"--json", "--threads", "1", "--time-budget", "0.001"});
