@@ -149,10 +149,19 @@ void DecideLimits(const RefuteOptions& o, RefuteResult& result, bool certify_sto
         if (std::isfinite(c.bound_value) &&
             static_cast<double>(r.best.checked_up_to) >= c.bound_value)
           continue;
+        // Below N only when the search's evaluation cap stopped its threshold (and
+        // certification past it did not reach N).
+        const bool capped = r.best.censored_by_cap && r.best.checked_up_to < o.search.max_length;
         reason = fmt::format(
-            "a separated pair agrees up to {} (certified) while the bound at its constants is "
+            "a separated pair agrees up to {} (certified{}) while the bound at its constants is "
             "{:.6g}: its T* may exceed the bound; certification stopped at {}",
-            r.best.checked_up_to, c.bound_value,
+            r.best.checked_up_to,
+            // The cap is RunRawSearch's kSearchThresholdEvaluations.
+            capped ? fmt::format(", censored there by the search's evaluation cap of 3·10⁶ "
+                                 "statistics, below max_length {}",
+                                 o.search.max_length)
+                   : std::string(),
+            c.bound_value,
             r.best.checked_up_to >= kThresholdMaxLength
                 ? "the exact threshold's largest length"
                 : "the end of the certification's time (or its pair limit)");
