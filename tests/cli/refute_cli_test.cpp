@@ -262,7 +262,13 @@ TEST_F(RefuteCli, ExponentOfTheNestedFamilyIsRecoveredAndEveryPointReplays) {
                              "--out-dir",
                              Path("exp1")});
   EXPECT_EQ(linear.exit_code, 1) << linear.err;
-  EXPECT_EQ(Json::parse(linear.out)["verdict"], "contradicts");
+  const Json lj = Json::parse(linear.out);
+  EXPECT_EQ(lj["verdict"], "contradicts");
+  // Each point's separated pair also exceeds L/eps at its own constants: refuted point by point,
+  // and the reason says so.
+  for (const Json& p : lj["points"]) EXPECT_TRUE(p["refuted"].get<bool>()) << p.dump();
+  EXPECT_NE(lj["reason"].get<std::string>().find("refuted at its own constants"), std::string::npos)
+      << lj["reason"];
 }
 
 // A censored best pair is certified past the search's N before the verdict: the nested family
