@@ -34,7 +34,7 @@ using raw::Engine;
 double Score(const RawSearchOptions& o, const RawEvaluation& e) {
   if (!e.valid) return -1.0;
   // A pair without a disagreement counts one past the length it is certified to: N + 1, or
-  // less when the evaluation cap (kSearchThresholdEvaluations) stopped its threshold.
+  // less when the search's evaluation cap (RawSearchOptions::evaluation_cap) stopped it.
   const double t = e.first_disagreement ? static_cast<double>(*e.first_disagreement)
                                         : static_cast<double>(e.checked_up_to + 1);
   if (e.separated) return t;
@@ -237,7 +237,7 @@ RawEvaluation EvaluateInClass(const RawSearchOptions& o, const Transformer& f, c
   t.epsilon = o.eps;
   t.max_length = o.max_length;
   t.threads = 1;  // the climbs run in parallel; one thread each keeps the arena small
-  t.max_evaluations = kSearchThresholdEvaluations;
+  if (o.evaluation_cap > 0) t.max_evaluations = o.evaluation_cap;
   // The pruned search's cell bounds are not counted as evaluations, so a hard pair can pass
   // the evaluation cap's windows slowly: a time-budgeted search also bounds its time.
   if (o.evaluation_seconds) t.time_budget = std::max(0.5, o.evaluation_seconds());
@@ -250,6 +250,7 @@ RawEvaluation EvaluateInClass(const RawSearchOptions& o, const Transformer& f, c
   }
   e.valid = true;
   e.stopped_by_time = r.stopped == ThresholdStop::kTimeBudget;
+  e.censored_by_cap = o.evaluation_cap > 0 && r.stopped == ThresholdStop::kEvaluations;
   e.first_disagreement = r.first_disagreement;
   e.checked_up_to = r.checked_up_to;
   e.certified_max_length = r.first_disagreement || r.complete
@@ -609,6 +610,7 @@ RawSearchResult RunRawSearch(const RawSearchOptions& o) {
   // Evaluations get the time left (so a hard pair cannot overrun the budget by minutes); the
   // result is then flagged as stopped by time, as when the budget stops the climbs.
   RawSearchOptions timed = o;
+  timed.evaluation_cap = kSearchThresholdEvaluations;
   if (o.time_budget > 0) timed.evaluation_seconds = [&] { return o.time_budget - elapsed(); };
   auto run = [&](int i) {
     // Climb 0 always evaluates its start, so a result has at least one evaluated pair.
@@ -674,7 +676,10 @@ bool CertifyPastCap(const RawSearchOptions& o, const Transformer& f, const Trans
   std::uint64_t length = e.checked_up_to;
   while (!e.first_disagreement && e.checked_up_to >= length && length < target) {
     const double left = seconds - elapsed();
-    if (left <= 0) break;
+    if (left <= 0) {
+      e.stopped_by_time = true;  // short of the target: a result that depends on timing
+      break;
+    }
     length = std::min(target, std::max<std::uint64_t>(length * 4, length + 1));
     ThresholdOptions t;
     t.epsilon = o.eps;
@@ -682,12 +687,18 @@ bool CertifyPastCap(const RawSearchOptions& o, const Transformer& f, const Trans
     t.threads = threads;
     // Without a measured rate yet, the first run assumes 2·10⁵ statistics a second (slower
     // than the pruned search on this machine), so a hard pair cannot overrun its window.
-    t.max_evaluations =
-        std::max<std::uint64_t>(1, static_cast<std::uint64_t>((rate > 0 ? rate : 2e5) * left));
-    // The evaluation budget is checked between windows only, and a window at long lengths can
-    // take minutes: the threshold's own time budget stops it inside one (exact up to the
-    // lengths every task finished).
-    t.time_budget = left;
+    // Seconds beyond 1e9 (--time-budget 0 passes the largest double) are no budget at all:
+    // the threshold keeps its default evaluation cap and no time budget.
+    if (left < 1e9) {
+      const double budget = (rate > 0 ? rate : 2e5) * left;
+      t.max_evaluations = budget >= 4e9
+                              ? 4'000'000'000ULL
+                              : std::max<std::uint64_t>(1, static_cast<std::uint64_t>(budget));
+      // The evaluation budget is checked between windows only, and a window at long lengths
+      // can take minutes: the threshold's own time budget stops it inside one (exact up to
+      // the lengths every task finished).
+      t.time_budget = left;
+    }
     const auto run_started = std::chrono::steady_clock::now();
     ThresholdResult r;
     try {
@@ -698,6 +709,10 @@ bool CertifyPastCap(const RawSearchOptions& o, const Transformer& f, const Trans
     const double run_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - run_started).count();
     if (run_seconds > 0) rate = static_cast<double>(r.evaluations) / run_seconds;
+    // Both budgets come from the seconds left: either stopping it is a stop by time.
+    if (left < 1e9 &&
+        (r.stopped == ThresholdStop::kTimeBudget || r.stopped == ThresholdStop::kEvaluations))
+      e.stopped_by_time = true;
     if (r.checked_up_to <= e.checked_up_to && !r.first_disagreement) break;
     e.first_disagreement = r.first_disagreement;
     e.checked_up_to = r.checked_up_to;

@@ -79,7 +79,9 @@ std::array<double, 3> RankOf(const RefuteOptions& o, const RawRestart& r) {
 // Certifies the best censored pairs past the search's cap (docs/refute.md §4): in rank order,
 // each given an equal share of the seconds left, up to the bound's value (enough to decide it)
 // or, when maximising T*, up to the exact threshold's largest length.
-void CertifyCensored(const RefuteOptions& o, RefuteResult& result) {
+// True when time stopped it short of a pair's target or before a pair's turn.
+bool CertifyCensored(const RefuteOptions& o, RefuteResult& result) {
+  bool stopped_by_time = false;
   RawSearchResult& s = result.search;
   std::vector<int> order;
   for (int i = 0; i < static_cast<int>(s.restarts.size()); ++i)
@@ -104,9 +106,16 @@ void CertifyCensored(const RefuteOptions& o, RefuteResult& result) {
         target = static_cast<std::uint64_t>(std::ceil(c.bound_value));
     }
     const double left = (o.certify_seconds - elapsed()) / static_cast<double>(order.size() - k);
-    if (left <= 0) break;
+    if (left <= 0) {
+      stopped_by_time = true;
+      break;
+    }
+    const bool timed_before = r.best.stopped_by_time;
+    r.best.stopped_by_time = false;
     if (CertifyPastCap(o.search, r.f, r.g, r.best, target, left, o.search.threads))
       ++result.certified_past_cap;
+    if (r.best.stopped_by_time) stopped_by_time = true;
+    r.best.stopped_by_time = r.best.stopped_by_time || timed_before;
     if (!o.maximise_first_disagreement && Judge(o, r).refutes) break;
   }
   result.certify_seconds = elapsed();
@@ -117,11 +126,14 @@ void CertifyCensored(const RefuteOptions& o, RefuteResult& result) {
   s.best_restart = best;
   if (result.certified_past_cap > 0)
     s.recheck = RecheckRaw(o.search, s.restarts[best].f, s.restarts[best].g, s.restarts[best].best);
+  return stopped_by_time;
 }
 
 // What limits the verdict (empty: genuine) and why, in words.
-void DecideLimits(const RefuteOptions& o, RefuteResult& result) {
-  const RawSearchResult& s = result.search;
+// `certify_stopped_by_time`: time stopped certifying censored pairs past N (CertifyCensored).
+void DecideLimits(const RefuteOptions& o, RefuteResult& result, bool certify_stopped_by_time) {
+  RawSearchResult& s = result.search;
+  const bool search_stopped_by_time = s.stopped_by_time;
   std::string reason;
   if (!result.refuted) {
     const RawRestart& best = s.restarts[result.best.restart];
@@ -137,10 +149,19 @@ void DecideLimits(const RefuteOptions& o, RefuteResult& result) {
         if (std::isfinite(c.bound_value) &&
             static_cast<double>(r.best.checked_up_to) >= c.bound_value)
           continue;
+        // Below N only when the search's evaluation cap stopped its threshold (and
+        // certification past it did not reach N).
+        const bool capped = r.best.censored_by_cap && r.best.checked_up_to < o.search.max_length;
         reason = fmt::format(
-            "a separated pair agrees up to {} (certified) while the bound at its constants is "
+            "a separated pair agrees up to {} (certified{}) while the bound at its constants is "
             "{:.6g}: its T* may exceed the bound; certification stopped at {}",
-            r.best.checked_up_to, c.bound_value,
+            r.best.checked_up_to,
+            // The cap is RunRawSearch's kSearchThresholdEvaluations.
+            capped ? fmt::format(", censored there by the search's evaluation cap of 3·10⁶ "
+                                 "statistics, below max_length {}",
+                                 o.search.max_length)
+                   : std::string(),
+            c.bound_value,
             r.best.checked_up_to >= kThresholdMaxLength
                 ? "the exact threshold's largest length"
                 : "the end of the certification's time (or its pair limit)");
@@ -148,8 +169,15 @@ void DecideLimits(const RefuteOptions& o, RefuteResult& result) {
       }
     }
     if (!reason.empty()) result.limited_by.push_back("max_length");
+    // A limited verdict whose certification time ran out: a longer budget may decide it.
+    if (!reason.empty() && certify_stopped_by_time && !search_stopped_by_time) {
+      result.limited_by.push_back("time_budget");
+      reason += "; the time budget stopped certifying censored pairs past N";
+    }
   }
-  if (s.stopped_by_time) {
+  // The result depends on timing whenever time stopped the search or its certification.
+  if (certify_stopped_by_time) s.stopped_by_time = true;
+  if (search_stopped_by_time) {
     result.limited_by.push_back("time_budget");
     reason += fmt::format(
         "{}the time budget stopped the search after {} of {} evaluations "
@@ -183,15 +211,17 @@ RefuteResult RunRefute(const RefuteOptions& o) {
     };
   result.search = RunRawSearch(search);
   result.search.options.rank = nullptr;
-  if (o.certify_seconds > 0) CertifyCensored(o, result);
+  const bool certify_stopped_by_time = o.certify_seconds > 0 && CertifyCensored(o, result);
   result.best = Judge(o, result.search.restarts[result.search.best_restart]);
   result.refuted = result.best.refutes;
-  DecideLimits(o, result);
+  DecideLimits(o, result, certify_stopped_by_time);
   // The best family for the class, evaluated like any pair.
   for (const auto& [name, pair] : FamilySeeds(o.search)) {
     const RawEvaluation e = EvaluateRawPair(o.search, pair.first, pair.second);
     if (!e.valid || !e.separated) continue;
-    const std::uint64_t t = e.first_disagreement.value_or(o.search.max_length + 1);
+    // Without a disagreement, one past the length it is certified to (N + 1 only when checked
+    // to N): a lower bound on its T*.
+    const std::uint64_t t = e.first_disagreement.value_or(e.checked_up_to + 1);
     if (!result.family_first_disagreement || t > *result.family_first_disagreement) {
       result.family_name = name;
       result.family_first_disagreement = t;
@@ -235,7 +265,7 @@ RefuteResult JudgeGivenPair(const RefuteOptions& options, const Transformer& f,
   result.search.restarts.push_back(std::move(r));
   result.best = Judge(o, result.search.restarts[0]);
   result.refuted = result.best.refutes;
-  DecideLimits(o, result);
+  DecideLimits(o, result, false);
   return result;
 }
 

@@ -4,6 +4,7 @@
 #include "ltsim/study/refute_exponent.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <filesystem>
@@ -209,6 +210,16 @@ RefuteExponentResult RunRefuteExponent(const RefuteExponentOptions& o) {
         result.estimate.exponent, ci->first, ci->second,
         ci->second < result.bound_exponent ? "below" : "reaching", result.bound_exponent, unsep);
   }
+  // The slope is not the only test: a point whose separated pair's certified T* exceeds the
+  // bound at that pair's own constants refutes the bound by itself (RunRefute's verdict).
+  std::vector<std::string> refuting;
+  for (const ExponentPoint& p : result.points)
+    if (p.refute.refuted)
+      refuting.push_back(
+          fmt::format("{:g} (T* ≥ {} > {:.6g})", p.value, p.lower_bound, p.bound_value));
+  if (!refuting.empty())
+    result.reason +=
+        fmt::format("; the bound is refuted at its own constants at {}", fmt::join(refuting, ", "));
   return result;
 }
 
@@ -239,6 +250,7 @@ nlohmann::json RefuteExponentToJson(const RefuteExponentResult& r) {
          {"first_disagreement_lower_bound", p.lower_bound},
          {"censored", !p.first_disagreement},
          {"separated", p.separated},
+         {"refuted", p.refute.refuted},
          {"lipschitz", number(p.lipschitz)},
          {"bound_value", number(p.bound_value)},
          {"witness_file",

@@ -74,6 +74,8 @@ struct RawEvaluation {
   /// The threshold was stopped by RawSearchOptions::evaluation_seconds (censored at
   /// checked_up_to, a result that depends on timing).
   bool stopped_by_time = false;
+  /// The threshold was stopped by RawSearchOptions::evaluation_cap (censored at checked_up_to).
+  bool censored_by_cap = false;
 };
 
 /// Where the climbs start (docs/refute.md §3): random pairs of the class, the built-in families
@@ -106,6 +108,11 @@ struct RawSearchOptions {
   /// pair counts as censored there (RawEvaluation::stopped_by_time) and the run as stopped by
   /// time. Null (the default, and --time-budget 0): no limit, every result reproducible.
   std::function<double()> evaluation_seconds;
+  /// Set by RunRawSearch for its own evaluations (climbs and shrinking): the exact threshold's
+  /// evaluation cap (3·10⁶ statistics). A pair whose threshold needs more counts as censored at
+  /// the last length it certified (RawEvaluation::censored_by_cap). 0 (the default: given pairs,
+  /// family seeds): the threshold's own default cap, a pair then certified to N.
+  std::uint64_t evaluation_cap = 0;
   /// The order in which climbs' results are ranked for the reported best and kept while
   /// shrinking (larger is better, compared lexicographically); empty: by score.
   std::function<std::array<double, 3>(const Transformer&, const Transformer&, const RawEvaluation&)>

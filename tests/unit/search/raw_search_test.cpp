@@ -253,7 +253,7 @@ TEST(RawSearch, ChainedConditionsOutlastASingleCondition) {
       EXPECT_TRUE(InClass(o.cls, f) && InClass(o.cls, g));
       const RawEvaluation e = EvaluateRawPair(o, f, g, {hint});
       if (!e.valid || !e.separated || !e.first_disagreement) continue;
-      EXPECT_EQ(RecheckRaw(o, f, g, e).status, "agrees");
+      EXPECT_EQ(RecheckRaw(o, f, g, e).status, RecheckStatus::kAgrees);
       *t = *e.first_disagreement;
       return true;
     }
