@@ -75,10 +75,11 @@ struct Memory {
 /// when every ratio is small at once. `extend` adds one condition to `memory`'s chain (a head
 /// outside it with a superset of A_k reading A_k, or a query-tied head inside A₁) when it can;
 /// otherwise (or without `extend`) a fresh chain of 2 … min(H, |Σ|) conditions is drawn (false
-/// when there are fewer free directions than it needs). Writes the chain and its targets to `memory` (mechanism: half-space).
-/// `conditions` > 0 draws a fresh chain of exactly that many conditions (1 is a single ratio,
-/// the comparison the unit test makes). False when the class has no room (fewer heads, tokens
-/// or free directions than conditions, or key vectors that are not independent).
+/// when there are fewer free directions than it needs). Writes the chain and its targets to
+/// `memory` (mechanism: half-space). `conditions` > 0 draws a fresh chain of exactly that many
+/// conditions (1 is a single ratio, the comparison the unit test makes). False when the class has
+/// no room (fewer heads, tokens or free directions than conditions, or key vectors that are not
+/// independent).
 bool ComposeChain(const RawSearchOptions& options, Memory& memory, Transformer& f, Transformer& g,
                   Engine& engine, bool extend, int conditions = 0);
 
