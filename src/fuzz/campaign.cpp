@@ -166,12 +166,7 @@ std::string CaseBytes(const CaseSpec& spec, const CaseResult& result, std::uint6
     witnesses.emplace_back(names.back(), w.dump(1) + "\n");
   }
   ByteWriter out;
-  out.Put<std::uint64_t>(witnesses.size());
-  for (const auto& [name, text] : witnesses) {
-    out.PutString(name);
-    out.PutString(text);
-  }
-  out.PutString(CaseLine(spec, result, names).dump() + "\n");
+  FieldWriter{out}(witnesses, CaseLine(spec, result, names).dump() + "\n");
   return out.Take();
 }
 
@@ -735,15 +730,11 @@ CampaignReport RunCampaign(const CampaignOptions& options, bool resume,
   const ItemConsume consume = [&](std::uint64_t i, std::string&& bytes) {
     if (bytes.empty()) return false;  // left undone after a stop: the campaign ends before it
     ByteReader r(bytes);
-    const auto count = r.Get<std::uint64_t>();
-    r.Require(count <= static_cast<std::uint64_t>(kPropertyCount),
+    std::vector<std::pair<std::string, std::string>> witnesses;  // (file name, text)
+    std::string line;
+    FieldReader{r}(witnesses, line);
+    r.Require(witnesses.size() <= static_cast<std::size_t>(kPropertyCount),
               "malformed case (witness count)");
-    std::vector<std::pair<std::string, std::string>> witnesses;
-    for (std::uint64_t k = 0; k < count; ++k) {
-      std::string name = r.GetString();
-      witnesses.emplace_back(std::move(name), r.GetString());
-    }
-    const std::string line = r.GetString();
     r.Require(r.done(), "malformed case (trailing bytes)");
     if (r.from_file()) CheckRecordedCase(options, i, bytes, witnesses, line, r.where());
     for (const auto& [name, text] : witnesses) {

@@ -25,6 +25,18 @@
 #include "ltsim/threshold/threshold.h"
 
 namespace ltsim {
+
+// A restart's dealt fields (core/bytes.h).
+template <typename Visit, FieldsOf<SearchCandidate> Self>
+static void ByteFields(Visit& visit, Self& c) {
+  visit(c.f, c.g, c.input, c.x_runs, c.objective);
+}
+template <typename Visit, FieldsOf<SearchRestart> Self>
+static void ByteFields(Visit& visit, Self& r) {
+  visit(r.index, r.seed, r.trajectory, r.accepted, r.sideways, r.proposed_by_kind,
+        r.accepted_by_kind, r.best);
+}
+
 namespace {
 
 constexpr double kInvalid = -std::numeric_limits<double>::infinity();
@@ -116,36 +128,14 @@ bool KeepMargin(const SearchOptions& o, ProposalKind kind, SearchCandidate& c) {
 // A restart as exact bytes for the dealer: the reducer sees what it would have computed.
 std::string RestartBytes(const SearchRestart& r) {
   ByteWriter w;
-  w.Put(r.index);
-  w.Put(r.seed);
-  w.PutVector(r.trajectory);
-  w.Put(r.accepted);
-  w.Put(r.sideways);
-  w.PutVector(r.proposed_by_kind);
-  w.PutVector(r.accepted_by_kind);
-  PutModel(w, r.best.f);
-  PutModel(w, r.best.g);
-  w.Put(r.best.input);
-  w.PutVector(r.best.x_runs);
-  w.Put(r.best.objective);
+  PutFields(w, r);
   return w.Take();
 }
 
 SearchRestart RestartFromBytes(const std::string& bytes) {
   ByteReader in(bytes);
   SearchRestart r;
-  r.index = in.Get<int>();
-  r.seed = in.Get<std::uint64_t>();
-  r.trajectory = in.GetVector<double>();
-  r.accepted = in.Get<int>();
-  r.sideways = in.Get<int>();
-  r.proposed_by_kind = in.GetVector<int>();
-  r.accepted_by_kind = in.GetVector<int>();
-  r.best.f = GetModel(in);
-  r.best.g = GetModel(in);
-  r.best.input = in.Get<InputSpec>();
-  r.best.x_runs = in.GetVector<Run>();
-  r.best.objective = in.Get<double>();
+  GetFields(in, r);
   LTSIM_CHECK(in.done());
   return r;
 }

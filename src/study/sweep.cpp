@@ -279,64 +279,26 @@ SweepPoint Summarise(const SweepOptions& o, double value, std::vector<SweepPair>
 }
 
 // A cell's pair as exact bytes for the dealer (with out_dir, its models and x too).
+// The dealt fields of a pair (core/bytes.h): the derived ones are computed again after dealing.
+template <typename Visit, typename Pair>
+void PairFields(Visit& visit, Pair& p, bool with_witness) {
+  visit(p.index, p.seed, p.x_length, p.x_explicit, p.accepted, p.needed, p.reached, p.sim_at_fixed,
+        p.x_steps, p.x_stop, p.constants);
+  if (with_witness) visit(p.f, p.g, p.input, p.x_runs);
+}
+
 std::string PairBytes(const SweepPair& p, bool with_witness) {
   ByteWriter w;
-  w.Put(p.index);
-  w.Put(p.seed);
-  w.Put(p.x_length);
-  w.Put(p.x_explicit);
-  w.Put(p.accepted);
-  w.Put(p.needed);
-  w.Put(p.reached);
-  w.Put(p.sim_at_fixed);
-  w.Put<std::uint64_t>(p.x_steps.size());
-  for (const auto& [length, needed] : p.x_steps) {
-    w.Put(length);
-    w.Put(needed);
-  }
-  w.PutString(p.x_stop);
-  w.Put<std::uint64_t>(p.constants.size());
-  for (const auto& [name, value] : p.constants) {
-    w.PutString(name);
-    w.Put(value);
-  }
-  if (with_witness) {
-    PutModel(w, p.f);
-    PutModel(w, p.g);
-    w.Put(p.input);
-    w.PutVector(p.x_runs);
-  }
+  FieldWriter visit{w};
+  PairFields(visit, p, with_witness);
   return w.Take();
 }
 
 SweepPair PairFromBytes(const std::string& bytes, bool with_witness) {
   ByteReader in(bytes);
   SweepPair p;
-  p.index = in.Get<int>();
-  p.seed = in.Get<std::uint64_t>();
-  p.x_length = in.Get<std::uint64_t>();
-  p.x_explicit = in.Get<bool>();
-  p.accepted = in.Get<int>();
-  p.needed = in.Get<std::uint64_t>();
-  p.reached = in.Get<bool>();
-  p.sim_at_fixed = in.Get<double>();
-  const auto steps = in.Get<std::uint64_t>();
-  for (std::uint64_t k = 0; k < steps; ++k) {
-    const auto length = in.Get<std::uint64_t>();
-    p.x_steps.push_back({length, in.Get<std::uint64_t>()});
-  }
-  p.x_stop = in.GetString();
-  const auto n = in.Get<std::uint64_t>();
-  for (std::uint64_t c = 0; c < n; ++c) {
-    std::string name = in.GetString();
-    p.constants[name] = in.Get<double>();
-  }
-  if (with_witness) {
-    p.f = GetModel(in);
-    p.g = GetModel(in);
-    p.input = in.Get<InputSpec>();
-    p.x_runs = in.GetVector<Run>();
-  }
+  FieldReader visit{in};
+  PairFields(visit, p, with_witness);
   LTSIM_CHECK(in.done());
   return p;
 }

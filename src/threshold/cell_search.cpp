@@ -286,13 +286,11 @@ class CellSearch {
   void Agree(Decision& decision, std::uint64_t& first) const {
     if (!shared_) return;
     ByteWriter w;
-    w.Put(decision);
-    w.Put(first);
+    FieldWriter{w}(decision, first);
     std::string bytes = w.Take();
     dealer_->Broadcast(bytes);
     ByteReader r(bytes);
-    decision = r.Get<Decision>();
-    first = r.Get<std::uint64_t>();
+    FieldReader{r}(decision, first);
   }
 
   // The result, exact up to `checked`, with its statistic counts and each length's bracket:

@@ -14,26 +14,37 @@
 #include "ltsim/core/work.h"
 #include "threshold/statistics.h"
 
+namespace ltsim {
+
+// The dealt fields (core/bytes.h). A length's outcome travels with its evaluation count.
+template <typename Visit, FieldsOf<TypeCounts> Self>
+static void ByteFields(Visit& visit, Self& c) {
+  visit(c.alphabet, c.period, c.locality, c.length, c.far, c.suffix);
+}
+
+}  // namespace ltsim
+
 namespace ltsim::threshold {
+namespace {
+
+template <typename Visit, typename Outcome, typename Count>
+void OutcomeFields(Visit& visit, Outcome& o, Count& evaluations) {
+  visit(o.max_gap, o.disagrees, o.witness_gap, evaluations, o.argmax, o.argmax_counts, o.precise);
+}
+
+}  // namespace
+
+template <typename Visit, FieldsOf<TaskOutcome> Self>
+static void ByteFields(Visit& visit, Self& o) {
+  visit(o.first_T, o.best_gap, o.best_counts, o.best_T, o.evaluated, o.pruned, o.max_gap,
+        o.max_bound, o.stopped_at, o.evaluations, o.cells, o.cells_pruned, o.max_pruned_bound,
+        o.precise);
+}
 
 std::string OutcomeBytes(const LengthOutcome& o, std::uint64_t evaluations) {
   ByteWriter w;
-  w.Put(o.max_gap);
-  w.Put(o.disagrees);
-  w.Put(o.witness_gap);
-  w.Put(evaluations);
-  w.PutVector(o.argmax);
-  w.Put<bool>(o.argmax_counts.has_value());
-  if (o.argmax_counts) {
-    const TypeCounts& c = *o.argmax_counts;
-    w.Put(c.alphabet);
-    w.Put(c.period);
-    w.Put(c.locality);
-    w.Put(c.length);
-    w.PutVector(c.far);
-    w.PutVector(c.suffix);
-  }
-  w.Put(o.precise);
+  FieldWriter visit{w};
+  OutcomeFields(visit, o, evaluations);
   return w.Take();
 }
 
@@ -73,22 +84,9 @@ LengthOutcome DecodeOutcome(const std::string& bytes, std::uint64_t length, cons
                             fmt::format("threshold item (length {})", length);
   ByteReader r(bytes, where);
   LengthOutcome o;
-  o.max_gap = r.Get<double>();
-  o.disagrees = r.Get<bool>();
-  o.witness_gap = r.Get<double>();
-  const auto item_evaluations = r.Get<std::uint64_t>();
-  o.argmax = r.GetVector<Token>();
-  if (r.Get<bool>()) {
-    TypeCounts c;
-    c.alphabet = r.Get<int>();
-    c.period = r.Get<int>();
-    c.locality = r.Get<int>();
-    c.length = r.Get<std::uint64_t>();
-    c.far = r.GetVector<std::uint64_t>();
-    c.suffix = r.GetVector<Token>();
-    o.argmax_counts = std::move(c);
-  }
-  o.precise = r.Get<std::uint64_t>();
+  std::uint64_t item_evaluations = 0;
+  FieldReader visit{r};
+  OutcomeFields(visit, o, item_evaluations);
   Expect(r.done(), where, "trailing bytes");
   Expect(!std::isnan(o.max_gap) && !std::isnan(o.witness_gap), where, "a gap is NaN");
   Expect(item_evaluations >= 1, where, "no evaluation recorded");
@@ -136,20 +134,7 @@ LengthOutcome OutcomeFromBytes(const std::string& bytes, std::uint64_t length,
 
 std::string TaskBytes(const TaskOutcome& o) {
   ByteWriter w;
-  w.Put(o.first_T);
-  w.Put(o.best_gap);
-  w.PutVector(o.best_counts);
-  w.Put(o.best_T);
-  w.PutVector(o.evaluated);
-  w.PutVector(o.pruned);
-  w.PutVector(o.max_gap);
-  w.PutVector(o.max_bound);
-  w.Put(o.stopped_at);
-  w.Put(o.evaluations);
-  w.Put(o.cells);
-  w.Put(o.cells_pruned);
-  w.Put(o.max_pruned_bound);
-  w.Put(o.precise);
+  PutFields(w, o);
   return w.Take();
 }
 
@@ -160,20 +145,7 @@ TaskOutcome DecodeTask(const std::string& bytes, const TaskSpec& spec, const Joi
                             fmt::format("threshold task (lengths from {})", spec.key.length);
   ByteReader r(bytes, where);
   TaskOutcome o;
-  o.first_T = r.Get<std::uint64_t>();
-  o.best_gap = r.Get<double>();
-  o.best_counts = r.GetVector<std::uint64_t>();
-  o.best_T = r.Get<std::uint64_t>();
-  o.evaluated = r.GetVector<std::uint64_t>();
-  o.pruned = r.GetVector<std::uint64_t>();
-  o.max_gap = r.GetVector<double>();
-  o.max_bound = r.GetVector<double>();
-  o.stopped_at = r.Get<std::uint64_t>();
-  o.evaluations = r.Get<std::uint64_t>();
-  o.cells = r.Get<std::uint64_t>();
-  o.cells_pruned = r.Get<std::uint64_t>();
-  o.max_pruned_bound = r.Get<double>();
-  o.precise = r.Get<std::uint64_t>();
+  GetFields(r, o);
   Expect(r.done(), where, "trailing bytes");
   // Per-length vectors span the task's lengths; T* and the best statistic's length are among
   // them, and the best statistic splits each residue's far positions among the tokens.

@@ -3,8 +3,11 @@
 
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ltsim/core/error.h"
@@ -154,5 +157,175 @@ class ByteReader {
   std::string where_;
   std::size_t at_ = 0;
 };
+
+// ---------------------------------------------------------------------------------------------
+// Field lists: one list of a dealt struct's fields drives both byte codecs.
+//
+// A struct T lists its fields once, in a function template in T's own namespace (found by
+// argument-dependent lookup; Self is T when reading and const T when writing):
+//
+//   template <typename Visit, FieldsOf<T> Self>
+//   void ByteFields(Visit& visit, Self& s) { visit(s.index, s.seed, s.trajectory); }
+//
+// PutFields(writer, value) then writes and GetFields(reader, value) reads those fields in that
+// order. A field is written as ByteWriter writes its kind: a trivially copyable value as its
+// bytes (bool checked on reading), a string, a vector of trivially copyable values or an Eigen
+// matrix or vector with its sizes; an optional as a flag and its value; any other vector or a
+// map as a count and its elements; a pair as its two members; a struct with its own field list
+// as that list. A type with its own checked codec (a Transformer: model/model_bytes.h) gives
+// PutField and GetField overloads. Checks of a decoded value against its context stay with the
+// decoder, after GetFields.
+// ---------------------------------------------------------------------------------------------
+
+namespace bytes_detail {
+
+struct FieldProbe {
+  template <typename... T>
+  void operator()(T&...) {}
+};
+
+template <typename T>
+concept HasByteFields = requires(FieldProbe& probe, T& value) {
+  ByteFields(probe, value);
+};
+
+template <typename T>
+struct IsOptional : std::false_type {};
+template <typename T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+template <typename T>
+struct IsVector : std::false_type {};
+template <typename T, typename A>
+struct IsVector<std::vector<T, A>> : std::true_type {};
+template <typename T>
+struct IsPair : std::false_type {};
+template <typename A, typename B>
+struct IsPair<std::pair<A, B>> : std::true_type {};
+template <typename T>
+struct IsMap : std::false_type {};
+template <typename K, typename V, typename C, typename A>
+struct IsMap<std::map<K, V, C, A>> : std::true_type {};
+
+}  // namespace bytes_detail
+
+/// `Self` is T or const T: the parameter of a field list `ByteFields(visit, Self& s)`.
+template <typename Self, typename T>
+concept FieldsOf = std::is_same_v<std::remove_const_t<Self>, T>;
+
+template <typename T>
+void PutField(ByteWriter& out, const T& value);
+template <typename T>
+void GetField(ByteReader& in, T& value);
+
+/// The visitor PutFields passes to a field list (also for a list that is not a struct's own).
+struct FieldWriter {
+  ByteWriter& out;
+  template <typename... T>
+  void operator()(const T&... fields) {
+    (PutField(out, fields), ...);
+  }
+};
+
+/// The visitor GetFields passes to a field list.
+struct FieldReader {
+  ByteReader& in;
+  template <typename... T>
+  void operator()(T&... fields) {
+    (GetField(in, fields), ...);
+  }
+};
+
+/// Writes every field `ByteFields` lists for `value`, in its order.
+template <typename T>
+void PutFields(ByteWriter& out, const T& value) {
+  FieldWriter visit{out};
+  ByteFields(visit, value);
+}
+
+/// Reads every field `ByteFields` lists for `value`, in its order.
+template <typename T>
+void GetFields(ByteReader& in, T& value) {
+  FieldReader visit{in};
+  ByteFields(visit, value);
+}
+
+template <typename T>
+void PutField(ByteWriter& out, const T& value) {
+  using namespace bytes_detail;
+  if constexpr (HasByteFields<T>) {
+    PutFields(out, value);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    out.PutString(value);
+  } else if constexpr (std::is_same_v<T, Matrix>) {
+    out.PutMatrix(value);
+  } else if constexpr (std::is_same_v<T, Vector>) {
+    out.PutEigenVector(value);
+  } else if constexpr (IsOptional<T>::value) {
+    out.Put<bool>(value.has_value());
+    if (value) PutField(out, *value);
+  } else if constexpr (IsVector<T>::value) {
+    using E = typename T::value_type;
+    if constexpr (std::is_trivially_copyable_v<E> && !HasByteFields<E>) {
+      out.PutVector(value);
+    } else {
+      out.Put<std::uint64_t>(value.size());
+      for (const E& e : value) PutField(out, e);
+    }
+  } else if constexpr (IsMap<T>::value) {
+    out.Put<std::uint64_t>(value.size());
+    for (const auto& [key, mapped] : value) {
+      PutField(out, key);
+      PutField(out, mapped);
+    }
+  } else if constexpr (IsPair<T>::value) {
+    PutField(out, value.first);
+    PutField(out, value.second);
+  } else {
+    static_assert(std::is_trivially_copyable_v<T>, "a field kind ByteWriter cannot write");
+    out.Put(value);
+  }
+}
+
+template <typename T>
+void GetField(ByteReader& in, T& value) {
+  using namespace bytes_detail;
+  if constexpr (HasByteFields<T>) {
+    GetFields(in, value);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    value = in.GetString();
+  } else if constexpr (std::is_same_v<T, Matrix>) {
+    value = in.GetMatrix();
+  } else if constexpr (std::is_same_v<T, Vector>) {
+    value = in.GetEigenVector();
+  } else if constexpr (IsOptional<T>::value) {
+    value.reset();
+    if (in.Get<bool>()) GetField(in, value.emplace());
+  } else if constexpr (IsVector<T>::value) {
+    using E = typename T::value_type;
+    if constexpr (std::is_trivially_copyable_v<E> && !HasByteFields<E>) {
+      value = in.GetVector<E>();
+    } else {
+      // Elements are appended one by one as they decode: a count read from a file may be
+      // anything, and a truncated buffer stops the loop before memory follows the count.
+      const auto n = in.Get<std::uint64_t>();
+      value.clear();
+      for (std::uint64_t k = 0; k < n; ++k) GetField(in, value.emplace_back());
+    }
+  } else if constexpr (IsMap<T>::value) {
+    const auto n = in.Get<std::uint64_t>();
+    value.clear();
+    for (std::uint64_t k = 0; k < n; ++k) {
+      typename T::key_type key{};
+      GetField(in, key);
+      GetField(in, value[key]);
+    }
+  } else if constexpr (IsPair<T>::value) {
+    GetField(in, value.first);
+    GetField(in, value.second);
+  } else {
+    static_assert(std::is_trivially_copyable_v<T>, "a field kind ByteReader cannot read");
+    value = in.Get<T>();
+  }
+}
 
 }  // namespace ltsim
