@@ -303,7 +303,7 @@ Json CampaignSummaryToJson(const CampaignOptions& options, const CampaignSummary
   s["cases"] = summary.cases;
   s["interrupted"] = summary.interrupted;
   s["cases_with_input_errors"] = summary.cases_with_input_errors;
-  // By name, as before (the JSON object's keys are sorted by name).
+  // By name (the JSON object's keys are sorted by name).
   std::map<std::string, const PropertySummary*> by_name;
   for (const PropertySummary& p : summary.properties) by_name[PropertyName(p.property)] = &p;
   Json props = Json::object();

@@ -66,8 +66,8 @@ struct ThresholdOptions {
   /// alone for shards (docs/distributed.md §2).
   ItemDealer* dealer = nullptr;
   /// One-layer pairs: prune cells of the count lattice by the certified bound
-  /// (docs/theory.md §11); false = evaluate every statistic (the old enumeration, with its
-  /// kThresholdMaxStatistics limit).
+  /// (docs/theory.md §11); false = evaluate every statistic (the full enumeration, with
+  /// its kThresholdMaxStatistics limit).
   bool prune = true;
   /// Threads (oneTBB; 0 = every core). Every result is the same for any number.
   int threads = 0;
