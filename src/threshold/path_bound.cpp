@@ -13,6 +13,7 @@
 
 #include "eval/layer_math.h"
 #include "ltsim/core/error.h"
+#include "threshold/path_envelope.h"
 
 namespace ltsim::threshold {
 namespace {
@@ -369,10 +370,14 @@ Compact Materialise(const PathPair& pair, const PathSet& set) {
     c.succ.resize(c.global.size() * S, -1);
     const PathDag::Layer& L2 = dag.layer(j + 1);
     for (std::uint64_t n = base; n < c.global.size(); ++n) {
+      // The successor by token s is the one by token 0 plus s, in the same count vector.
+      const std::uint32_t to = dag.Successor(j, c.local[n], 0);
+      const std::int32_t a = next_vpos[to / L2.windows];
+      if (a < 0) continue;
+      const std::uint32_t w0 = to % L2.windows;
       for (int s = 0; s < S; ++s) {
-        const std::uint32_t to = dag.Successor(j, c.local[n], s);
-        const std::int32_t a = next_vpos[to / L2.windows], b = next_wpos[to % L2.windows];
-        if (a >= 0 && b >= 0)
+        const std::int32_t b = next_wpos[w0 + static_cast<std::uint32_t>(s)];
+        if (b >= 0)
           c.succ[n * S + s] =
               static_cast<std::int32_t>(next_base + static_cast<std::uint64_t>(a) * nw + b);
       }
@@ -442,29 +447,32 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
   DpCell* const cell = ws.cells.data();
   std::fill(cell, cell + c.slots, DpCell{-kInf, -1});
   const int S = c.S;
+  const std::int32_t* const succ = c.succ.data();
+  const double *const in1 = x1.data(), *const in2 = x2.data();
+  const char* const off = dead.data();
   double magnitude = 0.0;
-  // A slot's own term, then its value pushed to `to` (a slot of the next layer).
-  auto relax = [&](std::uint64_t from, std::uint64_t to) {
-    if (cell[from].best > cell[to].best)
-      cell[to] = {cell[from].best, static_cast<std::int64_t>(from)};
+  // A slot's value `best` pushed to `to` (a slot of the next layer, never `from` itself).
+  auto relax = [&](std::uint64_t from, double best, std::uint64_t to) {
+    if (best > cell[to].best) cell[to] = {best, static_cast<std::int64_t>(from)};
   };
+  // A slot's own term added to its value, which is returned.
   auto add = [&](std::uint64_t slot, double& layer_max) {
-    const double p1 = a1 * x1[slot], p2 = a2 * x2[slot];
+    const double p1 = a1 * in1[slot], p2 = a2 * in2[slot];
     layer_max = std::max(layer_max, std::abs(p1) + std::abs(p2));
-    cell[slot].best += p1 + p2;
+    return cell[slot].best += p1 + p2;
   };
   for (std::uint64_t j = 1; j <= c.main_layers; ++j) {
     double layer_max = 0.0;
     for (std::uint64_t k = c.begin[j - 1]; k < c.begin[j]; ++k) {
       if (j == 1) cell[k].best = 0.0;
-      if (cell[k].best == -kInf || dead[k]) {
+      if (cell[k].best == -kInf || off[k]) {
         cell[k].best = -kInf;
         continue;
       }
-      add(k, layer_max);
+      const double best = add(k, layer_max);
       for (int s = 0; s < S; ++s) {
-        const std::int32_t to = c.succ[k * S + s];
-        if (to >= 0) relax(k, static_cast<std::uint64_t>(to));
+        const std::int32_t to = succ[k * S + s];
+        if (to >= 0) relax(k, best, static_cast<std::uint64_t>(to));
       }
     }
     magnitude += layer_max;
@@ -477,10 +485,11 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
     if (first > 1) {
       // Enter the tail from the main role of layer first − 1.
       for (std::uint64_t k = c.begin[first - 2]; k < c.begin[first - 1]; ++k) {
-        if (cell[k].best == -kInf) continue;
+        const double best = cell[k].best;
+        if (best == -kInf) continue;
         for (int s = 0; s < S; ++s) {
-          const std::int32_t to = c.succ[k * S + s];
-          if (to >= 0) relax(k, offset + (static_cast<std::uint64_t>(to) - base));
+          const std::int32_t to = succ[k * S + s];
+          if (to >= 0) relax(k, best, offset + (static_cast<std::uint64_t>(to) - base));
         }
       }
     }
@@ -490,22 +499,22 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
       for (std::uint64_t k = c.begin[j - 1]; k < c.begin[j]; ++k) {
         const std::uint64_t slot = offset + (k - base);
         if (j == 1) cell[slot].best = 0.0;
-        if (cell[slot].best == -kInf || dead[slot]) {
+        if (cell[slot].best == -kInf || off[slot]) {
           cell[slot].best = -kInf;
           continue;
         }
-        add(slot, layer_max);
+        const double best = add(slot, layer_max);
         if (j == T) {
-          if (c.final_ok[k] && cell[slot].best > r.value) {
-            r.value = cell[slot].best;
+          if (c.final_ok[k] && best > r.value) {
+            r.value = best;
             r.last = static_cast<std::int64_t>(slot);
             r.length = T;
           }
           continue;
         }
         for (int s = 0; s < S; ++s) {
-          const std::int32_t to = c.succ[k * S + s];
-          if (to >= 0) relax(slot, offset + (static_cast<std::uint64_t>(to) - base));
+          const std::int32_t to = succ[k * S + s];
+          if (to >= 0) relax(slot, best, offset + (static_cast<std::uint64_t>(to) - base));
         }
       }
       this_tail += layer_max;
@@ -706,10 +715,16 @@ void BuildHeads(const PathPair& pair, const PathSet& set, SetData& data) {
       }
     }
     double spread_lo = kInf, spread_hi = -kInf;
-    for (std::uint64_t x = 0; x < slots; ++x) {
-      if (data.dead[x]) continue;
-      spread_lo = std::min(spread_lo, hd.lo[x]);
-      spread_hi = std::max(spread_hi, hd.hi[x]);
+    {
+      // Register copies: the loop carries them in registers, not through memory.
+      double lo_min = kInf, hi_max = -kInf;
+      for (std::uint64_t x = 0; x < slots; ++x) {
+        if (data.dead[x]) continue;
+        lo_min = std::min(lo_min, hd.lo[x]);
+        hi_max = std::max(hi_max, hd.hi[x]);
+      }
+      spread_lo = lo_min;
+      spread_hi = hi_max;
     }
     hd.relative = hd.mode != Attention::kSoftmax || spread_hi - spread_lo > kSoftmaxSpread;
     // The a* interval: at least the final node's own logit (it is a key of every path).
@@ -880,12 +895,15 @@ Linearised Linearise(const PathPair& pair, const SetData& data, int k, int sigma
         for (int a = 0; a < d; ++a) dot += u[a] * y[a];
         v[x] = dot;
       }
+      double vmin = lin.vmin[i], vmax = lin.vmax[i];
       for (std::uint64_t x = 0; x < c.slots; ++x)
         if (CanWeigh(hd, data, x)) {
           const double val = v[c.node_of[x]];
-          lin.vmin[i] = std::min(lin.vmin[i], val);
-          lin.vmax[i] = std::max(lin.vmax[i], val);
+          vmin = std::min(vmin, val);
+          vmax = std::max(vmax, val);
         }
+      lin.vmin[i] = vmin;
+      lin.vmax[i] = vmax;
     }
   }
   if (!std::isfinite(lin.kappa)) lin.finite = false;
@@ -946,28 +964,6 @@ double MuOf(const HeadData& hd, std::uint64_t T, double scale) {
   return 8.0 * (t + 8) * t * kUnit * (1.0 + scale);
 }
 
-// The minimum over s ∈ [0, 1] of the upper envelope of lines (value at s = 0, value at s = 1),
-// and an s attaining it.
-std::pair<double, double> EnvelopeMinimum(const std::vector<std::pair<double, double>>& lines) {
-  double best_s = 0.0, best_v = kInf;
-  std::vector<double> points{0.0, 1.0};
-  for (std::size_t p = 0; p < lines.size(); ++p)
-    for (std::size_t q = p + 1; q < lines.size(); ++q) {
-      const double d0 = lines[p].first - lines[q].first;
-      const double d1 = lines[p].second - lines[q].second;
-      if (d0 * d1 < 0) points.push_back(d0 / (d0 - d1));
-    }
-  for (double t : points) {
-    double v = -kInf;
-    for (const auto& [l0, l1] : lines) v = std::max(v, (1 - t) * l0 + t * l1);
-    if (v < best_v) {
-      best_v = v;
-      best_s = t;
-    }
-  }
-  return {best_v, best_s};
-}
-
 struct Checker {
   const PathPair& pair;
   const SetData& data;
@@ -993,11 +989,16 @@ struct Checker {
     const Compact& c = data.c;
     out.resize(c.slots);
     if (chosen) chosen->resize(c.slots);
+    const double* const value = v.data();
+    const std::uint64_t* const node = c.node_of.data();
+    const double *const wh = hd.wh.data(), *const wl = hd.wl.data();
+    double* const o = out.data();
+    double* const ch = chosen ? chosen->data() : nullptr;
     for (std::uint64_t x = 0; x < c.slots; ++x) {
-      const double e = v[c.node_of[x]] + mu - lambda;
-      const double w = e > 0 ? hd.wh[x] : hd.wl[x];
-      out[x] = w * e;
-      if (chosen) (*chosen)[x] = w;
+      const double e = value[node[x]] + mu - lambda;
+      const double w = e > 0 ? wh[x] : wl[x];
+      o[x] = w * e;
+      if (ch) ch[x] = w;
     }
   }
 
@@ -1131,7 +1132,7 @@ struct Checker {
           std::vector<std::pair<double, double>> here;
           for (const Seen& x : seen)
             if (x.rho == rho && x.r.last >= 0) here.emplace_back(x.r.x2 - mu_b, x.r.x1 - mu_a);
-          if (!here.empty() && EnvelopeMinimum(here).first > 0) return false;
+          if (!here.empty() && EnvelopeMinimumAbove(here, 0.0)) return false;
         }
         if (best_v > 0) break;  // no s can work on this interval with these paths
         if (std::abs(best_s - s) < 1e-12) break;
