@@ -434,21 +434,24 @@ class DpWorkspace {
  public:
   std::vector<DpCell> cells;
   std::vector<std::int64_t> path;
-  std::vector<double> x1, x2, ya[2], yb[2];
+  std::vector<double> ya[2], yb[2];
 };
 
 // The rounding of the sum along a path of T terms is ≤ γ_{T+4}·Σ_j |t_j| (γ_n = n·u/(1 − n·u))
 // and each term's own (two products and a sum) ≤ 3u(|a1 x1| + |a2 x2|): 1.01·(T + 8)·u times
 // Σ_layers max |terms| over the main layers plus the largest tail's, and gradual underflow adds
 // an absolute 2^-1075 to each product and sum (docs/theory.md §11.5, "Rounding").
-DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vector<double>& x2,
-               double a1, double a2, const std::vector<char>& dead, DpWorkspace& ws) {
+//
+// `Terms` gives a slot's term (term(slot, magnitude): t, with magnitude += |a1 x1| + |a2 x2| into
+// the layer's largest) and its components (components(slot, x1, x2)).
+template <class Terms>
+DpResult RunDpWith(const Compact& c, const Terms& terms, double a1, double a2,
+                   const std::vector<char>& dead, DpWorkspace& ws) {
   if (ws.cells.size() < c.slots) ws.cells.resize(c.slots);
   DpCell* const cell = ws.cells.data();
   std::fill(cell, cell + c.slots, DpCell{-kInf, -1});
   const int S = c.S;
   const std::int32_t* const succ = c.succ.data();
-  const double *const in1 = x1.data(), *const in2 = x2.data();
   const char* const off = dead.data();
   double magnitude = 0.0;
   // A slot's value `best` pushed to `to` (a slot of the next layer, never `from` itself).
@@ -457,9 +460,7 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
   };
   // A slot's own term added to its value, which is returned.
   auto add = [&](std::uint64_t slot, double& layer_max) {
-    const double p1 = a1 * in1[slot], p2 = a2 * in2[slot];
-    layer_max = std::max(layer_max, std::abs(p1) + std::abs(p2));
-    return cell[slot].best += p1 + p2;
+    return cell[slot].best += terms.term(slot, layer_max);
   };
   for (std::uint64_t j = 1; j <= c.main_layers; ++j) {
     double layer_max = 0.0;
@@ -530,8 +531,10 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
       slot = cell[slot].parent;
     }
     for (const std::int64_t x : ws.path) {
-      r.x1 += x1[static_cast<std::size_t>(x)];
-      r.x2 += x2[static_cast<std::size_t>(x)];
+      double p1 = 0.0, p2 = 0.0;
+      terms.components(static_cast<std::size_t>(x), p1, p2);
+      r.x1 += p1;
+      r.x2 += p2;
     }
   }
   r.slack = 1.01 * static_cast<double>(c.T_hi + 8) * kUnit * (magnitude + tail_magnitude) +
@@ -539,6 +542,51 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
                 (1 + std::abs(a1) + std::abs(a2));
   return r;
 }
+
+// The terms a1·x1 + a2·x2 of two input arrays.
+struct ArrayTerms {
+  const double *x1, *x2;
+  double a1, a2;
+  double term(std::uint64_t slot, double& layer_max) const {
+    const double p1 = a1 * x1[slot], p2 = a2 * x2[slot];
+    layer_max = std::max(layer_max, std::abs(p1) + std::abs(p2));
+    return p1 + p2;
+  }
+  void components(std::uint64_t slot, double& c1, double& c2) const {
+    c1 = x1[slot];
+    c2 = x2[slot];
+  }
+};
+
+DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vector<double>& x2,
+               double a1, double a2, const std::vector<char>& dead, DpWorkspace& ws) {
+  return RunDpWith(c, ArrayTerms{x1.data(), x2.data(), a1, a2}, a1, a2, dead, ws);
+}
+
+// The ratio programme's terms (a1 = 1, a2 = 0) computed where they are used, as Fill would store
+// them: x1 = w·e and x2 = w, e = c(v) + μ − λ, w = w_hi where e > 0 and w_lo otherwise. The
+// same bits as RunDp on Fill's arrays (docs/theory.md §11.5, "Speed"): there a slot adds
+// p1 + 0·w, and 0·w = +0 for the finite w ≥ 0 of every slot the programme reads (a dead slot is
+// never read), p1 + (+0) differs from p1 only for p1 = −0, and adding −0 or +0 to a value that
+// is never −0 (values start at +0 and a sum in round-to-nearest is −0 only from two −0s) gives
+// the same bits; the magnitude |p1| + |+0| = |p1|.
+struct RatioTerms {
+  const double *value, *wh, *wl;
+  const std::uint64_t* node;
+  double mu, lambda;
+  double term(std::uint64_t slot, double& layer_max) const {
+    const double e = value[node[slot]] + mu - lambda;
+    const double p1 = (e > 0 ? wh[slot] : wl[slot]) * e;
+    layer_max = std::max(layer_max, std::abs(p1));
+    return p1;
+  }
+  void components(std::uint64_t slot, double& c1, double& c2) const {
+    const double e = value[node[slot]] + mu - lambda;
+    const double w = e > 0 ? wh[slot] : wl[slot];
+    c1 = w * e;
+    c2 = w;
+  }
+};
 
 // The string of the maximising path ending at `last` (a slot of a tail of length T).
 std::vector<Token> PathString(const PathDag& dag, const Compact& c, const DpWorkspace& ws,
@@ -972,34 +1020,42 @@ struct Checker {
   DpWorkspace& ws;
   std::vector<std::vector<Token>>* candidates;
   std::uint64_t programs = 0;
-  std::vector<double>& x1 = ws.x1;
-  std::vector<double>& x2 = ws.x2;
 
   void Candidate(const DpResult& r) {
     if (candidates && options.candidates && r.last >= 0 && candidates->size() < 8)
       candidates->push_back(PathString(pair.dag(), data.c, ws, r.last, r.length));
   }
 
-  // out[x] = w·(c + μ − λ) per slot for head i at level λ (w the weight end that maximises),
-  // and, when `chosen` is set, the weight chosen.
-  void Fill(std::size_t i, double lambda, double mu, std::vector<double>& out,
-            std::vector<double>* chosen = nullptr) {
+  // out[x] = w·(c + μ − λ) per slot for head i at level λ (w the weight end that maximises).
+  void Fill(std::size_t i, double lambda, double mu, std::vector<double>& out) {
     const HeadData& hd = data.heads[i];
     const std::vector<double>& v = lin.values[i];
     const Compact& c = data.c;
     out.resize(c.slots);
-    if (chosen) chosen->resize(c.slots);
     const double* const value = v.data();
     const std::uint64_t* const node = c.node_of.data();
     const double *const wh = hd.wh.data(), *const wl = hd.wl.data();
     double* const o = out.data();
-    double* const ch = chosen ? chosen->data() : nullptr;
     for (std::uint64_t x = 0; x < c.slots; ++x) {
       const double e = value[node[x]] + mu - lambda;
       const double w = e > 0 ? wh[x] : wl[x];
       o[x] = w * e;
-      if (ch) ch[x] = w;
     }
+  }
+
+  // The ratio programme of head i at level λ on arrays filled first: x1 = w·(c + μ − λ) and
+  // x2 = w, the weight chosen (the reference for RatioTerms).
+  DpResult ReferenceRatioProgramme(std::size_t i, double lambda, double mu) {
+    const HeadData& hd = data.heads[i];
+    const Compact& c = data.c;
+    std::vector<double> x1(c.slots), x2(c.slots);
+    for (std::uint64_t x = 0; x < c.slots; ++x) {
+      const double e = lin.values[i][c.node_of[x]] + mu - lambda;
+      const double w = e > 0 ? hd.wh[x] : hd.wl[x];
+      x1[x] = w * e;
+      x2[x] = w;
+    }
+    return RunDp(c, x1, x2, 1.0, 0.0, data.dead, ws);
   }
 
   // A certified upper bound on max over the set's paths of N_i/D_i: Dinkelbach's iteration
@@ -1020,8 +1076,12 @@ struct Checker {
     double raise = 0.0;  // the last raise of a level that did not move the path's ratio
     int stalls = 0;
     for (int it = 0; it < 40; ++it) {
-      Fill(i, lambda, mu, x1, &x2);
-      const DpResult r = RunDp(data.c, x1, x2, 1.0, 0.0, data.dead, ws);
+      const DpResult r =
+          options.reference ? ReferenceRatioProgramme(i, lambda, mu)
+                            : RunDpWith(data.c,
+                                        RatioTerms{lin.values[i].data(), hd.wh.data(), hd.wl.data(),
+                                                   data.c.node_of.data(), mu, lambda},
+                                        1.0, 0.0, data.dead, ws);
       ++programs;
       if (r.last < 0) return -kInf;
       if (r.value - mu + r.slack <= 0) {
@@ -1124,7 +1184,8 @@ struct Checker {
           break;
         }
         // Kelley's step: the s minimising the upper envelope of the lines on [0, 1].
-        const auto [best_v, best_s] = EnvelopeMinimum(lines);
+        const auto [best_v, best_s] =
+            options.reference ? EnvelopeMinimumReference(lines) : EnvelopeMinimum(lines);
         // No cover can work when at one end every s has a path above 0, rounding aside
         // (docs/theory.md §11.5, "Pairing": the maximum is convex in ρ, so the interval of a
         // cover that holds this ρ would have an end above 0 at every s).
@@ -1132,7 +1193,9 @@ struct Checker {
           std::vector<std::pair<double, double>> here;
           for (const Seen& x : seen)
             if (x.rho == rho && x.r.last >= 0) here.emplace_back(x.r.x2 - mu_b, x.r.x1 - mu_a);
-          if (!here.empty() && EnvelopeMinimumAbove(here, 0.0)) return false;
+          if (!here.empty() && (options.reference ? EnvelopeMinimumReference(here).first > 0
+                                                  : EnvelopeMinimumAbove(here, 0.0)))
+            return false;
         }
         if (best_v > 0) break;  // no s can work on this interval with these paths
         if (std::abs(best_s - s) < 1e-12) break;
