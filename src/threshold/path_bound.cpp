@@ -421,18 +421,14 @@ struct DpResult {
   double slack = 0.0;
 };
 
-// One slot of a programme: the best value reaching it and its parent (the components of the
-// maximising path are summed along it afterwards, in the same order).
-struct DpCell {
-  double best;
-  std::int64_t parent;
-};
-
 // The arrays of the programmes, kept across the sets of a task (BoundScratch; every entry a
-// programme reads is written first by RunDp or Fill).
+// programme reads is written first by RunDp or Fill). Per slot: the best value reaching it and
+// its parent (written with the value; read only along a maximising path, whose slots past the
+// first layer all had their value raised from −∞), in two arrays (12 bytes a slot).
 class DpWorkspace {
  public:
-  std::vector<DpCell> cells;
+  std::vector<double> best;
+  std::vector<std::int32_t> parent;
   std::vector<std::int64_t> path;
   std::vector<double> ya[2], yb[2];
 };
@@ -447,27 +443,35 @@ class DpWorkspace {
 template <class Terms>
 DpResult RunDpWith(const Compact& c, const Terms& terms, double a1, double a2,
                    const std::vector<char>& dead, DpWorkspace& ws) {
-  if (ws.cells.size() < c.slots) ws.cells.resize(c.slots);
-  DpCell* const cell = ws.cells.data();
-  std::fill(cell, cell + c.slots, DpCell{-kInf, -1});
+  LTSIM_CHECK(c.slots <= static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()));
+  if (ws.best.size() < c.slots) {
+    ws.best.resize(c.slots);
+    ws.parent.resize(c.slots);
+  }
+  double* const value = ws.best.data();
+  std::int32_t* const parent = ws.parent.data();
+  std::fill(value, value + c.slots, -kInf);
   const int S = c.S;
   const std::int32_t* const succ = c.succ.data();
   const char* const off = dead.data();
   double magnitude = 0.0;
   // A slot's value `best` pushed to `to` (a slot of the next layer, never `from` itself).
   auto relax = [&](std::uint64_t from, double best, std::uint64_t to) {
-    if (best > cell[to].best) cell[to] = {best, static_cast<std::int64_t>(from)};
+    if (best > value[to]) {
+      value[to] = best;
+      parent[to] = static_cast<std::int32_t>(from);
+    }
   };
   // A slot's own term added to its value, which is returned.
   auto add = [&](std::uint64_t slot, double& layer_max) {
-    return cell[slot].best += terms.term(slot, layer_max);
+    return value[slot] += terms.term(slot, layer_max);
   };
   for (std::uint64_t j = 1; j <= c.main_layers; ++j) {
     double layer_max = 0.0;
     for (std::uint64_t k = c.begin[j - 1]; k < c.begin[j]; ++k) {
-      if (j == 1) cell[k].best = 0.0;
-      if (cell[k].best == -kInf || off[k]) {
-        cell[k].best = -kInf;
+      if (j == 1) value[k] = 0.0;
+      if (value[k] == -kInf || off[k]) {
+        value[k] = -kInf;
         continue;
       }
       const double best = add(k, layer_max);
@@ -486,7 +490,7 @@ DpResult RunDpWith(const Compact& c, const Terms& terms, double a1, double a2,
     if (first > 1) {
       // Enter the tail from the main role of layer first − 1.
       for (std::uint64_t k = c.begin[first - 2]; k < c.begin[first - 1]; ++k) {
-        const double best = cell[k].best;
+        const double best = value[k];
         if (best == -kInf) continue;
         for (int s = 0; s < S; ++s) {
           const std::int32_t to = succ[k * S + s];
@@ -499,9 +503,9 @@ DpResult RunDpWith(const Compact& c, const Terms& terms, double a1, double a2,
       double layer_max = 0.0;
       for (std::uint64_t k = c.begin[j - 1]; k < c.begin[j]; ++k) {
         const std::uint64_t slot = offset + (k - base);
-        if (j == 1) cell[slot].best = 0.0;
-        if (cell[slot].best == -kInf || off[slot]) {
-          cell[slot].best = -kInf;
+        if (j == 1) value[slot] = 0.0;
+        if (value[slot] == -kInf || off[slot]) {
+          value[slot] = -kInf;
           continue;
         }
         const double best = add(slot, layer_max);
@@ -528,7 +532,8 @@ DpResult RunDpWith(const Compact& c, const Terms& terms, double a1, double a2,
     std::int64_t slot = r.last;
     for (std::uint64_t j = r.length; j >= 1; --j) {
       ws.path[j - 1] = slot;
-      slot = cell[slot].parent;
+      if (j == 1) break;
+      slot = parent[slot];
     }
     for (const std::int64_t x : ws.path) {
       double p1 = 0.0, p2 = 0.0;
@@ -597,7 +602,7 @@ std::vector<Token> PathString(const PathDag& dag, const Compact& c, const DpWork
     const std::uint64_t k = c.node_of[static_cast<std::size_t>(slot)];
     x[j - 1] = static_cast<Token>(dag.LastToken(j, c.local[k]));
     if (j == 1) break;
-    slot = ws.cells[static_cast<std::size_t>(slot)].parent;
+    slot = ws.parent[static_cast<std::size_t>(slot)];
   }
   return x;
 }
