@@ -74,6 +74,7 @@ set(ltsim_slow_tests
     "PathSearchBruteForce.HardmaxSecondLayerWithMlpUpTo14"
     "PathSearchBruteForce.KGramPairUpTo20"
     "PathThresholdProperty.EveryBoundIsAtLeastTheLargestGapOverItsPaths"
+    "PathThresholdProperty.FastBoundIsTheReferenceBitForBit"
     "PathThresholdProperty.FindsWhatEveryStringFinds"
     "PathThresholdProperty.ResultsAreTheSameForAnyThreadCount"
     "Profile.ResultsDoNotDependOnThreads"

@@ -13,6 +13,7 @@
 
 #include "eval/layer_math.h"
 #include "ltsim/core/error.h"
+#include "threshold/path_envelope.h"
 
 namespace ltsim::threshold {
 namespace {
@@ -369,10 +370,14 @@ Compact Materialise(const PathPair& pair, const PathSet& set) {
     c.succ.resize(c.global.size() * S, -1);
     const PathDag::Layer& L2 = dag.layer(j + 1);
     for (std::uint64_t n = base; n < c.global.size(); ++n) {
+      // The successor by token s is the one by token 0 plus s, in the same count vector.
+      const std::uint32_t to = dag.Successor(j, c.local[n], 0);
+      const std::int32_t a = next_vpos[to / L2.windows];
+      if (a < 0) continue;
+      const std::uint32_t w0 = to % L2.windows;
       for (int s = 0; s < S; ++s) {
-        const std::uint32_t to = dag.Successor(j, c.local[n], s);
-        const std::int32_t a = next_vpos[to / L2.windows], b = next_wpos[to % L2.windows];
-        if (a >= 0 && b >= 0)
+        const std::int32_t b = next_wpos[w0 + static_cast<std::uint32_t>(s)];
+        if (b >= 0)
           c.succ[n * S + s] =
               static_cast<std::int32_t>(next_base + static_cast<std::uint64_t>(a) * nw + b);
       }
@@ -416,55 +421,63 @@ struct DpResult {
   double slack = 0.0;
 };
 
-// One slot of a programme: the best value reaching it and its parent (the components of the
-// maximising path are summed along it afterwards, in the same order).
-struct DpCell {
-  double best;
-  std::int64_t parent;
-};
-
 // The arrays of the programmes, kept across the sets of a task (BoundScratch; every entry a
-// programme reads is written first by RunDp or Fill).
+// programme reads is written first by RunDp or Fill). Per slot: the best value reaching it and
+// its parent (written with the value; read only along a maximising path, whose slots past the
+// first layer all had their value raised from −∞), in two arrays (12 bytes a slot).
 class DpWorkspace {
  public:
-  std::vector<DpCell> cells;
+  std::vector<double> best;
+  std::vector<std::int32_t> parent;
   std::vector<std::int64_t> path;
-  std::vector<double> x1, x2, ya[2], yb[2];
+  std::vector<double> ya[2], yb[2];
 };
 
 // The rounding of the sum along a path of T terms is ≤ γ_{T+4}·Σ_j |t_j| (γ_n = n·u/(1 − n·u))
 // and each term's own (two products and a sum) ≤ 3u(|a1 x1| + |a2 x2|): 1.01·(T + 8)·u times
 // Σ_layers max |terms| over the main layers plus the largest tail's, and gradual underflow adds
 // an absolute 2^-1075 to each product and sum (docs/theory.md §11.5, "Rounding").
-DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vector<double>& x2,
-               double a1, double a2, const std::vector<char>& dead, DpWorkspace& ws) {
-  if (ws.cells.size() < c.slots) ws.cells.resize(c.slots);
-  DpCell* const cell = ws.cells.data();
-  std::fill(cell, cell + c.slots, DpCell{-kInf, -1});
+//
+// `Terms` gives a slot's term (term(slot, magnitude): t, with magnitude += |a1 x1| + |a2 x2| into
+// the layer's largest) and its components (components(slot, x1, x2)).
+template <class Terms>
+DpResult RunDpWith(const Compact& c, const Terms& terms, double a1, double a2,
+                   const std::vector<char>& dead, DpWorkspace& ws) {
+  LTSIM_CHECK(c.slots <= static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()));
+  if (ws.best.size() < c.slots) {
+    ws.best.resize(c.slots);
+    ws.parent.resize(c.slots);
+  }
+  double* const value = ws.best.data();
+  std::int32_t* const parent = ws.parent.data();
+  std::fill(value, value + c.slots, -kInf);
   const int S = c.S;
+  const std::int32_t* const succ = c.succ.data();
+  const char* const off = dead.data();
   double magnitude = 0.0;
-  // A slot's own term, then its value pushed to `to` (a slot of the next layer).
-  auto relax = [&](std::uint64_t from, std::uint64_t to) {
-    if (cell[from].best > cell[to].best)
-      cell[to] = {cell[from].best, static_cast<std::int64_t>(from)};
+  // A slot's value `best` pushed to `to` (a slot of the next layer, never `from` itself).
+  auto relax = [&](std::uint64_t from, double best, std::uint64_t to) {
+    if (best > value[to]) {
+      value[to] = best;
+      parent[to] = static_cast<std::int32_t>(from);
+    }
   };
+  // A slot's own term added to its value, which is returned.
   auto add = [&](std::uint64_t slot, double& layer_max) {
-    const double p1 = a1 * x1[slot], p2 = a2 * x2[slot];
-    layer_max = std::max(layer_max, std::abs(p1) + std::abs(p2));
-    cell[slot].best += p1 + p2;
+    return value[slot] += terms.term(slot, layer_max);
   };
   for (std::uint64_t j = 1; j <= c.main_layers; ++j) {
     double layer_max = 0.0;
     for (std::uint64_t k = c.begin[j - 1]; k < c.begin[j]; ++k) {
-      if (j == 1) cell[k].best = 0.0;
-      if (cell[k].best == -kInf || dead[k]) {
-        cell[k].best = -kInf;
+      if (j == 1) value[k] = 0.0;
+      if (value[k] == -kInf || off[k]) {
+        value[k] = -kInf;
         continue;
       }
-      add(k, layer_max);
+      const double best = add(k, layer_max);
       for (int s = 0; s < S; ++s) {
-        const std::int32_t to = c.succ[k * S + s];
-        if (to >= 0) relax(k, static_cast<std::uint64_t>(to));
+        const std::int32_t to = succ[k * S + s];
+        if (to >= 0) relax(k, best, static_cast<std::uint64_t>(to));
       }
     }
     magnitude += layer_max;
@@ -477,10 +490,11 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
     if (first > 1) {
       // Enter the tail from the main role of layer first − 1.
       for (std::uint64_t k = c.begin[first - 2]; k < c.begin[first - 1]; ++k) {
-        if (cell[k].best == -kInf) continue;
+        const double best = value[k];
+        if (best == -kInf) continue;
         for (int s = 0; s < S; ++s) {
-          const std::int32_t to = c.succ[k * S + s];
-          if (to >= 0) relax(k, offset + (static_cast<std::uint64_t>(to) - base));
+          const std::int32_t to = succ[k * S + s];
+          if (to >= 0) relax(k, best, offset + (static_cast<std::uint64_t>(to) - base));
         }
       }
     }
@@ -489,23 +503,23 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
       double layer_max = 0.0;
       for (std::uint64_t k = c.begin[j - 1]; k < c.begin[j]; ++k) {
         const std::uint64_t slot = offset + (k - base);
-        if (j == 1) cell[slot].best = 0.0;
-        if (cell[slot].best == -kInf || dead[slot]) {
-          cell[slot].best = -kInf;
+        if (j == 1) value[slot] = 0.0;
+        if (value[slot] == -kInf || off[slot]) {
+          value[slot] = -kInf;
           continue;
         }
-        add(slot, layer_max);
+        const double best = add(slot, layer_max);
         if (j == T) {
-          if (c.final_ok[k] && cell[slot].best > r.value) {
-            r.value = cell[slot].best;
+          if (c.final_ok[k] && best > r.value) {
+            r.value = best;
             r.last = static_cast<std::int64_t>(slot);
             r.length = T;
           }
           continue;
         }
         for (int s = 0; s < S; ++s) {
-          const std::int32_t to = c.succ[k * S + s];
-          if (to >= 0) relax(slot, offset + (static_cast<std::uint64_t>(to) - base));
+          const std::int32_t to = succ[k * S + s];
+          if (to >= 0) relax(slot, best, offset + (static_cast<std::uint64_t>(to) - base));
         }
       }
       this_tail += layer_max;
@@ -518,11 +532,14 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
     std::int64_t slot = r.last;
     for (std::uint64_t j = r.length; j >= 1; --j) {
       ws.path[j - 1] = slot;
-      slot = cell[slot].parent;
+      if (j == 1) break;
+      slot = parent[slot];
     }
     for (const std::int64_t x : ws.path) {
-      r.x1 += x1[static_cast<std::size_t>(x)];
-      r.x2 += x2[static_cast<std::size_t>(x)];
+      double p1 = 0.0, p2 = 0.0;
+      terms.components(static_cast<std::size_t>(x), p1, p2);
+      r.x1 += p1;
+      r.x2 += p2;
     }
   }
   r.slack = 1.01 * static_cast<double>(c.T_hi + 8) * kUnit * (magnitude + tail_magnitude) +
@@ -530,6 +547,51 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
                 (1 + std::abs(a1) + std::abs(a2));
   return r;
 }
+
+// The terms a1·x1 + a2·x2 of two input arrays.
+struct ArrayTerms {
+  const double *x1, *x2;
+  double a1, a2;
+  double term(std::uint64_t slot, double& layer_max) const {
+    const double p1 = a1 * x1[slot], p2 = a2 * x2[slot];
+    layer_max = std::max(layer_max, std::abs(p1) + std::abs(p2));
+    return p1 + p2;
+  }
+  void components(std::uint64_t slot, double& c1, double& c2) const {
+    c1 = x1[slot];
+    c2 = x2[slot];
+  }
+};
+
+DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vector<double>& x2,
+               double a1, double a2, const std::vector<char>& dead, DpWorkspace& ws) {
+  return RunDpWith(c, ArrayTerms{x1.data(), x2.data(), a1, a2}, a1, a2, dead, ws);
+}
+
+// The ratio programme's terms (a1 = 1, a2 = 0) computed where they are used, as Fill would store
+// them: x1 = w·e and x2 = w, e = c(v) + μ − λ, w = w_hi where e > 0 and w_lo otherwise. The
+// same bits as RunDp on Fill's arrays (docs/theory.md §11.5, "Speed"): there a slot adds
+// p1 + 0·w, and 0·w = +0 for the finite w ≥ 0 of every slot the programme reads (a dead slot is
+// never read), p1 + (+0) differs from p1 only for p1 = −0, and adding −0 or +0 to a value that
+// is never −0 (values start at +0 and a sum in round-to-nearest is −0 only from two −0s) gives
+// the same bits; the magnitude |p1| + |+0| = |p1|.
+struct RatioTerms {
+  const double *value, *wh, *wl;
+  const std::uint64_t* node;
+  double mu, lambda;
+  double term(std::uint64_t slot, double& layer_max) const {
+    const double e = value[node[slot]] + mu - lambda;
+    const double p1 = (e > 0 ? wh[slot] : wl[slot]) * e;
+    layer_max = std::max(layer_max, std::abs(p1));
+    return p1;
+  }
+  void components(std::uint64_t slot, double& c1, double& c2) const {
+    const double e = value[node[slot]] + mu - lambda;
+    const double w = e > 0 ? wh[slot] : wl[slot];
+    c1 = w * e;
+    c2 = w;
+  }
+};
 
 // The string of the maximising path ending at `last` (a slot of a tail of length T).
 std::vector<Token> PathString(const PathDag& dag, const Compact& c, const DpWorkspace& ws,
@@ -540,7 +602,7 @@ std::vector<Token> PathString(const PathDag& dag, const Compact& c, const DpWork
     const std::uint64_t k = c.node_of[static_cast<std::size_t>(slot)];
     x[j - 1] = static_cast<Token>(dag.LastToken(j, c.local[k]));
     if (j == 1) break;
-    slot = ws.cells[static_cast<std::size_t>(slot)].parent;
+    slot = ws.parent[static_cast<std::size_t>(slot)];
   }
   return x;
 }
@@ -706,10 +768,16 @@ void BuildHeads(const PathPair& pair, const PathSet& set, SetData& data) {
       }
     }
     double spread_lo = kInf, spread_hi = -kInf;
-    for (std::uint64_t x = 0; x < slots; ++x) {
-      if (data.dead[x]) continue;
-      spread_lo = std::min(spread_lo, hd.lo[x]);
-      spread_hi = std::max(spread_hi, hd.hi[x]);
+    {
+      // Register copies: the loop carries them in registers, not through memory.
+      double lo_min = kInf, hi_max = -kInf;
+      for (std::uint64_t x = 0; x < slots; ++x) {
+        if (data.dead[x]) continue;
+        lo_min = std::min(lo_min, hd.lo[x]);
+        hi_max = std::max(hi_max, hd.hi[x]);
+      }
+      spread_lo = lo_min;
+      spread_hi = hi_max;
     }
     hd.relative = hd.mode != Attention::kSoftmax || spread_hi - spread_lo > kSoftmaxSpread;
     // The a* interval: at least the final node's own logit (it is a key of every path).
@@ -880,12 +948,15 @@ Linearised Linearise(const PathPair& pair, const SetData& data, int k, int sigma
         for (int a = 0; a < d; ++a) dot += u[a] * y[a];
         v[x] = dot;
       }
+      double vmin = lin.vmin[i], vmax = lin.vmax[i];
       for (std::uint64_t x = 0; x < c.slots; ++x)
         if (CanWeigh(hd, data, x)) {
           const double val = v[c.node_of[x]];
-          lin.vmin[i] = std::min(lin.vmin[i], val);
-          lin.vmax[i] = std::max(lin.vmax[i], val);
+          vmin = std::min(vmin, val);
+          vmax = std::max(vmax, val);
         }
+      lin.vmin[i] = vmin;
+      lin.vmax[i] = vmax;
     }
   }
   if (!std::isfinite(lin.kappa)) lin.finite = false;
@@ -946,28 +1017,6 @@ double MuOf(const HeadData& hd, std::uint64_t T, double scale) {
   return 8.0 * (t + 8) * t * kUnit * (1.0 + scale);
 }
 
-// The minimum over s ∈ [0, 1] of the upper envelope of lines (value at s = 0, value at s = 1),
-// and an s attaining it.
-std::pair<double, double> EnvelopeMinimum(const std::vector<std::pair<double, double>>& lines) {
-  double best_s = 0.0, best_v = kInf;
-  std::vector<double> points{0.0, 1.0};
-  for (std::size_t p = 0; p < lines.size(); ++p)
-    for (std::size_t q = p + 1; q < lines.size(); ++q) {
-      const double d0 = lines[p].first - lines[q].first;
-      const double d1 = lines[p].second - lines[q].second;
-      if (d0 * d1 < 0) points.push_back(d0 / (d0 - d1));
-    }
-  for (double t : points) {
-    double v = -kInf;
-    for (const auto& [l0, l1] : lines) v = std::max(v, (1 - t) * l0 + t * l1);
-    if (v < best_v) {
-      best_v = v;
-      best_s = t;
-    }
-  }
-  return {best_v, best_s};
-}
-
 struct Checker {
   const PathPair& pair;
   const SetData& data;
@@ -976,29 +1025,42 @@ struct Checker {
   DpWorkspace& ws;
   std::vector<std::vector<Token>>* candidates;
   std::uint64_t programs = 0;
-  std::vector<double>& x1 = ws.x1;
-  std::vector<double>& x2 = ws.x2;
 
   void Candidate(const DpResult& r) {
     if (candidates && options.candidates && r.last >= 0 && candidates->size() < 8)
       candidates->push_back(PathString(pair.dag(), data.c, ws, r.last, r.length));
   }
 
-  // out[x] = w·(c + μ − λ) per slot for head i at level λ (w the weight end that maximises),
-  // and, when `chosen` is set, the weight chosen.
-  void Fill(std::size_t i, double lambda, double mu, std::vector<double>& out,
-            std::vector<double>* chosen = nullptr) {
+  // out[x] = w·(c + μ − λ) per slot for head i at level λ (w the weight end that maximises).
+  void Fill(std::size_t i, double lambda, double mu, std::vector<double>& out) {
     const HeadData& hd = data.heads[i];
     const std::vector<double>& v = lin.values[i];
     const Compact& c = data.c;
     out.resize(c.slots);
-    if (chosen) chosen->resize(c.slots);
+    const double* const value = v.data();
+    const std::uint64_t* const node = c.node_of.data();
+    const double *const wh = hd.wh.data(), *const wl = hd.wl.data();
+    double* const o = out.data();
     for (std::uint64_t x = 0; x < c.slots; ++x) {
-      const double e = v[c.node_of[x]] + mu - lambda;
-      const double w = e > 0 ? hd.wh[x] : hd.wl[x];
-      out[x] = w * e;
-      if (chosen) (*chosen)[x] = w;
+      const double e = value[node[x]] + mu - lambda;
+      const double w = e > 0 ? wh[x] : wl[x];
+      o[x] = w * e;
     }
+  }
+
+  // The ratio programme of head i at level λ on arrays filled first: x1 = w·(c + μ − λ) and
+  // x2 = w, the weight chosen (the reference for RatioTerms).
+  DpResult ReferenceRatioProgramme(std::size_t i, double lambda, double mu) {
+    const HeadData& hd = data.heads[i];
+    const Compact& c = data.c;
+    std::vector<double> x1(c.slots), x2(c.slots);
+    for (std::uint64_t x = 0; x < c.slots; ++x) {
+      const double e = lin.values[i][c.node_of[x]] + mu - lambda;
+      const double w = e > 0 ? hd.wh[x] : hd.wl[x];
+      x1[x] = w * e;
+      x2[x] = w;
+    }
+    return RunDp(c, x1, x2, 1.0, 0.0, data.dead, ws);
   }
 
   // A certified upper bound on max over the set's paths of N_i/D_i: Dinkelbach's iteration
@@ -1019,8 +1081,12 @@ struct Checker {
     double raise = 0.0;  // the last raise of a level that did not move the path's ratio
     int stalls = 0;
     for (int it = 0; it < 40; ++it) {
-      Fill(i, lambda, mu, x1, &x2);
-      const DpResult r = RunDp(data.c, x1, x2, 1.0, 0.0, data.dead, ws);
+      const DpResult r =
+          options.reference ? ReferenceRatioProgramme(i, lambda, mu)
+                            : RunDpWith(data.c,
+                                        RatioTerms{lin.values[i].data(), hd.wh.data(), hd.wl.data(),
+                                                   data.c.node_of.data(), mu, lambda},
+                                        1.0, 0.0, data.dead, ws);
       ++programs;
       if (r.last < 0) return -kInf;
       if (r.value - mu + r.slack <= 0) {
@@ -1123,7 +1189,8 @@ struct Checker {
           break;
         }
         // Kelley's step: the s minimising the upper envelope of the lines on [0, 1].
-        const auto [best_v, best_s] = EnvelopeMinimum(lines);
+        const auto [best_v, best_s] =
+            options.reference ? EnvelopeMinimumReference(lines) : EnvelopeMinimum(lines);
         // No cover can work when at one end every s has a path above 0, rounding aside
         // (docs/theory.md §11.5, "Pairing": the maximum is convex in ρ, so the interval of a
         // cover that holds this ρ would have an end above 0 at every s).
@@ -1131,7 +1198,9 @@ struct Checker {
           std::vector<std::pair<double, double>> here;
           for (const Seen& x : seen)
             if (x.rho == rho && x.r.last >= 0) here.emplace_back(x.r.x2 - mu_b, x.r.x1 - mu_a);
-          if (!here.empty() && EnvelopeMinimum(here).first > 0) return false;
+          if (!here.empty() && (options.reference ? EnvelopeMinimumReference(here).first > 0
+                                                  : EnvelopeMinimumAbove(here, 0.0)))
+            return false;
         }
         if (best_v > 0) break;  // no s can work on this interval with these paths
         if (std::abs(best_s - s) < 1e-12) break;

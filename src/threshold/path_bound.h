@@ -100,6 +100,9 @@ struct BoundOptions {
   int max_kelley = 12;     ///< cutting-plane steps for s at one interval of ρ
   bool candidates = true;  ///< collect maximising strings
   bool pairing = true;     ///< try the pairing of two heads (docs/theory.md §11.5)
+  /// Tests: the reference computations the fast ones must match bit for bit (the ratio
+  /// programmes on arrays filled first, every candidate point of the pairing's envelopes).
+  bool reference = false;
 };
 
 /// Arrays the bound reuses from set to set (the dynamic programmes' slots and inputs): one per

@@ -35,7 +35,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Bytes a node costs: the y¹ tables (shared when the first layers are the same) and, per
 // thread, the arrays of a set spanning every node: the compact indices (global 8, local 4),
 // successors (4 per token), final and dead flags (1 + 1) and slot's node (8); the dynamic
-// programme's one DpCell array (16) and six inputs (x1, x2, ya[2], yb[2]: 48); per head four
+// programme's value and parent arrays (12, counted as 16) and four inputs (ya[2], yb[2]: 32,
+// counted as 48: an upper estimate, which fixes the limit N'); per head four
 // interval arrays and values (40).
 std::uint64_t BytesPerNode(const Transformer& f, const Transformer& g, int threads) {
   const bool shared = SameFirstLayer(f, g);

@@ -269,5 +269,60 @@ RC_GTEST_PROP(PathThresholdProperty, EveryBoundIsAtLeastTheLargestGapOverItsPath
   RC_TAG(above.holds ? "settled at 1.05x" : "not settled at 1.05x");
 }
 
+// The bound's fast computations (ratio programmes computing their terms in place, early exits
+// in the pairing's envelopes, arrays reused from set to set) against the reference (arrays
+// filled first, every envelope point, fresh arrays per set), bit for bit, on random sets at
+// limits around the largest gap over their paths.
+bool SamePathSet(const threshold::PathSet& a, const threshold::PathSet& b) {
+  if (a.length != b.length || a.length_hi != b.length_hi || a.final_window != b.final_window ||
+      a.final_lo != b.final_lo || a.final_hi != b.final_hi || a.astar != b.astar ||
+      a.waypoints.size() != b.waypoints.size())
+    return false;
+  for (std::size_t k = 0; k < a.waypoints.size(); ++k)
+    if (a.waypoints[k].layer != b.waypoints[k].layer || a.waypoints[k].lo != b.waypoints[k].lo ||
+        a.waypoints[k].hi != b.waypoints[k].hi)
+      return false;
+  return true;
+}
+
+RC_GTEST_PROP(PathThresholdProperty, FastBoundIsTheReferenceBitForBit, ()) {
+  const Pair p = GenPair(kSetPaths);
+  RC_PRE(p.max_length >= 2);
+  const JointView view = JointViewOf({&p.f, &p.g});
+  threshold::PathDag dag(view);
+  dag.Extend(p.max_length);
+  threshold::PathPair pair(p.f, p.g, dag);
+  pair.Extend();
+  threshold::BoundScratch scratch;  // shared by the case's sets, as a search task shares it
+  threshold::BoundOptions fast, reference;
+  fast.leaf_paths = reference.leaf_paths = 0;  // bound even single paths
+  reference.reference = true;
+  for (int k = 0; k < 4; ++k) {
+    const threshold::PathSet set = GenSet(pair, p.max_length);
+    bool complete = false;
+    double truth = 0.0;
+    for (const auto& x : threshold::EnumeratePaths(pair, set, kSetPaths, &complete)) {
+      Vector a, b;
+      threshold::PathOutputs(pair, threshold::PathNodes(dag, x), a, b);
+      const double gap = threshold::PathGap(a, b);
+      if (std::isfinite(gap)) truth = std::max(truth, gap);
+    }
+    const double limit = truth * *rc::gen::element(0.5, 0.9, 1.0, 1.05, 1.5, 3.0);
+    const threshold::SetBound r = threshold::BoundPathSet(pair, set, limit, reference);
+    const threshold::SetBound f = threshold::BoundPathSet(pair, set, limit, fast, &scratch);
+    RC_TAG(r.holds ? "holds" : "does not hold");
+    RC_ASSERT(f.empty == r.empty);
+    RC_ASSERT(f.leaf == r.leaf);
+    RC_ASSERT(f.holds == r.holds);
+    RC_ASSERT(f.paths == r.paths);
+    RC_ASSERT(f.nodes == r.nodes);
+    RC_ASSERT(f.programs == r.programs);
+    RC_ASSERT(f.candidates == r.candidates);
+    RC_ASSERT(f.children.size() == r.children.size());
+    for (std::size_t c = 0; c < f.children.size(); ++c)
+      RC_ASSERT(SamePathSet(f.children[c], r.children[c]));
+  }
+}
+
 }  // namespace
 }  // namespace ltsim
