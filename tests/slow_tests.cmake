@@ -82,6 +82,7 @@ set(ltsim_slow_tests
     "RawSearch.ChainedConditionsOutlastASingleCondition"
     "RawSearch.RandomPairsAndProposalsStayInTheClass"
     "RawSearch.SearchBeatsRandomStartsOnTheSameBudget"
+    "Refute.TheEvaluationCapIsNamedAndCertificationMakesTheBestPairExact"
     "RefuteCli.ExponentOfTheNestedFamilyIsRecoveredAndEveryPointReplays"
     "RoundingProperty.ThresholdAgreesWithFiftyDigitBruteForce"
     "ShardTest.EveryBitFlipOfAShardFileIsANamedInputError"

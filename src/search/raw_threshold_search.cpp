@@ -110,12 +110,6 @@ double OutputBound(const Transformer& m) {
   return m.readout_bias.cwiseAbs().maxCoeff() + m.readout_weight.norm() * (u + mlp);
 }
 
-/// The exact threshold's evaluation cap for one evaluation of the search: a pair whose pruned
-/// search needs more (a hard pair, at most seconds of CPU) counts as censored at the last length
-/// it certified, a lower bound, and may be certified further past the cap (CertifyPastCap).
-/// A count, not a time, so the search stays the same for any thread count and machine.
-constexpr std::uint64_t kSearchThresholdEvaluations = 3'000'000;
-
 /// Outputs above this make the evaluators' agreement (1e-9 relative, eval/evaluate.h) coarser
 /// than the gaps that decide T*; such pairs are not evaluated.
 constexpr double kMaxOutputBound = 1e4;
@@ -610,7 +604,12 @@ RawSearchResult RunRawSearch(const RawSearchOptions& o) {
   // Evaluations get the time left (so a hard pair cannot overrun the budget by minutes); the
   // result is then flagged as stopped by time, as when the budget stops the climbs.
   RawSearchOptions timed = o;
-  timed.evaluation_cap = kSearchThresholdEvaluations;
+  // The exact threshold's evaluation cap for one evaluation of the search: a pair whose pruned
+  // search needs more (a hard pair, at most seconds of CPU) counts as censored at the last
+  // length it certified, a lower bound, and may be certified further past the cap
+  // (CertifyPastCap). A count, not a time, so the search stays the same for any thread count
+  // and machine.
+  timed.evaluation_cap = o.search_evaluation_cap;
   if (o.time_budget > 0) timed.evaluation_seconds = [&] { return o.time_budget - elapsed(); };
   auto run = [&](int i) {
     // Climb 0 always evaluates its start, so a result has at least one evaluated pair.
@@ -663,6 +662,13 @@ RawSearchResult RunRawSearch(const RawSearchOptions& o) {
   return result;
 }
 
+std::optional<std::string> RawCensoredBy(const RawEvaluation& e) {
+  if (!e.valid || e.first_disagreement) return std::nullopt;
+  if (e.censored_by_cap) return "threshold_evaluations";
+  if (e.stopped_by_time) return "time_budget";
+  return std::nullopt;
+}
+
 bool CertifyPastCap(const RawSearchOptions& o, const Transformer& f, const Transformer& g,
                     RawEvaluation& e, std::uint64_t target, double seconds, int threads) {
   target = std::min(target, kThresholdMaxLength);
@@ -672,7 +678,6 @@ bool CertifyPastCap(const RawSearchOptions& o, const Transformer& f, const Trans
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
   const std::uint64_t before = e.checked_up_to;
-  double rate = 0.0;  // statistics evaluated per second in the previous run
   std::uint64_t length = e.checked_up_to;
   while (!e.first_disagreement && e.checked_up_to >= length && length < target) {
     const double left = seconds - elapsed();
@@ -680,40 +685,28 @@ bool CertifyPastCap(const RawSearchOptions& o, const Transformer& f, const Trans
       e.stopped_by_time = true;  // short of the target: a result that depends on timing
       break;
     }
-    length = std::min(target, std::max<std::uint64_t>(length * 4, length + 1));
+    // Seconds beyond 1e9 (--time-budget 0 passes the largest double) are no budget at all:
+    // the threshold keeps its default evaluation cap and no time budget, and the lengths grow
+    // ×4 a run. Timed, one run goes straight to the target: it stops at T* or at its time
+    // budget, exact up to the lengths every task finished, and re-runs no lengths (a run's
+    // time hardly depends on its max_length: 13.5 s to T* = 223,446 at max_length 320,000,
+    // 14.4 s at 10⁷, docs/refute.md §5.4).
+    const bool timed = left < 1e9;
+    length = timed ? target : std::min(target, std::max<std::uint64_t>(length * 4, length + 1));
     ThresholdOptions t;
     t.epsilon = o.eps;
     t.max_length = length;
     t.threads = threads;
-    // Without a measured rate yet, the first run assumes 2·10⁵ statistics a second (slower
-    // than the pruned search on this machine), so a hard pair cannot overrun its window.
-    // Seconds beyond 1e9 (--time-budget 0 passes the largest double) are no budget at all:
-    // the threshold keeps its default evaluation cap and no time budget.
-    if (left < 1e9) {
-      const double budget = (rate > 0 ? rate : 2e5) * left;
-      t.max_evaluations = budget >= 4e9
-                              ? 4'000'000'000ULL
-                              : std::max<std::uint64_t>(1, static_cast<std::uint64_t>(budget));
-      // The evaluation budget is checked between windows only, and a window at long lengths
-      // can take minutes: the threshold's own time budget stops it inside one (exact up to
-      // the lengths every task finished).
-      t.time_budget = left;
-    }
-    const auto run_started = std::chrono::steady_clock::now();
+    if (timed) t.time_budget = left;
     ThresholdResult r;
     try {
       r = FindThreshold(f, g, t);
     } catch (const InputError&) {
       break;
     }
-    const double run_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - run_started).count();
-    if (run_seconds > 0) rate = static_cast<double>(r.evaluations) / run_seconds;
-    // Both budgets come from the seconds left: either stopping it is a stop by time.
-    if (left < 1e9 &&
-        (r.stopped == ThresholdStop::kTimeBudget || r.stopped == ThresholdStop::kEvaluations))
-      e.stopped_by_time = true;
+    if (timed && r.stopped == ThresholdStop::kTimeBudget) e.stopped_by_time = true;
     if (r.checked_up_to <= e.checked_up_to && !r.first_disagreement) break;
+    e.censored_by_cap = false;  // the search's cap no longer ends the exact region
     e.first_disagreement = r.first_disagreement;
     e.checked_up_to = r.checked_up_to;
     e.certified_max_length = r.first_disagreement ? length : r.checked_up_to;
@@ -783,6 +776,8 @@ nlohmann::json RawWitnessToJson(const RawSearchOptions& o, const Transformer& f,
   j["first_disagreement"] =
       e.first_disagreement ? nlohmann::json(*e.first_disagreement) : nlohmann::json(nullptr);
   j["checked_up_to"] = e.checked_up_to;
+  const std::optional<std::string> censored_by = RawCensoredBy(e);
+  j["censored_by"] = censored_by ? nlohmann::json(*censored_by) : nlohmann::json(nullptr);
   j["witness_text"] = RunLengthText(e.witness);
   j["gap"] = e.gap;
   j["largest_gap_below"] = e.largest_gap_below;

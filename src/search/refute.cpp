@@ -78,7 +78,7 @@ std::array<double, 3> RankOf(const RefuteOptions& o, const RawRestart& r) {
 
 // Certifies the best censored pairs past the search's cap (docs/refute.md §4): in rank order,
 // each given an equal share of the seconds left, up to the bound's value (enough to decide it)
-// or, when maximising T*, up to the exact threshold's largest length.
+// or, when maximising T*, the seconds left in turn, up to the exact threshold's largest length.
 // True when time stopped it short of a pair's target or before a pair's turn.
 bool CertifyCensored(const RefuteOptions& o, RefuteResult& result) {
   bool stopped_by_time = false;
@@ -105,17 +105,23 @@ bool CertifyCensored(const RefuteOptions& o, RefuteResult& result) {
       if (c.bound_value < static_cast<double>(kThresholdMaxLength))
         target = static_cast<std::uint64_t>(std::ceil(c.bound_value));
     }
-    const double left = (o.certify_seconds - elapsed()) / static_cast<double>(order.size() - k);
+    // Maximising T*, the best censored pair is the point: it gets every second left, and the
+    // others what it leaves (a pair certified exact stays the best unless a later one is
+    // certified beyond its T*). Against a bound, an equal share each.
+    const double left =
+        (o.certify_seconds - elapsed()) /
+        (o.maximise_first_disagreement ? 1.0 : static_cast<double>(order.size() - k));
     if (left <= 0) {
       stopped_by_time = true;
       break;
     }
     const bool timed_before = r.best.stopped_by_time;
     r.best.stopped_by_time = false;
-    if (CertifyPastCap(o.search, r.f, r.g, r.best, target, left, o.search.threads))
-      ++result.certified_past_cap;
+    const bool further = CertifyPastCap(o.search, r.f, r.g, r.best, target, left, o.search.threads);
+    if (further) ++result.certified_past_cap;
     if (r.best.stopped_by_time) stopped_by_time = true;
-    r.best.stopped_by_time = r.best.stopped_by_time || timed_before;
+    // The search's time stop still ends the exact region when certification did not extend it.
+    if (!further) r.best.stopped_by_time = r.best.stopped_by_time || timed_before;
     if (!o.maximise_first_disagreement && Judge(o, r).refutes) break;
   }
   result.certify_seconds = elapsed();
@@ -135,13 +141,20 @@ void DecideLimits(const RefuteOptions& o, RefuteResult& result, bool certify_sto
   RawSearchResult& s = result.search;
   const bool search_stopped_by_time = s.stopped_by_time;
   std::string reason;
+  bool capped = false;  // the limiting pair is censored by the search's evaluation cap
   if (!result.refuted) {
     const RawRestart& best = s.restarts[result.best.restart];
     if (o.maximise_first_disagreement) {
-      if (Censored(best.best))
+      if (Censored(best.best)) {
         reason = fmt::format(
-            "the best pair agrees up to {} (certified), so its T* is only a lower bound",
-            best.best.checked_up_to);
+            "the best pair agrees up to {} (certified{}), so its T* is only a lower bound",
+            best.best.checked_up_to,
+            best.best.censored_by_cap
+                ? fmt::format(", censored there by the search's evaluation cap of {} statistics",
+                              o.search.search_evaluation_cap)
+                : std::string());
+        capped = best.best.censored_by_cap;
+      }
     } else {
       for (const RawRestart& r : s.restarts) {
         if (r.trajectory.empty() || !Censored(r.best)) continue;
@@ -151,15 +164,14 @@ void DecideLimits(const RefuteOptions& o, RefuteResult& result, bool certify_sto
           continue;
         // Below N only when the search's evaluation cap stopped its threshold (and
         // certification past it did not reach N).
-        const bool capped = r.best.censored_by_cap && r.best.checked_up_to < o.search.max_length;
+        capped = r.best.censored_by_cap;
         reason = fmt::format(
             "a separated pair agrees up to {} (certified{}) while the bound at its constants is "
             "{:.6g}: its T* may exceed the bound; certification stopped at {}",
             r.best.checked_up_to,
-            // The cap is RunRawSearch's kSearchThresholdEvaluations.
-            capped ? fmt::format(", censored there by the search's evaluation cap of 3·10⁶ "
+            capped ? fmt::format(", censored there by the search's evaluation cap of {} "
                                  "statistics, below max_length {}",
-                                 o.search.max_length)
+                                 o.search.search_evaluation_cap, o.search.max_length)
                    : std::string(),
             c.bound_value,
             r.best.checked_up_to >= kThresholdMaxLength
@@ -168,7 +180,10 @@ void DecideLimits(const RefuteOptions& o, RefuteResult& result, bool certify_sto
         break;
       }
     }
-    if (!reason.empty()) result.limited_by.push_back("max_length");
+    // The search's evaluation cap ended the limiting pair's exact region below N (certification
+    // past N did not extend it): not the length, the cap limits the verdict.
+    if (!reason.empty())
+      result.limited_by.push_back(capped ? "threshold_evaluations" : "max_length");
     // A limited verdict whose certification time ran out: a longer budget may decide it.
     if (!reason.empty() && certify_stopped_by_time && !search_stopped_by_time) {
       result.limited_by.push_back("time_budget");
@@ -311,6 +326,8 @@ nlohmann::json RefuteToJson(const RefuteResult& result) {
   j["first_disagreement_lower_bound"] =
       r.best.first_disagreement ? *r.best.first_disagreement : r.best.checked_up_to + 1;
   j["checked_up_to"] = r.best.checked_up_to;
+  const std::optional<std::string> censored_by = RawCensoredBy(r.best);
+  j["censored_by"] = censored_by ? nlohmann::json(*censored_by) : nlohmann::json(nullptr);
   j["certified_max_length"] = std::max(r.best.certified_max_length, std::uint64_t{1});
   j["limited_by"] =
       result.limited_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.limited_by);

@@ -240,6 +240,11 @@ nlohmann::json RefuteExponentToJson(const RefuteExponentResult& r) {
   j["budget"] = o.refute.search.budget;
   j["starts"] =
       RawStartsName(o.refute.search.family_seeds ? o.refute.search.starts : RawStarts::kRandom);
+  auto censored_by = [](const ExponentPoint& p) {
+    const RawEvaluation& e = p.refute.search.restarts[p.refute.best.restart].best;
+    const std::optional<std::string> why = RawCensoredBy(e);
+    return why ? nlohmann::json(*why) : nlohmann::json(nullptr);
+  };
   nlohmann::json points = nlohmann::json::array();
   for (const ExponentPoint& p : r.points) {
     points.push_back(
@@ -249,6 +254,7 @@ nlohmann::json RefuteExponentToJson(const RefuteExponentResult& r) {
           p.first_disagreement ? nlohmann::json(*p.first_disagreement) : nlohmann::json(nullptr)},
          {"first_disagreement_lower_bound", p.lower_bound},
          {"censored", !p.first_disagreement},
+         {"censored_by", censored_by(p)},
          {"separated", p.separated},
          {"refuted", p.refute.refuted},
          {"lipschitz", number(p.lipschitz)},

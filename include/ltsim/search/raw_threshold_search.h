@@ -74,9 +74,16 @@ struct RawEvaluation {
   /// The threshold was stopped by RawSearchOptions::evaluation_seconds (censored at
   /// checked_up_to, a result that depends on timing).
   bool stopped_by_time = false;
-  /// The threshold was stopped by RawSearchOptions::evaluation_cap (censored at checked_up_to).
+  /// The threshold was stopped by RawSearchOptions::evaluation_cap (censored at checked_up_to);
+  /// cleared when CertifyPastCap certifies further.
   bool censored_by_cap = false;
 };
+
+/// Why a censored evaluation's exact region ends where it does (docs/refute.md §3): the search's
+/// evaluation cap ("threshold_evaluations"), a time budget ("time_budget"), or nullopt (not
+/// censored, or censored at the length it was to be certified to: N, or the target of
+/// certification past N).
+std::optional<std::string> RawCensoredBy(const RawEvaluation& evaluation);
 
 /// Where the climbs start (docs/refute.md §3): random pairs of the class, the built-in families
 /// that fit it (docs/families.md), or both (the families first, then random pairs).
@@ -113,6 +120,9 @@ struct RawSearchOptions {
   /// the last length it certified (RawEvaluation::censored_by_cap). 0 (the default: given pairs,
   /// family seeds): the threshold's own default cap, a pair then certified to N.
   std::uint64_t evaluation_cap = 0;
+  /// The evaluation cap RunRawSearch gives its own evaluations (evaluation_cap above): 3·10⁶
+  /// statistics; tests lower it to censor pairs cheaply.
+  std::uint64_t search_evaluation_cap = 3'000'000;
   /// The order in which climbs' results are ranked for the reported best and kept while
   /// shrinking (larger is better, compared lexicographically); empty: by score.
   std::function<std::array<double, 3>(const Transformer&, const Transformer&, const RawEvaluation&)>
@@ -170,13 +180,13 @@ struct RawSearchResult {
   double seconds = 0.0;          ///< wall time of the search (never in a reproducible output)
 };
 
-/// Certifies a censored pair past the search's cap: FindThreshold at lengths N·4, N·16, …
-/// up to `target` (≤ kThresholdMaxLength) with `threads` threads, stopping when it finds T*,
-/// when `target` is certified or when `seconds` run out (the last run is then given an
-/// evaluation budget from the previous runs' rate, so it stops at the end of a window:
-/// ThresholdResult::checked_up_to). Updates the evaluation's T*, witness, gap, largest gap
-/// below and checked_up_to (the length up to which T* is now exact). Returns true when
-/// checked_up_to grew.
+/// Certifies a censored pair past the search's cap up to `target` (≤ kThresholdMaxLength) with
+/// `threads` threads, stopping when it finds T* or certifies `target`: with a time limit
+/// (`seconds` < 1e9), one FindThreshold run to `target` with `seconds` as its time budget (then
+/// exact up to ThresholdResult::checked_up_to, flagged stopped_by_time); without, runs at N·4,
+/// N·16, … up to `target`. Updates the evaluation's T*, witness, gap, largest gap below and
+/// checked_up_to (the length up to which T* is now exact). Returns true when checked_up_to grew
+/// or T* was found.
 bool CertifyPastCap(const RawSearchOptions& options, const Transformer& f, const Transformer& g,
                     RawEvaluation& evaluation, std::uint64_t target, double seconds, int threads);
 

@@ -421,6 +421,63 @@ TEST(Refute, CensoredBestPairsAreCertifiedPastTheCapBeforeTheVerdict) {
   EXPECT_EQ(RefuteToJson(limited)["limited_by"], nlohmann::json::array({"max_length"}));
 }
 
+// The search's evaluation cap censors the nested family (L₀ = 8) below its T* and below N:
+// limited_by and censored_by name the cap, not max_length; certification past the cap
+// (maximising T*: the best pair gets every second left, one threshold run to 10⁷) makes the
+// best pair exact, its T* that of an independent FindThreshold with no cap.
+TEST(Refute, TheEvaluationCapIsNamedAndCertificationMakesTheBestPairExact) {
+  RefuteOptions o;
+  o.search = Small();
+  o.search.cls.width = 5;
+  o.search.cls.max_lipschitz = 8.0;
+  o.search.max_length = 2000;
+  o.search.budget = 2;  // the two family starts (bump, nested) only
+  o.search.iterations = 0;
+  o.search.starts = RawStarts::kFamilies;
+  o.search.search_evaluation_cap = 1;  // stops every threshold after its first window
+  o.bound = "1e9";
+  o.certify_seconds = 0;
+  const RefuteResult capped = RunRefute(o);
+  const RawRestart& c = capped.search.restarts[capped.best.restart];
+  ASSERT_TRUE(c.best.separated);
+  ASSERT_FALSE(c.best.first_disagreement.has_value());
+  ASSERT_TRUE(c.best.censored_by_cap);
+  EXPECT_LT(c.best.checked_up_to, o.search.max_length);
+  EXPECT_EQ(capped.limited_by, std::vector<std::string>{"threshold_evaluations"});
+  const nlohmann::json cj = RefuteToJson(capped);
+  EXPECT_EQ(cj["censored_by"], "threshold_evaluations");
+  EXPECT_EQ(cj["limited_by"], nlohmann::json::array({"threshold_evaluations"}));
+  EXPECT_EQ(RawWitnessToJson(o.search, c.f, c.g, c.best, capped.search.recheck)["censored_by"],
+            "threshold_evaluations");
+  // The same in the exponent's mode (T* maximised).
+  o.maximise_first_disagreement = true;
+  const RefuteResult most = RunRefute(o);
+  EXPECT_EQ(most.limited_by, std::vector<std::string>{"threshold_evaluations"});
+  // Certified past the cap: exact, uncensored, and the verdict no longer limited.
+  o.certify_seconds = 60;
+  const RefuteResult r = RunRefute(o);
+  const RawRestart& b = r.search.restarts[r.best.restart];
+  ASSERT_TRUE(b.best.first_disagreement.has_value()) << r.limited_by_reason;
+  EXPECT_GT(r.certified_past_cap, 0);
+  EXPECT_TRUE(r.limited_by.empty()) << r.limited_by_reason;
+  EXPECT_FALSE(b.best.censored_by_cap);
+  EXPECT_EQ(RefuteToJson(r)["censored_by"], nullptr);
+  ThresholdOptions t;
+  t.epsilon = o.search.eps;
+  t.max_length = 100000;
+  t.threads = 1;
+  const ThresholdResult independent = FindThreshold(b.f, b.g, t);
+  ASSERT_TRUE(independent.first_disagreement.has_value());
+  EXPECT_EQ(*b.best.first_disagreement, *independent.first_disagreement);
+  // No climb's pair disagrees later (each certified exactly by its own uncapped threshold).
+  for (const RawRestart& other : r.search.restarts) {
+    const ThresholdResult own = FindThreshold(other.f, other.g, t);
+    if (other.best.separated && own.first_disagreement)
+      EXPECT_LE(*own.first_disagreement, *b.best.first_disagreement);
+  }
+  EXPECT_EQ(r.search.recheck.status, RecheckStatus::kAgrees);
+}
+
 // --starts families starts every climb from a family, random from none.
 TEST(RawSearch, StartsChooseWhereClimbsBegin) {
   RawSearchOptions o = Small();
