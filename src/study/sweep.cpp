@@ -25,7 +25,7 @@
 #include "ltsim/search/search.h"
 #include "ltsim/strings/source.h"
 #include "ltsim/study/point_witness.h"
-#include "ltsim/study/tightness.h"
+#include "ltsim/study/simulator_check.h"
 
 namespace ltsim {
 namespace {

@@ -20,6 +20,7 @@
 #include "ltsim/model/transformer.h"
 #include "ltsim/study/fit.h"
 #include "ltsim/study/parameter.h"
+#include "ltsim/study/simulator_check.h"
 
 namespace ltsim {
 
@@ -78,11 +79,6 @@ struct SweepOptions {
     return spec;
   }();
 };
-
-/// A `finite` pair's x is in the hardmax regime (where Theorem 4.1's frequency argument
-/// applies) when |x| ≥ kHardmaxRegimeMargin·T_hard, T_hard = 2^(p/γ); the same margin as
-/// `tightness` (docs/statistics.md §5).
-inline constexpr double kHardmaxRegimeMargin = 4;
 
 /// One pair of one point: the witness a worst case names.
 struct SweepPair {

@@ -1,6 +1,6 @@
 // `ltsim tightness --theorem 5.2`: the eps, attention-norm, positional-margin and k rows of
 // Theorem 5.2 (docs/tightness.md §5).
-#include "tightness_52.h"
+#include "theorem_52.h"
 
 #include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
