@@ -1,0 +1,47 @@
+#include "ltsim/study/fit_report.h"
+
+#include <cmath>
+
+#include "ltsim/study/report_format.h"
+
+namespace ltsim {
+
+void AppendEstimate(io::Json& json, const ExponentEstimate& e,
+                    std::initializer_list<EstimateField> fields) {
+  for (EstimateField field : fields) {
+    switch (field) {
+      case EstimateField::kExponent:
+        json["exponent"] = FiniteNumber(e.exponent);
+        break;
+      case EstimateField::kExponentWithInterval:
+        json["exponent"] = e.ci ? FiniteNumber(e.exponent) : io::Json(nullptr);
+        break;
+      case EstimateField::kCi:
+        json["ci"] = IntervalJson(e.ci);
+        break;
+      case EstimateField::kLevel:
+        json["level"] = kReportedLevel;
+        break;
+      case EstimateField::kTInterval:
+        json["t_interval"] = IntervalJson(e.t_interval);
+        break;
+      case EstimateField::kBootstrapInterval:
+        json["bootstrap_interval"] = IntervalJson(e.bootstrap_interval);
+        break;
+      case EstimateField::kPoints:
+        json["points"] = e.points;
+        break;
+      case EstimateField::kPointsUsed:
+        json["points_used"] = e.points_used;
+        break;
+      case EstimateField::kPointsCensored:
+        json["points_censored"] = e.points_censored;
+        break;
+      case EstimateField::kReason:
+        json["reason"] = e.reason;
+        break;
+    }
+  }
+}
+
+}  // namespace ltsim
