@@ -1,6 +1,7 @@
 #include "ltsim/study/fit_report.h"
 
 #include <cmath>
+#include <limits>
 
 #include "ltsim/study/report_format.h"
 
@@ -42,6 +43,17 @@ void AppendEstimate(io::Json& json, const ExponentEstimate& e,
         break;
     }
   }
+}
+
+io::Json SlopeFitJson(const ExponentEstimate& e) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  return {{"slope", FiniteNumber(e.ci ? e.exponent : kNaN)},
+          {"intercept", FiniteNumber(e.ci ? e.intercept : kNaN)},
+          {"lower", FiniteNumber(e.ci ? e.ci->first : kNaN)},
+          {"upper", FiniteNumber(e.ci ? e.ci->second : kNaN)},
+          {"level", kReportedLevel},
+          {"standard_error", nullptr},
+          {"points", e.points_used}};
 }
 
 }  // namespace ltsim

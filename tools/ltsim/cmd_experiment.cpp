@@ -104,10 +104,10 @@ Json ExperimentJson(const ExperimentResult& r) {
                   {"parameter", t.parameter},
                   {"values", t.values},
                   {"needed_lengths", t.needed},
-                  {"slope", Number(t.fit.slope)},
-                  {"lower", Number(t.fit.lower)},
-                  {"upper", Number(t.fit.upper)},
-                  {"intercept", Number(t.fit.intercept)},
+                  {"slope", Number(t.estimate.exponent)},
+                  {"lower", Number(t.estimate.ci ? t.estimate.ci->first : NAN)},
+                  {"upper", Number(t.estimate.ci ? t.estimate.ci->second : NAN)},
+                  {"intercept", Number(t.estimate.intercept)},
                   {"rises", t.rises},
                   {"monotone", t.monotone},
                   {"trend", TrendName(t.trend.trend)},
@@ -157,8 +157,10 @@ void PrintTable(const ExperimentResult& r) {
     std::cout << fmt::format(
         "{} {}: log-log slope {} (95% CI [{}, {}], censored points left out); with {}: {} "
         "(needed lengths {})\n",
-        t.task, Symbol(t.parameter), Show(t.fit.slope), Show(t.fit.lower), Show(t.fit.upper),
-        Symbol(t.parameter), Verdict(t), NeededList(t));
+        t.task, Symbol(t.parameter), Show(t.estimate.exponent),
+        Show(t.estimate.ci ? t.estimate.ci->first : NAN),
+        Show(t.estimate.ci ? t.estimate.ci->second : NAN), Symbol(t.parameter), Verdict(t),
+        NeededList(t));
   }
   if (!r.rows.empty() && !r.rows.front().witness_file.empty())
     std::cout << fmt::format(

@@ -91,16 +91,6 @@ std::string FitKind(const SweepOptions& o) {
                                        : "ln n = a + b ln x (log-log)";
 }
 
-Json FitJson(const ExponentFit& fit) {
-  return {{"slope", Number(fit.slope)},
-          {"intercept", Number(fit.intercept)},
-          {"lower", Number(fit.lower)},
-          {"upper", Number(fit.upper)},
-          {"level", 0.95},
-          {"standard_error", Number(fit.standard_error)},
-          {"points", fit.points}};
-}
-
 constexpr const char* kSimulatorLabel = "simulator on found x";
 constexpr const char* kUpperLabel = "upper side";
 constexpr const char* kPaperLabel = "paper";
@@ -205,7 +195,7 @@ Json SweepJson(const SweepResult& r) {
                                                           : ParameterName(o.parameter);
   doc["points"] = Json::array();
   for (const SweepPoint& p : r.points) doc["points"].push_back(PointJson(p));
-  doc["fit"] = FitJson(r.fit);
+  doc["fit"] = SlopeFitJson(r.simulator);
   doc["paper_exponent"] = r.paper_exponent;
   Json simulator = EstimateJson(r.simulator);
   simulator["what"] =

@@ -32,4 +32,10 @@ enum class EstimateField {
 void AppendEstimate(io::Json& json, const ExponentEstimate& estimate,
                     std::initializer_list<EstimateField> fields);
 
+/// sweep.json's `fit` object, the simulator's estimate in the keys its readers know: slope and
+/// intercept only with an interval (null otherwise), lower and upper the reported interval,
+/// level, standard_error (null: the interval is the envelope of the t and bootstrap intervals,
+/// not one standard error) and points (the points used).
+io::Json SlopeFitJson(const ExponentEstimate& estimate);
+
 }  // namespace ltsim
