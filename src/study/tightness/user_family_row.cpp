@@ -149,8 +149,7 @@ TightnessRow RunUserFamilyRow(const TightnessOptions& o) {
   row.constant.name = "T*·eps/(Delta·L)";
   row.constant.value = -1;
   std::vector<SeriesPoint> lower_series, upper_series;
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  int bounds = 0;
+  std::vector<double> bound_x, bound_y;  // ln regressor, ln thm4.1-length (finite, positive)
   for (std::size_t k = 0; k < n;) {
     TightnessPoint point;
     point.value = family.members[k].value;
@@ -179,12 +178,8 @@ TightnessRow RunUserFamilyRow(const TightnessOptions& o) {
       }
       const double bound = FindBound("thm4.1-length").value(c);
       if (std::isfinite(bound) && bound > 0) {
-        const double x = std::log(point.regressor), y = std::log(bound);
-        sx += x;
-        sy += y;
-        sxx += x * x;
-        sxy += x * y;
-        ++bounds;
+        bound_x.push_back(std::log(point.regressor));
+        bound_y.push_back(std::log(bound));
       }
       // meta's T* is checked, never used: a difference is a warning.
       const std::string found = s.sample.censoring == Censoring::kNone
@@ -200,9 +195,7 @@ TightnessRow RunUserFamilyRow(const TightnessOptions& o) {
     upper_series.push_back(u);
     row.points.push_back(std::move(point));
   }
-  const double spread = sxx - sx * sx / bounds;
-  row.paper = bounds >= 2 && spread > 0 ? (sxy - sx * sy / bounds) / spread
-                                        : std::numeric_limits<double>::quiet_NaN();
+  row.paper = FitLine(bound_x, bound_y).slope;
   FitOptions fit;
   fit.scale = FitScale::kLogLog;
   // The built-in rows' bootstrap stream for the same name: a family of the eps row's members
