@@ -202,8 +202,10 @@ TightnessRow RunLocalityRow(const TightnessOptions& o) {
           w.error = cell(i).error;
           w.certified = cell(i).certified;
           w.censored = cell(i).error <= kFloor;
-          const std::string file = WriteAttackWitness(
-              w, (dir / fmt::format("p{}_m{}_{}", tau, k, InputKindName(base.inputs[i]))).string());
+          const std::string file = OutRelative(
+              o, WriteAttackWitness(
+                     w, (dir / fmt::format("p{}_m{}_{}", tau, k, InputKindName(base.inputs[i])))
+                            .string()));
           (i == worst ? ls.witness : us.witness) = file;
         }
       }
