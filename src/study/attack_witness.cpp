@@ -44,7 +44,7 @@ std::string WriteAttackWitness(const AttackWitness& w, const std::string& stem) 
   j["error"] = w.error;
   j["certified"] = w.certified;
   j["censored"] = w.censored;
-  j["replay"] = "ltsim replay " + stem + ".attack.json";
+  j["replay"] = "ltsim replay THIS_FILE";  // no directory: the same bytes wherever written
   const std::string path = stem + ".attack.json";
   io::WriteFileAtomically(path, j.dump(1) + "\n");
   return path;

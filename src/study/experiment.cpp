@@ -175,12 +175,6 @@ ExperimentTrend MakeTrend(const std::vector<ExperimentRow>& rows, const std::str
   fit.seed = StreamSeed(seed, "experiment-fit/" + task + "/" + parameter);
   t.estimate = FitSeries(series, fit);
   t.trend = DecideTrend(series, t.estimate);
-  t.fit.slope = t.estimate.exponent;
-  t.fit.intercept = t.estimate.intercept;
-  t.fit.lower = t.estimate.ci ? t.estimate.ci->first : kNaN;
-  t.fit.upper = t.estimate.ci ? t.estimate.ci->second : kNaN;
-  t.fit.standard_error = kNaN;
-  t.fit.points = t.estimate.points_used;
   t.rises = t.trend.trend == Trend::kRises;
   t.monotone = t.trend.monotone;
   return t;

@@ -22,27 +22,6 @@ double TQuantile(double df, double level) {
   return boost::math::quantile(boost::math::complement(t, (1 - level) / 2));
 }
 
-// Ordinary least squares y = a + b·x; b NaN when x has no spread.
-struct Line {
-  double a = kNaN, b = kNaN, sxx = 0;
-};
-Line Ols(const std::vector<double>& x, const std::vector<double>& y) {
-  const double m = static_cast<double>(x.size());
-  double mx = 0, my = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) mx += x[i] / m, my += y[i] / m;
-  Line line;
-  double sxy = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    line.sxx += (x[i] - mx) * (x[i] - mx);
-    sxy += (x[i] - mx) * (y[i] - my);
-  }
-  if (line.sxx > 0) {
-    line.b = sxy / line.sxx;
-    line.a = my - line.b * mx;
-  }
-  return line;
-}
-
 double Quantile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
   const double h = q * (static_cast<double>(v.size()) - 1);
@@ -66,6 +45,26 @@ double MeanLog(const std::vector<Sample>& samples) {
 }
 
 }  // namespace
+
+LineFit FitLine(const std::vector<double>& x, const std::vector<double>& y) {
+  LineFit line{kNaN, kNaN, 0.0};
+  const double m = static_cast<double>(x.size());
+  double mx = 0, my = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (!std::isfinite(x[i]) || !std::isfinite(y[i])) return line;
+    mx += x[i] / m, my += y[i] / m;
+  }
+  double sxy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    line.sxx += (x[i] - mx) * (x[i] - mx);
+    sxy += (x[i] - mx) * (y[i] - my);
+  }
+  if (line.sxx > 0) {
+    line.slope = sxy / line.sxx;
+    line.intercept = my - line.slope * mx;
+  }
+  return line;
+}
 
 const char* CensoringName(Censoring censoring) {
   switch (censoring) {
@@ -141,25 +140,25 @@ ExponentEstimate FitSeries(const std::vector<SeriesPoint>& points, const FitOpti
     return r + "; an interval needs " + std::to_string(options.min_points) + ")";
   };
   if (distinct >= 2) {
-    const Line line = Ols(x, y);
-    e.exponent = line.b;
-    e.intercept = line.a;
+    const LineFit line = FitLine(x, y);
+    e.exponent = line.slope;
+    e.intercept = line.intercept;
   }
   if (distinct < std::max(3, options.min_points)) {
     e.reason = too_few();
     return e;
   }
-  const Line line = Ols(x, y);
+  const LineFit line = FitLine(x, y);
   const auto m = static_cast<double>(x.size());
   std::vector<double> residual(x.size());
   double sse = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
-    residual[i] = y[i] - line.a - line.b * x[i];
+    residual[i] = y[i] - line.intercept - line.slope * x[i];
     sse += residual[i] * residual[i];
   }
   const double se = std::sqrt(sse / (m - 2) / line.sxx);
   const double q = TQuantile(m - 2, options.level);
-  e.t_interval = std::make_pair(line.b - q * se, line.b + q * se);
+  e.t_interval = std::make_pair(line.slope - q * se, line.slope + q * se);
 
   // Bootstrap: residuals (rescaled to undo the fit's shrinkage) plus each point's own seed
   // spread, resampled from StreamSeed(seed, "bootstrap") with Boost.Random.
@@ -180,9 +179,10 @@ ExponentEstimate FitSeries(const std::vector<SeriesPoint>& points, const FitOpti
           sum += std::log(samples[pick_sample(engine)].value);
         shift = sum / static_cast<double>(samples.size()) - y[i];
       }
-      ystar[i] = line.a + line.b * x[i] + inflate * residual[pick_residual(engine)] + shift;
+      ystar[i] =
+          line.intercept + line.slope * x[i] + inflate * residual[pick_residual(engine)] + shift;
     }
-    slopes.push_back(Ols(x, ystar).b);
+    slopes.push_back(FitLine(x, ystar).slope);
   }
   if (!slopes.empty()) {
     const double alpha = (1 - options.level) / 2;

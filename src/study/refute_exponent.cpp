@@ -77,23 +77,6 @@ ConstantMap WithValue(ExponentParameter p, ConstantMap c, double v) {
   return c;
 }
 
-// Least-squares slope of ys against xs (NaN without spread or with a non-finite value).
-double Slope(const std::vector<double>& xs, const std::vector<double>& ys) {
-  const double m = static_cast<double>(xs.size());
-  double mx = 0, my = 0;
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    if (!std::isfinite(xs[i]) || !std::isfinite(ys[i])) return kNaN;
-    mx += xs[i] / m;
-    my += ys[i] / m;
-  }
-  double sxx = 0, sxy = 0;
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    sxx += (xs[i] - mx) * (xs[i] - mx);
-    sxy += (xs[i] - mx) * (ys[i] - my);
-  }
-  return sxx > 0 ? sxy / sxx : kNaN;
-}
-
 void Validate(const RefuteExponentOptions& o) {
   std::set<double> distinct(o.grid.begin(), o.grid.end());
   if (distinct.size() < 3)
@@ -185,7 +168,7 @@ RefuteExponentResult RunRefuteExponent(const RefuteExponentOptions& o) {
     const double b = EvaluateRefuteBound(o.refute.bound, WithValue(o.parameter, reference, v));
     ys.push_back(b > 0 ? std::log(b) : kNaN);
   }
-  result.bound_exponent = Slope(xs, ys);
+  result.bound_exponent = FitLine(xs, ys).slope;
   const std::string unsep =
       unseparated ? fmt::format(" ({} unseparated point(s) left out)", unseparated) : "";
   const auto& ci = result.estimate.ci;

@@ -25,7 +25,7 @@
 #include "ltsim/search/search.h"
 #include "ltsim/strings/source.h"
 #include "ltsim/study/point_witness.h"
-#include "ltsim/study/tightness.h"
+#include "ltsim/study/simulator_check.h"
 
 namespace ltsim {
 namespace {
@@ -378,43 +378,6 @@ double PaperExponent(StudyParameter parameter, int precision_bits) {
                                      "alphabet, period, locality, eps, margin)");
 }
 
-ExponentFit FitExponent(const std::vector<double>& x, const std::vector<double>& y, double level) {
-  std::vector<double> lx;
-  for (double v : x) lx.push_back(std::log(v));
-  return FitLogLinear(lx, y, level);
-}
-
-ExponentFit FitLogLinear(const std::vector<double>& lx, const std::vector<double>& y,
-                         double level) {
-  LTSIM_CHECK(lx.size() == y.size() && lx.size() >= 2);
-  const std::vector<double>& x = lx;
-  ExponentFit fit;
-  fit.points = static_cast<int>(x.size());
-  const double m = fit.points;
-  double mx = 0, my = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) mx += x[i] / m, my += std::log(y[i]) / m;
-  double sxx = 0, sxy = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    sxx += (x[i] - mx) * (x[i] - mx);
-    sxy += (x[i] - mx) * (std::log(y[i]) - my);
-  }
-  fit.slope = sxx > 0 ? sxy / sxx : kNaN;
-  fit.intercept = my - fit.slope * mx;
-  fit.lower = fit.upper = fit.standard_error = kNaN;
-  if (fit.points < 3 || !(sxx > 0)) return fit;
-  double sse = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double r = std::log(y[i]) - fit.intercept - fit.slope * x[i];
-    sse += r * r;
-  }
-  fit.standard_error = std::sqrt(sse / (m - 2) / sxx);
-  const boost::math::students_t t(m - 2);
-  const double q = boost::math::quantile(boost::math::complement(t, (1 - level) / 2));
-  fit.lower = fit.slope - q * fit.standard_error;
-  fit.upper = fit.slope + q * fit.standard_error;
-  return fit;
-}
-
 namespace {
 
 // The simulator's and the upper side's fits over the points in the hardmax regime with a
@@ -468,13 +431,6 @@ void FitSweep(SweepResult& r) {
   } else {
     r.trend = DecideTrend(simulator, r.simulator);
   }
-  r.fit = ExponentFit{};
-  r.fit.slope = r.simulator.ci ? r.simulator.exponent : kNaN;
-  r.fit.intercept = r.simulator.ci ? r.simulator.intercept : kNaN;
-  r.fit.lower = r.simulator.ci ? r.simulator.ci->first : kNaN;
-  r.fit.upper = r.simulator.ci ? r.simulator.ci->second : kNaN;
-  r.fit.standard_error = kNaN;
-  r.fit.points = r.simulator.points_used;
 }
 
 }  // namespace

@@ -92,6 +92,29 @@ TEST_F(CliTest, TightnessLemma53RowsPerSchemeAndReplay) {
   EXPECT_NE(replay.out.find("reproduced"), std::string::npos) << replay.out;
 }
 
+// The locality row names its witnesses relative to DIR, like the n rows (a path through the
+// staging directory would name nothing once the set is committed), and an attack file's replay
+// reminder names no directory: the outputs are the same bytes wherever they are written.
+TEST_F(CliTest, TightnessLemma53LocalityWitnessesAreRelativeToTheOutputDirectory) {
+  const std::string out = Path("tight53tau").string();
+  const Json doc = RunJson({"tightness", "--theorem", "5.3", "--parameters", "locality",
+                            "--methods", "markov", "--points", "3", "--seeds", "1", "--x-length",
+                            "20000", "--max-z-length", "2000", "--out-dir", out, "--json"});
+  ASSERT_EQ(doc["rows"].size(), 1u);
+  int witnesses = 0;
+  for (const char* side : {"lower", "upper"})
+    for (const Json& p : doc["rows"][0][side]["points"])
+      for (const Json& m : p["members"]) {
+        if (!m.contains("witness")) continue;
+        const std::string w = m["witness"].get<std::string>();
+        ++witnesses;
+        EXPECT_EQ(w.find("ltsim-stage"), std::string::npos) << w;
+        ASSERT_TRUE(fs::exists(fs::path(out) / w)) << w;
+        EXPECT_EQ(Json::parse(ReadFile(fs::path(out) / w))["replay"], "ltsim replay THIS_FILE");
+      }
+  EXPECT_GE(witnesses, 3);  // at least the lower side's, one a point (3 points, 1 seed)
+}
+
 // Theorem 5.2: the eps, attention-norm, positional-margin and k rows carry the same keys as the
 // 4.1 and 5.3 rows; the upper side is the registry's two-layer-length (one certified number a
 // member, an exact fit); the lower side is censored at T_ex = 15 where the pairs agree, and the

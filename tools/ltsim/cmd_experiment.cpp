@@ -10,6 +10,8 @@
 #include "help.h"
 #include "ltsim/core/error.h"
 #include "ltsim/study/experiment.h"
+#include "ltsim/study/fit_report.h"
+#include "ltsim/study/report_format.h"
 #include "number_list.h"
 #include "output.h"
 #include "progress.h"
@@ -58,11 +60,6 @@ std::string Verdict(const ExperimentTrend& t) {
   return std::string(TrendName(t.trend.trend)) + " (" + t.trend.reason + ")";
 }
 
-Json Interval(const std::optional<std::pair<double, double>>& ci) {
-  if (!ci) return nullptr;
-  return Json::array({Number(ci->first), Number(ci->second)});
-}
-
 Json SamplesJson(const std::vector<Sample>& samples) {
   Json out = Json::array();
   for (const Sample& s : samples)
@@ -102,23 +99,25 @@ Json ExperimentJson(const ExperimentResult& r) {
          {"x_seed", row.x_seed},
          {"witness_file", row.witness_file.empty() ? Json(nullptr) : Json(row.witness_file)}});
   doc["trends"] = Json::array();
-  for (const ExperimentTrend& t : r.trends)
-    doc["trends"].push_back({{"task", t.task},
-                             {"parameter", t.parameter},
-                             {"values", t.values},
-                             {"needed_lengths", t.needed},
-                             {"slope", Number(t.fit.slope)},
-                             {"lower", Number(t.fit.lower)},
-                             {"upper", Number(t.fit.upper)},
-                             {"intercept", Number(t.fit.intercept)},
-                             {"rises", t.rises},
-                             {"monotone", t.monotone},
-                             {"trend", TrendName(t.trend.trend)},
-                             {"trend_reason", t.trend.reason},
-                             {"ci", Interval(t.estimate.ci)},
-                             {"points_used", t.estimate.points_used},
-                             {"points_censored", t.estimate.points_censored},
-                             {"label", "simulator on found x: fitted exponent (neither bound)"}});
+  for (const ExperimentTrend& t : r.trends) {
+    Json trend = {{"task", t.task},
+                  {"parameter", t.parameter},
+                  {"values", t.values},
+                  {"needed_lengths", t.needed},
+                  {"slope", Number(t.estimate.exponent)},
+                  {"lower", Number(t.estimate.ci ? t.estimate.ci->first : NAN)},
+                  {"upper", Number(t.estimate.ci ? t.estimate.ci->second : NAN)},
+                  {"intercept", Number(t.estimate.intercept)},
+                  {"rises", t.rises},
+                  {"monotone", t.monotone},
+                  {"trend", TrendName(t.trend.trend)},
+                  {"trend_reason", t.trend.reason}};
+    AppendEstimate(
+        trend, t.estimate,
+        {EstimateField::kCi, EstimateField::kPointsUsed, EstimateField::kPointsCensored});
+    trend["label"] = "simulator on found x: fitted exponent (neither bound)";
+    doc["trends"].push_back(trend);
+  }
   return doc;
 }
 
@@ -158,8 +157,10 @@ void PrintTable(const ExperimentResult& r) {
     std::cout << fmt::format(
         "{} {}: log-log slope {} (95% CI [{}, {}], censored points left out); with {}: {} "
         "(needed lengths {})\n",
-        t.task, Symbol(t.parameter), Show(t.fit.slope), Show(t.fit.lower), Show(t.fit.upper),
-        Symbol(t.parameter), Verdict(t), NeededList(t));
+        t.task, Symbol(t.parameter), Show(t.estimate.exponent),
+        Show(t.estimate.ci ? t.estimate.ci->first : NAN),
+        Show(t.estimate.ci ? t.estimate.ci->second : NAN), Symbol(t.parameter), Verdict(t),
+        NeededList(t));
   }
   if (!r.rows.empty() && !r.rows.front().witness_file.empty())
     std::cout << fmt::format(

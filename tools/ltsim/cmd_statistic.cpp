@@ -12,6 +12,8 @@
 #include "ltsim/core/error.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/strings/sources.h"
+#include "ltsim/study/fit_report.h"
+#include "ltsim/study/report_format.h"
 #include "ltsim/study/statistic_attack.h"
 #include "method_options.h"
 #include "output.h"
@@ -131,11 +133,6 @@ std::vector<std::string> Split(const std::string& text, const char* flag) {
   return out;
 }
 
-Json Interval(const std::optional<std::pair<double, double>>& ci) {
-  if (!ci) return nullptr;
-  return Json::array({Number(ci->first), Number(ci->second)});
-}
-
 constexpr const char* kAttackLabel =
     "measurement on particular inputs: the largest statistic error found over bounded "
     "(G = 1) L-Lipschitz test functions, a lower bound on the supremum the lemma bounds";
@@ -244,13 +241,11 @@ void RunSweep(const StatisticArgs& args) {
                          s.rate.ci ? s.rate.ci->first : NAN, s.rate.ci ? s.rate.ci->second : NAN,
                          s.certified[j]);
     }
-    doc["series"].push_back({{"method", s.method},
-                             {"input", s.input},
-                             {"rate",
-                              {{"exponent", Number(s.rate.exponent)},
-                               {"ci", Interval(s.rate.ci)},
-                               {"reason", s.rate.reason}}},
-                             {"points", points}});
+    Json rate;
+    AppendEstimate(rate, s.rate,
+                   {EstimateField::kExponent, EstimateField::kCi, EstimateField::kReason});
+    doc["series"].push_back(
+        {{"method", s.method}, {"input", s.input}, {"rate", rate}, {"points", points}});
   }
   doc["markov_rate_verdict"] = r.markov_rate_verdict;
   doc["beats_markov_everywhere"] = r.beats_markov_everywhere;

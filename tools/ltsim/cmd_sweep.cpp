@@ -19,6 +19,8 @@
 #include "ltsim/core/suggest.h"
 #include "ltsim/dist/dist.h"
 #include "ltsim/model/model_file.h"
+#include "ltsim/study/fit_report.h"
+#include "ltsim/study/report_format.h"
 #include "ltsim/study/sweep.h"
 #include "number_list.h"
 #include "output.h"
@@ -89,24 +91,9 @@ std::string FitKind(const SweepOptions& o) {
                                        : "ln n = a + b ln x (log-log)";
 }
 
-Json FitJson(const ExponentFit& fit) {
-  return {{"slope", Number(fit.slope)},
-          {"intercept", Number(fit.intercept)},
-          {"lower", Number(fit.lower)},
-          {"upper", Number(fit.upper)},
-          {"level", 0.95},
-          {"standard_error", Number(fit.standard_error)},
-          {"points", fit.points}};
-}
-
 constexpr const char* kSimulatorLabel = "simulator on found x";
 constexpr const char* kUpperLabel = "upper side";
 constexpr const char* kPaperLabel = "paper";
-
-Json Interval(const std::optional<std::pair<double, double>>& ci) {
-  if (!ci) return nullptr;
-  return Json::array({Number(ci->first), Number(ci->second)});
-}
 
 Json SpreadJson(const Spread& s) {
   return {{"min", Number(s.min)}, {"median", Number(s.median)}, {"max", Number(s.max)}};
@@ -114,15 +101,13 @@ Json SpreadJson(const Spread& s) {
 
 // An exponent is shown only with its interval: a slope through fewer points is no measurement.
 Json EstimateJson(const ExponentEstimate& e) {
-  return {{"exponent", e.ci ? Number(e.exponent) : Json(nullptr)},
-          {"ci", Interval(e.ci)},
-          {"level", 0.95},
-          {"t_interval", Interval(e.t_interval)},
-          {"bootstrap_interval", Interval(e.bootstrap_interval)},
-          {"points", e.points},
-          {"points_used", e.points_used},
-          {"points_censored", e.points_censored},
-          {"reason", e.reason}};
+  Json j;
+  AppendEstimate(
+      j, e,
+      {EstimateField::kExponentWithInterval, EstimateField::kCi, EstimateField::kLevel,
+       EstimateField::kTInterval, EstimateField::kBootstrapInterval, EstimateField::kPoints,
+       EstimateField::kPointsUsed, EstimateField::kPointsCensored, EstimateField::kReason});
+  return j;
 }
 
 // The pair's point witness (`ltsim replay` re-runs it) relative to the output directory (so
@@ -210,7 +195,7 @@ Json SweepJson(const SweepResult& r) {
                                                           : ParameterName(o.parameter);
   doc["points"] = Json::array();
   for (const SweepPoint& p : r.points) doc["points"].push_back(PointJson(p));
-  doc["fit"] = FitJson(r.fit);
+  doc["fit"] = SlopeFitJson(r.simulator);
   doc["paper_exponent"] = r.paper_exponent;
   Json simulator = EstimateJson(r.simulator);
   simulator["what"] =

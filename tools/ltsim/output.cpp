@@ -17,6 +17,7 @@
 #include "ltsim/core/version.h"
 #include "ltsim/io/output_dir.h"
 #include "ltsim/io/output_file.h"
+#include "ltsim/study/report_format.h"
 
 namespace ltsim::cli {
 namespace {
@@ -51,10 +52,7 @@ void WriteJsonAndCsv(const std::string& dir, const std::string& stem, const Json
 
 }  // namespace
 
-Json Number(double value) {
-  if (!std::isfinite(value)) return nullptr;
-  return value;
-}
+Json Number(double value) { return FiniteNumber(value); }
 
 Json Array(const Vector& v) {
   Json array = Json::array();
@@ -92,11 +90,7 @@ void Report(const Json& json, const std::string& csv, bool print_json,
   out->Commit();
 }
 
-std::string Show(double value) {
-  if (std::isnan(value)) return "n/a";
-  if (std::isinf(value)) return value > 0 ? "∞" : "-∞";
-  return fmt::format("{:.6g}", value);
-}
+std::string Show(double value) { return ShowNumber(value); }
 
 std::string Plural(std::uint64_t count, const std::string& word) {
   return fmt::format("{} {}{}", count, word, count == 1 ? "" : "s");

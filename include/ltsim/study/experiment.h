@@ -70,7 +70,6 @@ struct ExperimentTrend {
   std::string task, parameter;
   std::vector<double> values;
   std::vector<std::uint64_t> needed;
-  ExponentFit fit;            ///< filled from `estimate` (uncensored points only)
   ExponentEstimate estimate;  ///< docs/statistics.md §2
   TrendVerdict trend;         ///< docs/statistics.md §3
   /// trend == rises: the interval excludes 0 and the series is monotone within its spread.

@@ -43,6 +43,16 @@ Spread SampleSpread(const SeriesPoint& point);
 /// (conservative; docs/statistics.md). kAbove wins over kBelow when both occur.
 Censoring PointCensoring(const SeriesPoint& point);
 
+/// Ordinary least squares y = a + b·x over the pairs (x_i, y_i): the one line fit of the studies
+/// (FitSeries and its bootstrap, the paper's exponents over a grid of tightness and refute
+/// --exponent). a and b are NaN when x has no spread (sxx = 0) or a value is not finite.
+struct LineFit {
+  double intercept = 0.0;  ///< a
+  double slope = 0.0;      ///< b
+  double sxx = 0.0;        ///< Σ (x_i − mean x)², the slope's denominator
+};
+LineFit FitLine(const std::vector<double>& x, const std::vector<double>& y);
+
 /// ln y = a + b·ln x (log-log) or ln y = a + b·x (log-linear, e.g. x = 1/γ).
 enum class FitScale { kLogLog, kLogLinear };
 

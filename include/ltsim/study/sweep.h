@@ -20,6 +20,7 @@
 #include "ltsim/model/transformer.h"
 #include "ltsim/study/fit.h"
 #include "ltsim/study/parameter.h"
+#include "ltsim/study/simulator_check.h"
 
 namespace ltsim {
 
@@ -78,11 +79,6 @@ struct SweepOptions {
     return spec;
   }();
 };
-
-/// A `finite` pair's x is in the hardmax regime (where Theorem 4.1's frequency argument
-/// applies) when |x| ≥ kHardmaxRegimeMargin·T_hard, T_hard = 2^(p/γ); the same margin as
-/// `tightness` (docs/statistics.md §5).
-inline constexpr double kHardmaxRegimeMargin = 4;
 
 /// One pair of one point: the witness a worst case names.
 struct SweepPair {
@@ -147,15 +143,6 @@ struct SweepPoint {
   std::string excluded;
 };
 
-/// Least-squares fit log y = a + b·log x with a two-sided confidence interval on b from
-/// Student's t with m − 2 degrees of freedom (NaN bounds when m < 3).
-struct ExponentFit {
-  double slope = 0.0, intercept = 0.0;
-  double lower = 0.0, upper = 0.0;  ///< the interval on the slope
-  double standard_error = 0.0;
-  int points = 0;
-};
-
 /// Everything a sweep reports.
 struct SweepResult {
   SweepOptions options;
@@ -168,9 +155,6 @@ struct SweepResult {
   TrendVerdict trend;
   ExponentEstimate upper_side;  ///< the same fit of the points' certified lengths
   int points_outside_regime = 0;
-  /// Legacy keys of `simulator`: slope and interval only when the interval exists (NaN
-  /// otherwise), standard_error NaN, points = the points fitted.
-  ExponentFit fit;
   /// Thm 4.1's exponent: its second term in this parameter, or for margin p·ln 2 (the slope of
   /// ln 2^(p/γ) in 1/γ).
   double paper_exponent = 0.0;
@@ -194,15 +178,6 @@ double PaperExponent(StudyParameter parameter, int precision_bits = 8);
 inline bool FitsInverseValue(StudyParameter parameter) {
   return parameter == StudyParameter::kMargin;
 }
-
-/// Fits log y against log x (all positive) at confidence `level` (docs/theory.md §7.4: is the
-/// measured exponent the paper's?). Needs ≥ 2 points with distinct x.
-ExponentFit FitExponent(const std::vector<double>& x, const std::vector<double>& y,
-                        double level = 0.95);
-
-/// Least-squares fit ln y = a + b·x (x as given, y positive) with the same interval on b.
-ExponentFit FitLogLinear(const std::vector<double>& x, const std::vector<double>& y,
-                         double level = 0.95);
 
 /// Runs the sweep: per point K seeded one-layer pairs (perturbed, grid weights; hardmax, or
 /// finite with the margin) and inputs, each searched (or not), their needed lengths with

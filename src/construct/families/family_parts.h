@@ -40,6 +40,32 @@ inline Transformer Frame(int alphabet, int width, int period, int locality) {
   return m;
 }
 
+/// One ReLU unit θ − a·u − 2θ·[x_T = 1] of a two-token model (the query token's indicator at
+/// coordinate 1, u at coordinate `input`) written to coordinate `out`: it fires only when the
+/// query token is 0 and a·u < θ (positional-margin, two-layer-margin).
+inline Mlp QueryGatedUnit(int width, int input, double slope, double theta, int out) {
+  Mlp mlp = OneUnit(width);
+  mlp.in(0, input) = -slope;
+  mlp.in(0, 1) = -2 * theta;  // switches the unit off when the query token is 1
+  mlp.in_bias(0) = theta;
+  mlp.out(out, 0) = 1;
+  return mlp;
+}
+
+/// A zero-readout pair: f is `model` read also through coordinate `unit` (readout weight 1
+/// there), g is `model` with a zero readout, so f − g is that coordinate (plus f's other readout
+/// weights) and the pair disagrees where it exceeds ε (induction, leak, nested,
+/// positional-margin, two-layer-margin).
+struct ZeroReadoutPair {
+  Transformer f, g;
+};
+inline ZeroReadoutPair MakeZeroReadoutPair(const Transformer& model, int unit) {
+  ZeroReadoutPair pair{model, model};
+  pair.f.readout_weight(0, unit) = 1.0;
+  pair.g.readout_weight.setZero();
+  return pair;
+}
+
 inline double Get(const FamilyValues& v, const std::string& name) { return v.at(name); }
 
 /// The ε parameter most families share.

@@ -53,9 +53,7 @@ FamilyMember BuildInduction(const FamilyValues& v) {
   second.mlp->in_bias(0) = -K;
   second.mlp->out(unit, 0) = 1.0;
   f.layers.push_back(second);
-  f.readout_weight(0, unit) = 1.0;
-  Transformer g = f;
-  g.readout_weight.setZero();
+  const ZeroReadoutPair pair = MakeZeroReadoutPair(f, unit);
 
   // f > 0 needs b_T = 1 (else θ·r − K ≤ −θ), hence n ≥ 1; then f = θ·r, decreasing in n, and
   // n = 1 on 0^a 1^b 0 (a + b = T − 1, b ≥ 1). So the largest gap at length T ≥ 2 is
@@ -80,8 +78,8 @@ FamilyMember BuildInduction(const FamilyValues& v) {
         "change norm slightly",
         lambda, eps, kappa));
   FamilyMember member;
-  member.f = f;
-  member.g = g;
+  member.f = pair.f;
+  member.g = pair.g;
   member.f.name =
       fmt::format("family induction f (norm={}, eps={}, height={})", lambda, eps, kappa);
   member.g.name =

@@ -53,9 +53,7 @@ FamilyMember BuildLeak(const FamilyValues& v) {
   second.heads[0].ov(4, 2) = s;
   second.heads[0].ov(4, 3) = -s;
   f.layers.push_back(second);
-  f.readout_weight(0, 4) = 1.0;
-  Transformer g = f;
-  g.readout_weight.setZero();
+  const ZeroReadoutPair pair = MakeZeroReadoutPair(f, 4);
 
   // f − g = (s/T)·Σ_(j=2..T) d(j, N₁(j), x_(j−1)): additive along the string, each term a
   // function of (j, N₁(j), x_(j−1)). So its largest and smallest values over the strings of
@@ -106,8 +104,8 @@ FamilyMember BuildLeak(const FamilyValues& v) {
         "at T* or before (norm {}, eps {}, height {}): a boundary case; change norm slightly",
         b, eps, kappa));
   FamilyMember member;
-  member.f = f;
-  member.g = g;
+  member.f = pair.f;
+  member.g = pair.g;
   member.f.name = fmt::format("family leak f (norm={}, eps={}, height={})", b, eps, kappa);
   member.g.name = fmt::format("family leak g (norm={}, eps={}, height={})", b, eps, kappa);
   member.eps = eps;

@@ -150,9 +150,7 @@ FamilyMember BuildNested(const FamilyValues& v) {
   mlp.in_bias(0) = theta;
   mlp.out(unit, 0) = 1.0;
   layer.mlp = mlp;
-  f.readout_weight(0, unit) = 1.0;
-  Transformer g = f;
-  g.readout_weight.setZero();
+  const ZeroReadoutPair pair = MakeZeroReadoutPair(f, unit);
 
   // m_S up to growing limits (×8 from 1000) until T* is found, up to the exact threshold's
   // largest length, so that every member is one `ltsim threshold` can certify.
@@ -175,8 +173,8 @@ FamilyMember BuildNested(const FamilyValues& v) {
         "family nested: a statistic lies on the boundary Σu = (height − 1)·eps/slope (the gap "
         "equals eps); change slope slightly");
   FamilyMember member;
-  member.f = f;
-  member.g = g;
+  member.f = pair.f;
+  member.g = pair.g;
   member.f.name =
       fmt::format("family nested f (alphabet={}, slope={}, eps={}, height={})", S, a, eps, kappa);
   member.g.name =

@@ -78,22 +78,15 @@ FamilyMember BuildPositionalMargin(const FamilyValues& v) {
   head.ov(3, 1) = 1;
   head.bias = Vector::Constant(1, phi);
   layer.heads.push_back(head);
-  Mlp mlp;
-  mlp.in = Matrix::Zero(1, d);
-  mlp.in(0, 2) = -slope;
-  mlp.in(0, 1) = -2 * theta;  // switches the unit off when the query token is 1
-  mlp.in_bias = Vector::Constant(1, theta);
-  mlp.out = Matrix::Zero(d, 1);
-  mlp.out(4, 0) = 1;
-  layer.mlp = mlp;
+  layer.mlp = QueryGatedUnit(d, 2, slope, theta, 4);
   m.layers.push_back(layer);
   m.readout_weight = Matrix::Zero(1, d);
   m.readout_bias = Vector::Zero(1);
   FamilyMember p;
   p.family = "positional-margin";
-  p.f = m;
-  p.f.readout_weight(0, 4) = 1;
-  p.g = m;
+  const ZeroReadoutPair pair = MakeZeroReadoutPair(m, 4);
+  p.f = pair.f;
+  p.g = pair.g;
   p.f.name = "positional-margin f";
   p.g.name = "positional-margin g (zero readout)";
   p.eps = eps;

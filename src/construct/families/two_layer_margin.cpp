@@ -50,22 +50,15 @@ FamilyMember BuildTwoLayerMargin(const FamilyValues& v) {
   h2.ov(4, 2) = 1;
   h2.bias = Vector::Constant(1, std::log(1e5));
   second.heads.push_back(h2);
-  Mlp mlp;
-  mlp.in = Matrix::Zero(1, d);
-  mlp.in(0, 4) = -slope;
-  mlp.in(0, 1) = -2 * theta;  // switches the unit off when the query token is 1
-  mlp.in_bias = Vector::Constant(1, theta);
-  mlp.out = Matrix::Zero(d, 1);
-  mlp.out(5, 0) = 1;
-  second.mlp = mlp;
+  second.mlp = QueryGatedUnit(d, 4, slope, theta, 5);
   m.layers.push_back(second);
   m.readout_weight = Matrix::Zero(1, d);
   m.readout_bias = Vector::Zero(1);
   FamilyMember p;
   p.family = "two-layer-margin";
-  p.f = m;
-  p.f.readout_weight(0, 5) = 1;
-  p.g = m;
+  const ZeroReadoutPair pair = MakeZeroReadoutPair(m, 5);
+  p.f = pair.f;
+  p.g = pair.g;
   p.f.name = "two-layer margin f";
   p.g.name = "two-layer margin g (zero readout)";
   p.eps = eps;

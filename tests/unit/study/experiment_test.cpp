@@ -42,7 +42,7 @@ TEST(Experiment, TinyRunHasOneRowPerValueAndConsistentTrends) {
     EXPECT_FALSE(t.rises);
     EXPECT_NE(t.trend.trend, Trend::kRises);
     EXPECT_FALSE(t.estimate.ci.has_value());
-    EXPECT_LE(t.fit.points, 2);
+    EXPECT_LE(t.estimate.points_used, 2);
   }
   // Pure in the options.
   const ExperimentResult again = RunExperiment(Tiny());

@@ -22,6 +22,23 @@ std::vector<SeriesPoint> Quadratic() {
   return s;
 }
 
+TEST(FitLine, RecoversAnExactLine) {
+  // y = −1.5 + 0.25·x on 6 points: only rounding, far below 1e-12.
+  const std::vector<double> x = {-2, 0, 1, 3.5, 7, 11};
+  std::vector<double> y;
+  for (double v : x) y.push_back(-1.5 + 0.25 * v);
+  const LineFit line = FitLine(x, y);
+  EXPECT_NEAR(line.slope, 0.25, 1e-12);
+  EXPECT_NEAR(line.intercept, -1.5, 1e-12);
+  EXPECT_GT(line.sxx, 0.0);
+}
+
+TEST(FitLine, NoSpreadOrANonFiniteValueGivesNaN) {
+  EXPECT_TRUE(std::isnan(FitLine({2, 2, 2}, {1, 2, 3}).slope));
+  EXPECT_TRUE(std::isnan(FitLine({1, 2}, {1, std::nan("")}).slope));
+  EXPECT_TRUE(std::isnan(FitLine({}, {}).slope));
+}
+
 TEST(FitSeries, ExactPowerLawHasItsExponentAndANarrowInterval) {
   const ExponentEstimate e = FitSeries(Quadratic(), {});
   EXPECT_NEAR(e.exponent, 2.0, 1e-12);

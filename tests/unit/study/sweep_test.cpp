@@ -15,44 +15,13 @@
 #include "ltsim/model/constants.h"
 #include "ltsim/strings/sources.h"
 #include "ltsim/study/experiment.h"
+#include "ltsim/study/fit_report.h"
 #include "ltsim/study/point_witness.h"
 #include "ltsim/study/statistic_attack.h"
 #include "ltsim/study/tightness.h"
 
 namespace ltsim {
 namespace {
-
-TEST(FitExponent, RecoversAnExactPowerLawWithAZeroWidthInterval) {
-  const std::vector<double> x = {1, 2, 4, 8, 16};
-  std::vector<double> y;
-  for (double v : x) y.push_back(3.0 * std::pow(v, 2.5));
-  const ExponentFit fit = FitExponent(x, y);
-  // Exact data: only rounding of log/exp, far below 1e-9.
-  EXPECT_NEAR(fit.slope, 2.5, 1e-9);
-  EXPECT_NEAR(fit.intercept, std::log(3.0), 1e-9);
-  EXPECT_NEAR(fit.upper - fit.lower, 0.0, 1e-6);
-  EXPECT_EQ(fit.points, 5);
-}
-
-TEST(FitExponent, IntervalContainsTheTrueExponentUnderNoise) {
-  // Fixed multiplicative noise exp(±0.1) alternating: the OLS slope moves by well under the
-  // 95% interval's half-width, which must contain the true exponent −2.
-  std::vector<double> x, y;
-  for (int k = 0; k < 8; ++k) {
-    x.push_back(std::pow(2.0, k));
-    y.push_back(100.0 * std::pow(x.back(), -2.0) * std::exp(k % 2 ? 0.1 : -0.1));
-  }
-  const ExponentFit fit = FitExponent(x, y);
-  EXPECT_LT(fit.lower, -2.0);
-  EXPECT_GT(fit.upper, -2.0);
-  EXPECT_NEAR(fit.slope, -2.0, 0.1);
-}
-
-TEST(FitExponent, TwoPointsHaveNoInterval) {
-  const ExponentFit fit = FitExponent({1, 10}, {5, 50});
-  EXPECT_NEAR(fit.slope, 1.0, 1e-12);
-  EXPECT_TRUE(std::isnan(fit.lower) && std::isnan(fit.upper));
-}
 
 SweepOptions Tiny() {
   SweepOptions o;
@@ -231,7 +200,8 @@ TEST(RunSweep, EveryPointOnTheFloorGivesNoExponentAndADegenerateTrend) {
   EXPECT_EQ(r.simulator.points_used, 0);
   EXPECT_NE(r.simulator.reason.find("too few uncensored"), std::string::npos) << r.simulator.reason;
   EXPECT_EQ(r.trend.trend, Trend::kDegenerate) << r.trend.reason;
-  EXPECT_TRUE(std::isnan(r.fit.slope) && std::isnan(r.fit.lower) && std::isnan(r.fit.upper));
+  const io::Json fit = SlopeFitJson(r.simulator);  // sweep.json's `fit`: no interval, no slope
+  EXPECT_TRUE(fit["slope"].is_null() && fit["lower"].is_null() && fit["upper"].is_null());
   // The empirical constant skips the floor samples (bounds, not values).
   ExpectConstantOverUncensoredSamples(r);
 }

@@ -1,8 +1,6 @@
 // Theorem 4.2's average-bump pairs against the direct Beta-binomial sum, the lower bound
 // 1/(c + w) on their average first disagreement, and the rows' fit, verdict and thread
 // independence (docs/families.md, average-bump, docs/tightness.md §8).
-#include "study/tightness_42.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +11,7 @@
 #include "ltsim/study/tightness.h"
 #include "ltsim/threshold/average.h"
 #include "ltsim_test/tightness_pairs.h"
+#include "study/tightness/theorem_42.h"
 
 namespace ltsim {
 namespace {

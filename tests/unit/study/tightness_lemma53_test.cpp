@@ -1,8 +1,6 @@
 // `ltsim tightness --theorem 5.3`: the transport bound against exact cases and the adversary,
 // censored points left out of the rate fit, witnesses that replay, thread-independence
 // (docs/tightness.md §5).
-#include "study/tightness_lemma53.h"
-
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -11,6 +9,7 @@
 #include "ltsim/core/error.h"
 #include "ltsim/study/attack_witness.h"
 #include "ltsim/study/tightness.h"
+#include "study/tightness/lemma_53.h"
 
 namespace ltsim {
 namespace {

@@ -18,7 +18,7 @@
 #include "ltsim/study/point_witness.h"
 #include "ltsim/threshold/threshold.h"
 #include "ltsim_test/tightness_pairs.h"
-#include "study/tightness_52.h"
+#include "study/tightness/theorem_52.h"
 
 namespace ltsim {
 namespace {

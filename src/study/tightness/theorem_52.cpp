@@ -1,6 +1,6 @@
 // `ltsim tightness --theorem 5.2`: the eps, attention-norm, positional-margin and k rows of
 // Theorem 5.2 (docs/tightness.md §5).
-#include "tightness_52.h"
+#include "theorem_52.h"
 
 #include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -146,17 +146,6 @@ TightnessSample SimulatorSample(const TightnessOptions& o, const Transformer& f,
   return s;
 }
 
-// Least-squares slope of y on x.
-double Slope(const std::vector<double>& x, const std::vector<double>& y) {
-  const double n = static_cast<double>(x.size());
-  double mx = 0, my = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) mx += x[i] / n, my += y[i] / n;
-  double sxy = 0, sxx = 0;
-  for (std::size_t i = 0; i < x.size(); ++i)
-    sxy += (x[i] - mx) * (y[i] - my), sxx += (x[i] - mx) * (x[i] - mx);
-  return sxx > 0 ? sxy / sxx : kNaN52;
-}
-
 // ln of the registry's thm5.2 for a pair: max(1/γ_pos, 3)·(ln C − ln ε) (in logs: C overflows).
 double LogPaper(const FamilyMember& p, double eps) {
   const double gamma = std::min(PositionalMargin(p.f), PositionalMargin(p.g));
@@ -266,7 +255,7 @@ TightnessRow BuildRow(const TightnessOptions& o, const Plan52& plan,
       log_n = std::max(log_n, LogPaper(plan.pairs[i * plan.members + m], plan.eps[i]));
     y.push_back(log_n);
   }
-  row.paper = Slope(x, y);
+  row.paper = FitLine(x, y).slope;
   row.paper_source = fmt::format(
       "thm5.2 (C/eps)^max(1/gamma_pos, 3) with C the larger C(f), C(g) of each point's pairs "
       "(docs/model.md §4.7): the least-squares slope of ln N against {} over the grid",

@@ -1,6 +1,6 @@
 // `ltsim tightness --theorem 4.2`: the average case's lower side, the exact average first
 // disagreement of the average-bump pairs against ε and α₀ (docs/tightness.md §8).
-#include "tightness_42.h"
+#include "theorem_42.h"
 
 #include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -21,7 +21,7 @@
 #include "ltsim/io/output_file.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/threshold/average.h"
-#include "tightness_52.h"
+#include "theorem_52.h"
 
 namespace ltsim {
 namespace {

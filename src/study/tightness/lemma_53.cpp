@@ -1,6 +1,6 @@
 // `ltsim tightness --theorem 5.3`: Lemma 5.3's rate per subsequence scheme, from the adversarial
 // statistic sweep (docs/tightness.md §5, docs/lemma53.md).
-#include "tightness_lemma53.h"
+#include "lemma_53.h"
 
 #include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -17,7 +17,7 @@
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/study/attack_witness.h"
 #include "ltsim/study/statistic_attack.h"
-#include "tightness_52.h"
+#include "theorem_52.h"
 
 namespace ltsim {
 namespace {
@@ -202,8 +202,10 @@ TightnessRow RunLocalityRow(const TightnessOptions& o) {
           w.error = cell(i).error;
           w.certified = cell(i).certified;
           w.censored = cell(i).error <= kFloor;
-          const std::string file = WriteAttackWitness(
-              w, (dir / fmt::format("p{}_m{}_{}", tau, k, InputKindName(base.inputs[i]))).string());
+          const std::string file = OutRelative(
+              o, WriteAttackWitness(
+                     w, (dir / fmt::format("p{}_m{}_{}", tau, k, InputKindName(base.inputs[i])))
+                            .string()));
           (i == worst ? ls.witness : us.witness) = file;
         }
       }
