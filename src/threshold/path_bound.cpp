@@ -20,6 +20,9 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kUnit = std::numeric_limits<double>::epsilon() / 2;  // u = 2^-53
+// The largest slot number: successors and parents are stored in 32 bits.
+constexpr std::uint64_t kMaxSlots =
+    static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max());
 
 double Frobenius(const Matrix& m) { return m.size() == 0 ? 0.0 : m.norm(); }
 
@@ -367,6 +370,7 @@ Compact Materialise(const PathPair& pair, const PathSet& set) {
     layer_sets(j + 1, next_vlist, next_vpos, next_wlist, next_wpos);
     const std::uint64_t next_base = c.global.size();
     const std::uint64_t nw = next_wlist.size();
+    LTSIM_CHECK(next_base + next_vlist.size() * nw <= kMaxSlots);
     c.succ.resize(c.global.size() * S, -1);
     const PathDag::Layer& L2 = dag.layer(j + 1);
     for (std::uint64_t n = base; n < c.global.size(); ++n) {
@@ -407,6 +411,7 @@ Compact Materialise(const PathPair& pair, const PathSet& set) {
     for (std::uint64_t k = c.begin[first - 1]; k < c.begin[T]; ++k) c.node_of.push_back(k);
     c.slots += c.begin[T] - c.begin[first - 1];
   }
+  LTSIM_CHECK(c.slots <= kMaxSlots);
   return c;
 }
 
@@ -443,7 +448,6 @@ class DpWorkspace {
 template <class Terms>
 DpResult RunDpWith(const Compact& c, const Terms& terms, double a1, double a2,
                    const std::vector<char>& dead, DpWorkspace& ws) {
-  LTSIM_CHECK(c.slots <= static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()));
   if (ws.best.size() < c.slots) {
     ws.best.resize(c.slots);
     ws.parent.resize(c.slots);
@@ -570,9 +574,10 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
 
 // The ratio programme's terms (a1 = 1, a2 = 0) computed where they are used, as Fill would store
 // them: x1 = w·e and x2 = w, e = c(v) + μ − λ, w = w_hi where e > 0 and w_lo otherwise. The
-// same bits as RunDp on Fill's arrays (docs/theory.md §11.5, "Speed"): there a slot adds
-// p1 + 0·w, and 0·w = +0 for the finite w ≥ 0 of every slot the programme reads (a dead slot is
-// never read), p1 + (+0) differs from p1 only for p1 = −0, and adding −0 or +0 to a value that
+// same bits as RunDp on Fill's arrays (docs/theory.md §11.5, the paragraph "2026-12-04,
+// speed-ups that change no bit"; it needs finite weights, which BuildHeads checks): there a slot
+// adds p1 + 0·w, and 0·w = +0 for the finite w ≥ 0 of every slot the programme reads (a dead slot
+// is never read), p1 + (+0) differs from p1 only for p1 = −0, and adding −0 or +0 to a value that
 // is never −0 (values start at +0 and a sum in round-to-nearest is −0 only from two −0s) gives
 // the same bits; the magnitude |p1| + |+0| = |p1|.
 struct RatioTerms {
@@ -679,6 +684,7 @@ struct SetData {
   std::vector<char> dead;                  // per slot: unused, or above some head's a* interval
   std::vector<std::uint64_t> finals;       // final nodes
   std::vector<std::uint64_t> final_slots;  // their slots in their own length's tail
+  bool finite_weights = true;              // every live slot's weight bounds are finite
 };
 
 // Weight bounds relative to a* (docs/model.md §3): W(δ) with δ = a − a*, monotone; an upper
@@ -825,6 +831,12 @@ void BuildHeads(const PathPair& pair, const PathSet& set, SetData& data) {
       for (std::uint64_t k = c.begin[c.tail_first[T - c.T_lo] - 1]; k < c.begin[T]; ++k)
         weights(c.TailSlot(T, k), T, T);
   }
+  // The programmes need finite weights on every slot they read (a NaN term would drop that
+  // slot's paths from the maximum): exp of huge logits can overflow, and then nothing is bounded.
+  for (const HeadData& hd : data.heads)
+    for (std::uint64_t x = 0; x < slots && data.finite_weights; ++x)
+      if (!data.dead[x] && !(std::isfinite(hd.wl[x]) && std::isfinite(hd.wh[x])))
+        data.finite_weights = false;
 }
 
 // Whether slot x can carry weight on a real path of the set: a softmax weight is always
@@ -892,6 +904,10 @@ Linearised Linearise(const PathPair& pair, const SetData& data, int k, int sigma
   lin.values.resize(data.heads.size());
   lin.vmin.assign(data.heads.size(), kInf);
   lin.vmax.assign(data.heads.size(), -kInf);
+  if (!data.finite_weights) {
+    lin.finite = false;
+    return lin;
+  }
   // Per side: the coefficient vector on u (d) and the constant's pieces.
   for (int s = 0; s < 2; ++s) {
     const PathPair::Side& side = pair.side(s);
@@ -1183,14 +1199,18 @@ struct Checker {
             if (fresh) Candidate(r);
           }
           lines.emplace_back(r.x2 - mu_b + r.slack, r.x1 - mu_a + r.slack);
+          // A line that is not finite gives no crossing to trust (an infinite d0 makes t NaN).
+          if (!std::isfinite(lines.back().first) || !std::isfinite(lines.back().second))
+            return false;
         }
         if (both) {
           done = true;
           break;
         }
         // Kelley's step: the s minimising the upper envelope of the lines on [0, 1].
-        const auto [best_v, best_s] =
-            options.reference ? EnvelopeMinimumReference(lines) : EnvelopeMinimum(lines);
+        const auto step = KelleyStep(lines, options.reference);
+        if (!step) return false;
+        const auto [best_v, best_s] = *step;
         // No cover can work when at one end every s has a path above 0, rounding aside
         // (docs/theory.md §11.5, "Pairing": the maximum is convex in ρ, so the interval of a
         // cover that holds this ρ would have an end above 0 at every s).
