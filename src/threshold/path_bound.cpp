@@ -426,6 +426,12 @@ struct DpResult {
   double slack = 0.0;
 };
 
+// A slot's best value and its parent, for RunDpReference.
+struct DpCell {
+  double best;
+  std::int64_t parent;
+};
+
 // The arrays of the programmes, kept across the sets of a task (BoundScratch; every entry a
 // programme reads is written first by RunDp or Fill). Per slot: the best value reaching it and
 // its parent (written with the value; read only along a maximising path, whose slots past the
@@ -436,6 +442,7 @@ class DpWorkspace {
   std::vector<std::int32_t> parent;
   std::vector<std::int64_t> path;
   std::vector<double> ya[2], yb[2];
+  std::vector<DpCell> cells;  // RunDpReference's
 };
 
 // The rounding of the sum along a path of T terms is ≤ γ_{T+4}·Σ_j |t_j| (γ_n = n·u/(1 − n·u))
@@ -544,6 +551,111 @@ DpResult RunDpWith(const Compact& c, const Terms& terms, double a1, double a2,
       terms.components(static_cast<std::size_t>(x), p1, p2);
       r.x1 += p1;
       r.x2 += p2;
+    }
+  }
+  r.slack = 1.01 * static_cast<double>(c.T_hi + 8) * kUnit * (magnitude + tail_magnitude) +
+            static_cast<double>(c.T_hi + 8) * 8 * std::numeric_limits<double>::denorm_min() *
+                (1 + std::abs(a1) + std::abs(a2));
+  return r;
+}
+
+// The reference programme for tests (BoundOptions::reference): one cell per slot holding the
+// value and the parent, every cell reset to {−∞, −1}, the terms a1·x1 + a2·x2 of arrays filled
+// first. RunDpWith must give the same bits.
+DpResult RunDpReference(const Compact& c, const std::vector<double>& x1,
+                        const std::vector<double>& x2, double a1, double a2,
+                        const std::vector<char>& dead, DpWorkspace& ws) {
+  if (ws.cells.size() < c.slots) ws.cells.resize(c.slots);
+  DpCell* const cell = ws.cells.data();
+  std::fill(cell, cell + c.slots, DpCell{-kInf, -1});
+  const int S = c.S;
+  double magnitude = 0.0;
+  // A slot's own term, then its value pushed to `to` (a slot of the next layer).
+  auto relax = [&](std::uint64_t from, std::uint64_t to) {
+    if (cell[from].best > cell[to].best)
+      cell[to] = {cell[from].best, static_cast<std::int64_t>(from)};
+  };
+  auto add = [&](std::uint64_t slot, double& layer_max) {
+    const double p1 = a1 * x1[slot], p2 = a2 * x2[slot];
+    layer_max = std::max(layer_max, std::abs(p1) + std::abs(p2));
+    cell[slot].best += p1 + p2;
+  };
+  for (std::uint64_t j = 1; j <= c.main_layers; ++j) {
+    double layer_max = 0.0;
+    for (std::uint64_t k = c.begin[j - 1]; k < c.begin[j]; ++k) {
+      if (j == 1) cell[k].best = 0.0;
+      if (cell[k].best == -kInf || dead[k]) {
+        cell[k].best = -kInf;
+        continue;
+      }
+      add(k, layer_max);
+      for (int s = 0; s < S; ++s) {
+        const std::int32_t to = c.succ[k * S + s];
+        if (to >= 0) relax(k, static_cast<std::uint64_t>(to));
+      }
+    }
+    magnitude += layer_max;
+  }
+  DpResult r;
+  double tail_magnitude = 0.0;
+  for (std::uint64_t T = c.T_lo; T <= c.T_hi; ++T) {
+    const std::uint64_t first = c.tail_first[T - c.T_lo];
+    const std::uint64_t base = c.begin[first - 1], offset = c.tail_offset[T - c.T_lo];
+    if (first > 1) {
+      // Enter the tail from the main role of layer first − 1.
+      for (std::uint64_t k = c.begin[first - 2]; k < c.begin[first - 1]; ++k) {
+        if (cell[k].best == -kInf) continue;
+        for (int s = 0; s < S; ++s) {
+          const std::int32_t to = c.succ[k * S + s];
+          if (to >= 0) relax(k, offset + (static_cast<std::uint64_t>(to) - base));
+        }
+      }
+    }
+    double this_tail = 0.0;
+    for (std::uint64_t j = first; j <= T; ++j) {
+      double layer_max = 0.0;
+      for (std::uint64_t k = c.begin[j - 1]; k < c.begin[j]; ++k) {
+        const std::uint64_t slot = offset + (k - base);
+        if (j == 1) cell[slot].best = 0.0;
+        if (cell[slot].best == -kInf || dead[slot]) {
+          cell[slot].best = -kInf;
+          continue;
+        }
+        add(slot, layer_max);
+        if (j == T) {
+          if (c.final_ok[k] && cell[slot].best > r.value) {
+            r.value = cell[slot].best;
+            r.last = static_cast<std::int64_t>(slot);
+            r.length = T;
+          }
+          continue;
+        }
+        for (int s = 0; s < S; ++s) {
+          const std::int32_t to = c.succ[k * S + s];
+          if (to >= 0) relax(slot, offset + (static_cast<std::uint64_t>(to) - base));
+        }
+      }
+      this_tail += layer_max;
+    }
+    tail_magnitude = std::max(tail_magnitude, this_tail);
+  }
+  if (r.last >= 0) {
+    // x1 and x2 summed along the maximising path from its first slot.
+    ws.path.resize(r.length);
+    std::int64_t slot = r.last;
+    for (std::uint64_t j = r.length; j >= 1; --j) {
+      ws.path[j - 1] = slot;
+      if (j == 1) break;
+      slot = cell[slot].parent;
+      LTSIM_CHECK(slot != -1);  // every slot past layer 1 on the path was reached
+    }
+    // PathString reads the parents from ws.parent.
+    if (ws.parent.size() < c.slots) ws.parent.resize(c.slots);
+    for (std::uint64_t x = 0; x < c.slots; ++x)
+      ws.parent[x] = static_cast<std::int32_t>(cell[x].parent);
+    for (const std::int64_t x : ws.path) {
+      r.x1 += x1[static_cast<std::size_t>(x)];
+      r.x2 += x2[static_cast<std::size_t>(x)];
     }
   }
   r.slack = 1.01 * static_cast<double>(c.T_hi + 8) * kUnit * (magnitude + tail_magnitude) +
@@ -1076,7 +1188,7 @@ struct Checker {
       x1[x] = w * e;
       x2[x] = w;
     }
-    return RunDp(c, x1, x2, 1.0, 0.0, data.dead, ws);
+    return RunDpReference(c, x1, x2, 1.0, 0.0, data.dead, ws);
   }
 
   // A certified upper bound on max over the set's paths of N_i/D_i: Dinkelbach's iteration
@@ -1175,7 +1287,9 @@ struct Checker {
         }
       fresh = true;
       const int i = inputs(rho);
-      const DpResult r = RunDp(data.c, ws.ya[i], ws.yb[i], s, 1 - s, data.dead, ws);
+      const DpResult r = options.reference
+                             ? RunDpReference(data.c, ws.ya[i], ws.yb[i], s, 1 - s, data.dead, ws)
+                             : RunDp(data.c, ws.ya[i], ws.yb[i], s, 1 - s, data.dead, ws);
       ++programs;
       seen.push_back({rho, s, r});
       return r;
