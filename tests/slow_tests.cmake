@@ -75,6 +75,7 @@ set(ltsim_slow_tests
     "PathSearchBruteForce.KGramPairUpTo20"
     "PathThresholdProperty.EveryBoundIsAtLeastTheLargestGapOverItsPaths"
     "PathThresholdProperty.FastBoundIsTheReferenceBitForBit"
+    "PathThresholdProperty.HugeLogitsAreNeverCertifiedPastABruteForceGap"
     "PathThresholdProperty.FindsWhatEveryStringFinds"
     "PathThresholdProperty.ResultsAreTheSameForAnyThreadCount"
     "Profile.ResultsDoNotDependOnThreads"
