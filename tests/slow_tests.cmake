@@ -76,6 +76,7 @@ set(ltsim_slow_tests
     "PathThresholdProperty.EveryBoundIsAtLeastTheLargestGapOverItsPaths"
     "PathThresholdProperty.FastBoundIsTheReferenceBitForBit"
     "PathThresholdProperty.FindsWhatEveryStringFinds"
+    "PathThresholdProperty.HugeLogitsAreNeverCertifiedPastABruteForceGap"
     "PathThresholdProperty.ResultsAreTheSameForAnyThreadCount"
     "Profile.ResultsDoNotDependOnThreads"
     "ProfileProperty.BracketsHoldTheBruteForceMaxima"

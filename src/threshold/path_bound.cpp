@@ -20,6 +20,9 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kUnit = std::numeric_limits<double>::epsilon() / 2;  // u = 2^-53
+// The largest slot number: successors and parents are stored in 32 bits.
+constexpr std::uint64_t kMaxSlots =
+    static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max());
 
 double Frobenius(const Matrix& m) { return m.size() == 0 ? 0.0 : m.norm(); }
 
@@ -367,6 +370,7 @@ Compact Materialise(const PathPair& pair, const PathSet& set) {
     layer_sets(j + 1, next_vlist, next_vpos, next_wlist, next_wpos);
     const std::uint64_t next_base = c.global.size();
     const std::uint64_t nw = next_wlist.size();
+    LTSIM_CHECK(next_base + next_vlist.size() * nw <= kMaxSlots);
     c.succ.resize(c.global.size() * S, -1);
     const PathDag::Layer& L2 = dag.layer(j + 1);
     for (std::uint64_t n = base; n < c.global.size(); ++n) {
@@ -407,6 +411,7 @@ Compact Materialise(const PathPair& pair, const PathSet& set) {
     for (std::uint64_t k = c.begin[first - 1]; k < c.begin[T]; ++k) c.node_of.push_back(k);
     c.slots += c.begin[T] - c.begin[first - 1];
   }
+  LTSIM_CHECK(c.slots <= kMaxSlots);
   return c;
 }
 
@@ -421,6 +426,12 @@ struct DpResult {
   double slack = 0.0;
 };
 
+// A slot's best value and its parent, for RunDpReference.
+struct DpCell {
+  double best;
+  std::int64_t parent;
+};
+
 // The arrays of the programmes, kept across the sets of a task (BoundScratch; every entry a
 // programme reads is written first by RunDp or Fill). Per slot: the best value reaching it and
 // its parent (written with the value; read only along a maximising path, whose slots past the
@@ -431,6 +442,7 @@ class DpWorkspace {
   std::vector<std::int32_t> parent;
   std::vector<std::int64_t> path;
   std::vector<double> ya[2], yb[2];
+  std::vector<DpCell> cells;  // RunDpReference's
 };
 
 // The rounding of the sum along a path of T terms is ≤ γ_{T+4}·Σ_j |t_j| (γ_n = n·u/(1 − n·u))
@@ -443,7 +455,6 @@ class DpWorkspace {
 template <class Terms>
 DpResult RunDpWith(const Compact& c, const Terms& terms, double a1, double a2,
                    const std::vector<char>& dead, DpWorkspace& ws) {
-  LTSIM_CHECK(c.slots <= static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()));
   if (ws.best.size() < c.slots) {
     ws.best.resize(c.slots);
     ws.parent.resize(c.slots);
@@ -548,6 +559,111 @@ DpResult RunDpWith(const Compact& c, const Terms& terms, double a1, double a2,
   return r;
 }
 
+// The reference programme for tests (BoundOptions::reference): one cell per slot holding the
+// value and the parent, every cell reset to {−∞, −1}, the terms a1·x1 + a2·x2 of arrays filled
+// first. RunDpWith must give the same bits.
+DpResult RunDpReference(const Compact& c, const std::vector<double>& x1,
+                        const std::vector<double>& x2, double a1, double a2,
+                        const std::vector<char>& dead, DpWorkspace& ws) {
+  if (ws.cells.size() < c.slots) ws.cells.resize(c.slots);
+  DpCell* const cell = ws.cells.data();
+  std::fill(cell, cell + c.slots, DpCell{-kInf, -1});
+  const int S = c.S;
+  double magnitude = 0.0;
+  // A slot's own term, then its value pushed to `to` (a slot of the next layer).
+  auto relax = [&](std::uint64_t from, std::uint64_t to) {
+    if (cell[from].best > cell[to].best)
+      cell[to] = {cell[from].best, static_cast<std::int64_t>(from)};
+  };
+  auto add = [&](std::uint64_t slot, double& layer_max) {
+    const double p1 = a1 * x1[slot], p2 = a2 * x2[slot];
+    layer_max = std::max(layer_max, std::abs(p1) + std::abs(p2));
+    cell[slot].best += p1 + p2;
+  };
+  for (std::uint64_t j = 1; j <= c.main_layers; ++j) {
+    double layer_max = 0.0;
+    for (std::uint64_t k = c.begin[j - 1]; k < c.begin[j]; ++k) {
+      if (j == 1) cell[k].best = 0.0;
+      if (cell[k].best == -kInf || dead[k]) {
+        cell[k].best = -kInf;
+        continue;
+      }
+      add(k, layer_max);
+      for (int s = 0; s < S; ++s) {
+        const std::int32_t to = c.succ[k * S + s];
+        if (to >= 0) relax(k, static_cast<std::uint64_t>(to));
+      }
+    }
+    magnitude += layer_max;
+  }
+  DpResult r;
+  double tail_magnitude = 0.0;
+  for (std::uint64_t T = c.T_lo; T <= c.T_hi; ++T) {
+    const std::uint64_t first = c.tail_first[T - c.T_lo];
+    const std::uint64_t base = c.begin[first - 1], offset = c.tail_offset[T - c.T_lo];
+    if (first > 1) {
+      // Enter the tail from the main role of layer first − 1.
+      for (std::uint64_t k = c.begin[first - 2]; k < c.begin[first - 1]; ++k) {
+        if (cell[k].best == -kInf) continue;
+        for (int s = 0; s < S; ++s) {
+          const std::int32_t to = c.succ[k * S + s];
+          if (to >= 0) relax(k, offset + (static_cast<std::uint64_t>(to) - base));
+        }
+      }
+    }
+    double this_tail = 0.0;
+    for (std::uint64_t j = first; j <= T; ++j) {
+      double layer_max = 0.0;
+      for (std::uint64_t k = c.begin[j - 1]; k < c.begin[j]; ++k) {
+        const std::uint64_t slot = offset + (k - base);
+        if (j == 1) cell[slot].best = 0.0;
+        if (cell[slot].best == -kInf || dead[slot]) {
+          cell[slot].best = -kInf;
+          continue;
+        }
+        add(slot, layer_max);
+        if (j == T) {
+          if (c.final_ok[k] && cell[slot].best > r.value) {
+            r.value = cell[slot].best;
+            r.last = static_cast<std::int64_t>(slot);
+            r.length = T;
+          }
+          continue;
+        }
+        for (int s = 0; s < S; ++s) {
+          const std::int32_t to = c.succ[k * S + s];
+          if (to >= 0) relax(slot, offset + (static_cast<std::uint64_t>(to) - base));
+        }
+      }
+      this_tail += layer_max;
+    }
+    tail_magnitude = std::max(tail_magnitude, this_tail);
+  }
+  if (r.last >= 0) {
+    // x1 and x2 summed along the maximising path from its first slot.
+    ws.path.resize(r.length);
+    std::int64_t slot = r.last;
+    for (std::uint64_t j = r.length; j >= 1; --j) {
+      ws.path[j - 1] = slot;
+      if (j == 1) break;
+      slot = cell[slot].parent;
+      LTSIM_CHECK(slot != -1);  // every slot past layer 1 on the path was reached
+    }
+    // PathString reads the parents from ws.parent.
+    if (ws.parent.size() < c.slots) ws.parent.resize(c.slots);
+    for (std::uint64_t x = 0; x < c.slots; ++x)
+      ws.parent[x] = static_cast<std::int32_t>(cell[x].parent);
+    for (const std::int64_t x : ws.path) {
+      r.x1 += x1[static_cast<std::size_t>(x)];
+      r.x2 += x2[static_cast<std::size_t>(x)];
+    }
+  }
+  r.slack = 1.01 * static_cast<double>(c.T_hi + 8) * kUnit * (magnitude + tail_magnitude) +
+            static_cast<double>(c.T_hi + 8) * 8 * std::numeric_limits<double>::denorm_min() *
+                (1 + std::abs(a1) + std::abs(a2));
+  return r;
+}
+
 // The terms a1·x1 + a2·x2 of two input arrays.
 struct ArrayTerms {
   const double *x1, *x2;
@@ -570,9 +686,10 @@ DpResult RunDp(const Compact& c, const std::vector<double>& x1, const std::vecto
 
 // The ratio programme's terms (a1 = 1, a2 = 0) computed where they are used, as Fill would store
 // them: x1 = w·e and x2 = w, e = c(v) + μ − λ, w = w_hi where e > 0 and w_lo otherwise. The
-// same bits as RunDp on Fill's arrays (docs/theory.md §11.5, "Speed"): there a slot adds
-// p1 + 0·w, and 0·w = +0 for the finite w ≥ 0 of every slot the programme reads (a dead slot is
-// never read), p1 + (+0) differs from p1 only for p1 = −0, and adding −0 or +0 to a value that
+// same bits as RunDp on Fill's arrays (docs/theory.md §11.5, the paragraph "2026-12-04,
+// speed-ups that change no bit"; it needs finite weights, which BuildHeads checks): there a slot
+// adds p1 + 0·w, and 0·w = +0 for the finite w ≥ 0 of every slot the programme reads (a dead slot
+// is never read), p1 + (+0) differs from p1 only for p1 = −0, and adding −0 or +0 to a value that
 // is never −0 (values start at +0 and a sum in round-to-nearest is −0 only from two −0s) gives
 // the same bits; the magnitude |p1| + |+0| = |p1|.
 struct RatioTerms {
@@ -679,6 +796,7 @@ struct SetData {
   std::vector<char> dead;                  // per slot: unused, or above some head's a* interval
   std::vector<std::uint64_t> finals;       // final nodes
   std::vector<std::uint64_t> final_slots;  // their slots in their own length's tail
+  bool finite_weights = true;              // every live slot's weight bounds are finite
 };
 
 // Weight bounds relative to a* (docs/model.md §3): W(δ) with δ = a − a*, monotone; an upper
@@ -825,6 +943,12 @@ void BuildHeads(const PathPair& pair, const PathSet& set, SetData& data) {
       for (std::uint64_t k = c.begin[c.tail_first[T - c.T_lo] - 1]; k < c.begin[T]; ++k)
         weights(c.TailSlot(T, k), T, T);
   }
+  // The programmes need finite weights on every slot they read (a NaN term would drop that
+  // slot's paths from the maximum): exp of huge logits can overflow, and then nothing is bounded.
+  for (const HeadData& hd : data.heads)
+    for (std::uint64_t x = 0; x < slots && data.finite_weights; ++x)
+      if (!data.dead[x] && !(std::isfinite(hd.wl[x]) && std::isfinite(hd.wh[x])))
+        data.finite_weights = false;
 }
 
 // Whether slot x can carry weight on a real path of the set: a softmax weight is always
@@ -892,6 +1016,10 @@ Linearised Linearise(const PathPair& pair, const SetData& data, int k, int sigma
   lin.values.resize(data.heads.size());
   lin.vmin.assign(data.heads.size(), kInf);
   lin.vmax.assign(data.heads.size(), -kInf);
+  if (!data.finite_weights) {
+    lin.finite = false;
+    return lin;
+  }
   // Per side: the coefficient vector on u (d) and the constant's pieces.
   for (int s = 0; s < 2; ++s) {
     const PathPair::Side& side = pair.side(s);
@@ -1060,7 +1188,7 @@ struct Checker {
       x1[x] = w * e;
       x2[x] = w;
     }
-    return RunDp(c, x1, x2, 1.0, 0.0, data.dead, ws);
+    return RunDpReference(c, x1, x2, 1.0, 0.0, data.dead, ws);
   }
 
   // A certified upper bound on max over the set's paths of N_i/D_i: Dinkelbach's iteration
@@ -1159,7 +1287,9 @@ struct Checker {
         }
       fresh = true;
       const int i = inputs(rho);
-      const DpResult r = RunDp(data.c, ws.ya[i], ws.yb[i], s, 1 - s, data.dead, ws);
+      const DpResult r = options.reference
+                             ? RunDpReference(data.c, ws.ya[i], ws.yb[i], s, 1 - s, data.dead, ws)
+                             : RunDp(data.c, ws.ya[i], ws.yb[i], s, 1 - s, data.dead, ws);
       ++programs;
       seen.push_back({rho, s, r});
       return r;
@@ -1183,14 +1313,18 @@ struct Checker {
             if (fresh) Candidate(r);
           }
           lines.emplace_back(r.x2 - mu_b + r.slack, r.x1 - mu_a + r.slack);
+          // A line that is not finite gives no crossing to trust (an infinite d0 makes t NaN).
+          if (!std::isfinite(lines.back().first) || !std::isfinite(lines.back().second))
+            return false;
         }
         if (both) {
           done = true;
           break;
         }
         // Kelley's step: the s minimising the upper envelope of the lines on [0, 1].
-        const auto [best_v, best_s] =
-            options.reference ? EnvelopeMinimumReference(lines) : EnvelopeMinimum(lines);
+        const auto step = KelleyStep(lines, options.reference);
+        if (!step) return false;
+        const auto [best_v, best_s] = *step;
         // No cover can work when at one end every s has a path above 0, rounding aside
         // (docs/theory.md §11.5, "Pairing": the maximum is convex in ρ, so the interval of a
         // cover that holds this ρ would have an end above 0 at every s).

@@ -2,8 +2,11 @@
 // docs/theory.md §11.5 (item 5) uses it: Kelley's step and the early give-up.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -104,6 +107,20 @@ inline bool EnvelopeMinimumAbove(const std::vector<EnvelopeLine>& lines, double 
     return false;
   });
   return above;
+}
+
+/// Kelley's step of the pairing: the pair (minimum, s) of EnvelopeMinimumReference (when
+/// `reference`) or EnvelopeMinimum, or nothing when a line is not finite or the minimiser s is
+/// not finite (an infinite difference d0 makes a crossing NaN, whose envelope value is −∞ with
+/// NaN ignored): then no s is to be trusted and the pairing gives up (docs/theory.md §11.5,
+/// "2026-12-04, speed-ups that change no bit").
+inline std::optional<std::pair<double, double>> KelleyStep(const std::vector<EnvelopeLine>& lines,
+                                                           bool reference) {
+  for (const auto& [l0, l1] : lines)
+    if (!std::isfinite(l0) || !std::isfinite(l1)) return std::nullopt;
+  const auto step = reference ? EnvelopeMinimumReference(lines) : EnvelopeMinimum(lines);
+  if (!std::isfinite(step.second) || std::isnan(step.first)) return std::nullopt;
+  return step;
 }
 
 }  // namespace ltsim::threshold

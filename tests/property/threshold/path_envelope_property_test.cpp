@@ -46,5 +46,47 @@ RC_GTEST_PROP(PathEnvelopeProperty, EarlyExitsGiveTheReferenceBitForBit, ()) {
   }
 }
 
+// Kelley's step gives up on lines that are not finite: an infinite d0 makes the crossing
+// d0/(d0 − d1) NaN, where the envelope's value is −∞ (NaN values are ignored by the maximum), so
+// the minimum would be (−∞, NaN) and the pairing would run its programmes at s = NaN.
+TEST(PathEnvelope, KelleyStepGivesUpOnAnInfiniteLine) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const std::vector<EnvelopeLine> lines{{kInf, 0.0}, {0.0, 1.0}};
+  for (const bool reference : {true, false}) {
+    const auto raw =
+        reference ? threshold::EnvelopeMinimumReference(lines) : threshold::EnvelopeMinimum(lines);
+    EXPECT_TRUE(std::isnan(raw.second)) << "the reason for the check";
+    EXPECT_FALSE(threshold::KelleyStep(lines, reference).has_value());
+  }
+  const std::vector<EnvelopeLine> finite{{1.0, -1.0}, {-1.0, 1.0}};
+  for (const bool reference : {true, false}) {
+    const auto step = threshold::KelleyStep(finite, reference);
+    ASSERT_TRUE(step.has_value());
+    EXPECT_EQ(step->first, 0.0);
+    EXPECT_EQ(step->second, 0.5);
+  }
+}
+
+// On random lines: nothing exactly when a line is not finite or the minimiser is not; otherwise
+// the reference's pair, with s ∈ [0, 1], in both modes.
+RC_GTEST_PROP(PathEnvelopeProperty, KelleyStepIsTheReferenceOrNothing, ()) {
+  const int n = *rc::gen::inRange(0, 12);
+  std::vector<EnvelopeLine> lines;
+  bool finite = true;
+  for (int i = 0; i < n; ++i) {
+    lines.emplace_back(*Value(), *Value());
+    finite = finite && std::isfinite(lines.back().first) && std::isfinite(lines.back().second);
+  }
+  const auto ref = threshold::EnvelopeMinimumReference(lines);
+  for (const bool reference : {true, false}) {
+    const auto step = threshold::KelleyStep(lines, reference);
+    RC_ASSERT(step.has_value() == (finite && std::isfinite(ref.second) && !std::isnan(ref.first)));
+    if (!step) continue;
+    RC_ASSERT(Bits(step->first) == Bits(ref.first));
+    RC_ASSERT(Bits(step->second) == Bits(ref.second));
+    RC_ASSERT(step->second >= 0.0 && step->second <= 1.0);
+  }
+}
+
 }  // namespace
 }  // namespace ltsim

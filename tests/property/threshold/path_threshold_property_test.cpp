@@ -324,5 +324,56 @@ RC_GTEST_PROP(PathThresholdProperty, FastBoundIsTheReferenceBitForBit, ()) {
   }
 }
 
+// Huge second-layer logits (a head's M scaled by up to 1e300, so logits and their exp can
+// overflow): a set the bound certifies at a limit has every path's gap ≤ that limit by brute
+// force (a non-finite gap is above every limit), in the reference and the fast mode alike. The
+// bound must give up rather than let a NaN or infinite term hide a path (docs/theory.md §11.5,
+// "2026-12-04, speed-ups that change no bit").
+RC_GTEST_PROP(PathThresholdProperty, HugeLogitsAreNeverCertifiedPastABruteForceGap, ()) {
+  Pair p = GenPair(kSetPaths);
+  RC_PRE(p.max_length >= 2);
+  const double scale = *rc::gen::element(1e18, 1e100, 1e300);
+  const bool bias = *rc::gen::arbitrary<bool>();
+  for (Head& h : p.f.layers[1].heads) {
+    h.qk *= scale;
+    if (bias) h.bias *= scale;
+  }
+  const JointView view = JointViewOf({&p.f, &p.g});
+  threshold::PathDag dag(view);
+  dag.Extend(p.max_length);
+  threshold::PathPair pair(p.f, p.g, dag);
+  pair.Extend();
+  const threshold::PathSet set = GenSet(pair, p.max_length);
+  bool complete = false;
+  double truth = -1.0;
+  bool infinite = false;
+  for (const auto& x : threshold::EnumeratePaths(pair, set, kSetPaths, &complete)) {
+    const auto nodes = threshold::PathNodes(dag, x);
+    if (!threshold::PathInSet(pair, set, nodes)) continue;
+    Vector a, b;
+    threshold::PathOutputs(pair, nodes, a, b);
+    const double gap = threshold::PathGap(a, b);
+    if (std::isfinite(gap))
+      truth = std::max(truth, gap);
+    else
+      infinite = true;
+  }
+  RC_PRE(complete);
+  RC_TAG(infinite ? "a non-finite gap" : "finite gaps");
+  threshold::BoundOptions fast, reference;
+  fast.leaf_paths = reference.leaf_paths = 0;  // bound even single paths
+  reference.reference = true;
+  const double limit = std::max(truth, 0.0) * *rc::gen::element(0.5, 0.99, 1.5, 3.0);
+  for (const auto* options : {&reference, &fast}) {
+    const threshold::SetBound b = threshold::BoundPathSet(pair, set, limit, *options);
+    RC_TAG(b.holds ? "certified" : "not certified");
+    if (!b.holds) continue;
+    RC_LOG() << "scale " << scale << " limit " << fmt::format("{:.17g}", limit) << " truth "
+             << fmt::format("{:.17g}", truth) << (infinite ? " and a non-finite gap" : "") << "\n";
+    RC_ASSERT(!infinite);
+    RC_ASSERT(truth <= limit);
+  }
+}
+
 }  // namespace
 }  // namespace ltsim

@@ -288,5 +288,37 @@ TEST(PathBound, SharedScratchMatchesFreshArrays) {
   EXPECT_GE(bounded, 5);  // the sequence really runs the programmes on several sets
 }
 
+// Materialise takes one Successor a node: the successor by token s is the one by token 0 plus s
+// (the same count vector, the window's last digit s). Every node of small random DAGs.
+TEST(PathDag, SuccessorByTokenSIsTheOneByTokenZeroPlusS) {
+  for (const int alphabet : {2, 3})
+    for (const int period : {1, 2})
+      for (const int locality : {0, 1, 2}) {
+        test::ModelShape shape;
+        shape.alphabet = alphabet;
+        shape.period = period;
+        shape.locality = locality;
+        shape.layers = 2;
+        shape.seed = static_cast<std::uint64_t>(alphabet * 100 + period * 10 + locality);
+        const Transformer f = Model(shape);
+        shape.seed += 1000;
+        shape.locality = 2 - locality;
+        const Transformer g = Model(shape);
+        threshold::PathDag dag(JointViewOf({&f, &g}));
+        dag.Extend(9);
+        std::uint64_t checked = 0;
+        for (std::uint64_t j = 1; j < dag.length(); ++j) {
+          const threshold::PathDag::Layer& L = dag.layer(j);
+          for (std::uint32_t n = 0; n < L.vectors * L.windows; ++n) {
+            const std::uint32_t zero = dag.Successor(j, n, 0);
+            for (int s = 1; s < alphabet; ++s, ++checked)
+              ASSERT_EQ(dag.Successor(j, n, s), zero + static_cast<std::uint32_t>(s))
+                  << "S=" << alphabet << " period " << period << " layer " << j << " node " << n;
+          }
+        }
+        EXPECT_GT(checked, 0u);
+      }
+}
+
 }  // namespace
 }  // namespace ltsim
