@@ -84,6 +84,7 @@ set(ltsim_slow_tests
     "RawSearch.RandomPairsAndProposalsStayInTheClass"
     "RawSearch.SearchBeatsRandomStartsOnTheSameBudget"
     "Refute.TheEvaluationCapIsNamedAndCertificationMakesTheBestPairExact"
+    "RawSearch.CertificationStoppedByItsEvaluationCapStaysCensoredByIt"
     "RefuteCli.ExponentOfTheNestedFamilyIsRecoveredAndEveryPointReplays"
     "RoundingProperty.ThresholdAgreesWithFiftyDigitBruteForce"
     "ShardTest.EveryBitFlipOfAShardFileIsANamedInputError"

@@ -697,7 +697,13 @@ bool CertifyPastCap(const RawSearchOptions& o, const Transformer& f, const Trans
     t.epsilon = o.eps;
     t.max_length = length;
     t.threads = threads;
-    if (timed) t.time_budget = left;
+    t.max_evaluations = o.certify_evaluation_cap;
+    if (timed) {
+      // Only time stops a timed run: the threshold's default evaluation cap would censor the
+      // pair below its target without naming why.
+      t.time_budget = left;
+      t.max_evaluations = std::numeric_limits<std::uint64_t>::max();
+    }
     ThresholdResult r;
     try {
       r = FindThreshold(f, g, t);
@@ -705,8 +711,14 @@ bool CertifyPastCap(const RawSearchOptions& o, const Transformer& f, const Trans
       break;
     }
     if (timed && r.stopped == ThresholdStop::kTimeBudget) e.stopped_by_time = true;
-    if (r.checked_up_to <= e.checked_up_to && !r.first_disagreement) break;
-    e.censored_by_cap = false;  // the search's cap no longer ends the exact region
+    // The threshold's evaluation cap (untimed runs) ends the exact region below the target.
+    const bool capped = r.stopped == ThresholdStop::kEvaluations;
+    if (r.checked_up_to <= e.checked_up_to && !r.first_disagreement) {
+      if (capped) e.censored_by_cap = true;
+      break;
+    }
+    // Where this run ends the exact region, its own cap (if any) censors the pair.
+    e.censored_by_cap = capped;
     e.first_disagreement = r.first_disagreement;
     e.checked_up_to = r.checked_up_to;
     e.certified_max_length = r.first_disagreement ? length : r.checked_up_to;

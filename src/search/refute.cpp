@@ -137,11 +137,21 @@ bool CertifyCensored(const RefuteOptions& o, RefuteResult& result) {
 
 // What limits the verdict (empty: genuine) and why, in words.
 // `certify_stopped_by_time`: time stopped certifying censored pairs past N (CertifyCensored).
+// Which evaluation cap censored a pair: the search's (below N) or, past N, the exact threshold's
+// own default cap in an untimed certification run (CertifyPastCap).
+std::string CapText(const RefuteOptions& o, const RawEvaluation& e) {
+  if (e.checked_up_to < o.search.max_length)
+    return fmt::format("the search's evaluation cap of {} statistics, below max_length {}",
+                       o.search.search_evaluation_cap, o.search.max_length);
+  return fmt::format("the exact threshold's evaluation cap of {} statistics, certifying past N",
+                     o.search.certify_evaluation_cap);
+}
+
 void DecideLimits(const RefuteOptions& o, RefuteResult& result, bool certify_stopped_by_time) {
   RawSearchResult& s = result.search;
   const bool search_stopped_by_time = s.stopped_by_time;
   std::string reason;
-  bool capped = false;  // the limiting pair is censored by the search's evaluation cap
+  bool capped = false;  // an evaluation cap censored the limiting pair (RawCensoredBy)
   if (!result.refuted) {
     const RawRestart& best = s.restarts[result.best.restart];
     if (o.maximise_first_disagreement) {
@@ -149,10 +159,8 @@ void DecideLimits(const RefuteOptions& o, RefuteResult& result, bool certify_sto
         reason = fmt::format(
             "the best pair agrees up to {} (certified{}), so its T* is only a lower bound",
             best.best.checked_up_to,
-            best.best.censored_by_cap
-                ? fmt::format(", censored there by the search's evaluation cap of {} statistics",
-                              o.search.search_evaluation_cap)
-                : std::string());
+            best.best.censored_by_cap ? ", censored there by " + CapText(o, best.best)
+                                      : std::string());
         capped = best.best.censored_by_cap;
       }
     } else {
@@ -163,27 +171,25 @@ void DecideLimits(const RefuteOptions& o, RefuteResult& result, bool certify_sto
             static_cast<double>(r.best.checked_up_to) >= c.bound_value)
           continue;
         // Below N only when the search's evaluation cap stopped its threshold (and
-        // certification past it did not reach N).
+        // certification past it did not reach N); past N, an untimed certification run's cap.
         capped = r.best.censored_by_cap;
         reason = fmt::format(
             "a separated pair agrees up to {} (certified{}) while the bound at its constants is "
             "{:.6g}: its T* may exceed the bound; certification stopped at {}",
             r.best.checked_up_to,
-            capped ? fmt::format(", censored there by the search's evaluation cap of {} "
-                                 "statistics, below max_length {}",
-                                 o.search.search_evaluation_cap, o.search.max_length)
-                   : std::string(),
-            c.bound_value,
+            capped ? ", censored there by " + CapText(o, r.best) : std::string(), c.bound_value,
             r.best.checked_up_to >= kThresholdMaxLength
                 ? "the exact threshold's largest length"
                 : "the end of the certification's time (or its pair limit)");
         break;
       }
     }
-    // The search's evaluation cap ended the limiting pair's exact region below N (certification
-    // past N did not extend it): not the length, the cap limits the verdict.
-    if (!reason.empty())
-      result.limited_by.push_back(capped ? "threshold_evaluations" : "max_length");
+    // A censored limiting pair: the length limits the verdict, and when an evaluation cap ended
+    // its exact region below the length it was certified to, that cap as well.
+    if (!reason.empty()) {
+      result.limited_by.push_back("max_length");
+      if (capped) result.limited_by.push_back("threshold_evaluations");
+    }
     // A limited verdict whose certification time ran out: a longer budget may decide it.
     if (!reason.empty() && certify_stopped_by_time && !search_stopped_by_time) {
       result.limited_by.push_back("time_budget");

@@ -121,8 +121,11 @@ void PrintTable(const RefuteResult& r) {
         scale["value"].is_null() ? std::string("unbounded") : scale["value"].dump());
   if (r.certified_past_cap > 0)
     std::cout << fmt::format(
-        "  certified past the search's N = {}: {} censored pair(s), the best now exact up to {}\n",
-        o.max_length, r.certified_past_cap, e.certified_max_length);
+        "  certified past the search's N = {}: {} censored pair(s), the best {}\n", o.max_length,
+        r.certified_past_cap,
+        e.first_disagreement
+            ? fmt::format("with certified T* = {}", *e.first_disagreement)
+            : fmt::format("agreeing up to {} (certified; T* a lower bound)", e.checked_up_to));
   if (r.refuted)
     std::cout << "REFUTED: a separated pair's certified T* exceeds the bound\n";
   else if (!r.limited_by.empty())

@@ -123,6 +123,10 @@ struct RawSearchOptions {
   /// The evaluation cap RunRawSearch gives its own evaluations (evaluation_cap above): 3·10⁶
   /// statistics; tests lower it to censor pairs cheaply.
   std::uint64_t search_evaluation_cap = 3'000'000;
+  /// The evaluation cap of an untimed certification run past N (CertifyPastCap with no time
+  /// budget): the exact threshold's default, 4·10⁹ statistics; a run it stops leaves the pair
+  /// censored by "threshold_evaluations". Timed runs have no evaluation cap. Tests lower it.
+  std::uint64_t certify_evaluation_cap = 4'000'000'000;
   /// The order in which climbs' results are ranked for the reported best and kept while
   /// shrinking (larger is better, compared lexicographically); empty: by score.
   std::function<std::array<double, 3>(const Transformer&, const Transformer&, const RawEvaluation&)>

@@ -52,8 +52,9 @@ struct RefuteResult {
   double family_eps_over_L = std::numeric_limits<double>::quiet_NaN();
   /// What limits the verdict, empty when it is genuine (docs/refute.md §4): "max_length" (a
   /// separated pair is still censored at a length below the bound, or in
-  /// maximise_first_disagreement mode the best pair is censored), "threshold_evaluations" in its
-  /// place when the search's evaluation cap censored that pair below N, "time_budget" (the
+  /// maximise_first_disagreement mode the best pair is censored), then "threshold_evaluations"
+  /// when an evaluation cap censored that pair below N (or below its certification target,
+  /// RawCensoredBy), "time_budget" (the
   /// search stopped on its time budget). With the reason in words.
   std::vector<std::string> limited_by;
   std::string limited_by_reason;

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <optional>
 
 #include "ltsim/construct/families.h"
 #include "ltsim/eval/one_layer.h"
@@ -422,9 +424,11 @@ TEST(Refute, CensoredBestPairsAreCertifiedPastTheCapBeforeTheVerdict) {
 }
 
 // The search's evaluation cap censors the nested family (L₀ = 8) below its T* and below N:
-// limited_by and censored_by name the cap, not max_length; certification past the cap
-// (maximising T*: the best pair gets every second left, one threshold run to 10⁷) makes the
-// best pair exact, its T* that of an independent FindThreshold with no cap.
+// censored_by names the cap and limited_by lists max_length then the cap; certification past
+// the cap (maximising T*: the best pair gets every second left, one threshold run to 10⁷) makes
+// the best pair exact, its T* that of an independent FindThreshold with no cap. Untimed (no
+// time budget: runs ×4 to 10⁷) the same T*, and the JSON is the same at 1 and 2 threads; with
+// a tiny time budget censored_by says what stopped the pair, and the witness replays.
 TEST(Refute, TheEvaluationCapIsNamedAndCertificationMakesTheBestPairExact) {
   RefuteOptions o;
   o.search = Small();
@@ -443,16 +447,17 @@ TEST(Refute, TheEvaluationCapIsNamedAndCertificationMakesTheBestPairExact) {
   ASSERT_FALSE(c.best.first_disagreement.has_value());
   ASSERT_TRUE(c.best.censored_by_cap);
   EXPECT_LT(c.best.checked_up_to, o.search.max_length);
-  EXPECT_EQ(capped.limited_by, std::vector<std::string>{"threshold_evaluations"});
+  const std::vector<std::string> both{"max_length", "threshold_evaluations"};
+  EXPECT_EQ(capped.limited_by, both);
   const nlohmann::json cj = RefuteToJson(capped);
   EXPECT_EQ(cj["censored_by"], "threshold_evaluations");
-  EXPECT_EQ(cj["limited_by"], nlohmann::json::array({"threshold_evaluations"}));
+  EXPECT_EQ(cj["limited_by"], nlohmann::json::array({"max_length", "threshold_evaluations"}));
   EXPECT_EQ(RawWitnessToJson(o.search, c.f, c.g, c.best, capped.search.recheck)["censored_by"],
             "threshold_evaluations");
   // The same in the exponent's mode (T* maximised).
   o.maximise_first_disagreement = true;
   const RefuteResult most = RunRefute(o);
-  EXPECT_EQ(most.limited_by, std::vector<std::string>{"threshold_evaluations"});
+  EXPECT_EQ(most.limited_by, both);
   // Certified past the cap: exact, uncensored, and the verdict no longer limited.
   o.certify_seconds = 60;
   const RefuteResult r = RunRefute(o);
@@ -462,6 +467,8 @@ TEST(Refute, TheEvaluationCapIsNamedAndCertificationMakesTheBestPairExact) {
   EXPECT_TRUE(r.limited_by.empty()) << r.limited_by_reason;
   EXPECT_FALSE(b.best.censored_by_cap);
   EXPECT_EQ(RefuteToJson(r)["censored_by"], nullptr);
+  // Timed, one run straight to the target: certified to 10⁷ (T* found below it).
+  EXPECT_EQ(b.best.certified_max_length, kThresholdMaxLength);
   ThresholdOptions t;
   t.epsilon = o.search.eps;
   t.max_length = 100000;
@@ -472,10 +479,95 @@ TEST(Refute, TheEvaluationCapIsNamedAndCertificationMakesTheBestPairExact) {
   // No climb's pair disagrees later (each certified exactly by its own uncapped threshold).
   for (const RawRestart& other : r.search.restarts) {
     const ThresholdResult own = FindThreshold(other.f, other.g, t);
-    if (other.best.separated && own.first_disagreement)
+    if (other.best.separated && own.first_disagreement) {
       EXPECT_LE(*own.first_disagreement, *b.best.first_disagreement);
+    }
   }
   EXPECT_EQ(r.search.recheck.status, RecheckStatus::kAgrees);
+
+  // Untimed (the largest double: no time budget, the lengths ×4 a run, the threshold's default
+  // evaluation cap): the same T*, no result depending on timing, the same JSON at 1 and 2
+  // threads.
+  o.certify_seconds = std::numeric_limits<double>::max();
+  o.search.threads = 1;
+  const RefuteResult u1 = RunRefute(o);
+  o.search.threads = 2;
+  const RefuteResult u2 = RunRefute(o);
+  const RawEvaluation& ub = u1.search.restarts[u1.best.restart].best;
+  ASSERT_TRUE(ub.first_disagreement.has_value()) << u1.limited_by_reason;
+  EXPECT_EQ(*ub.first_disagreement, *independent.first_disagreement);
+  EXPECT_GE(ub.certified_max_length, *ub.first_disagreement);
+  EXPECT_FALSE(u1.search.stopped_by_time);
+  EXPECT_TRUE(u1.limited_by.empty()) << u1.limited_by_reason;
+  EXPECT_EQ(RefuteToJson(u1).dump(), RefuteToJson(u2).dump());
+
+  // A tiny time budget: whatever certification reached, censored_by says why the best pair's
+  // exact region ends where it does, and its witness replays.
+  o.search.threads = 2;
+  o.certify_seconds = 0.02;
+  const RefuteResult tiny = RunRefute(o);
+  const RawRestart& tb = tiny.search.restarts[tiny.best.restart];
+  const std::optional<std::string> why = RawCensoredBy(tb.best);
+  if (tb.best.first_disagreement) {
+    EXPECT_EQ(why, std::nullopt);  // exact: not censored
+  } else if (tb.best.checked_up_to <= most.search.restarts[tiny.best.restart].best.checked_up_to) {
+    // Not extended: still the search's cap, below N.
+    EXPECT_EQ(why, std::optional<std::string>("threshold_evaluations"));
+    EXPECT_LT(tb.best.checked_up_to, o.search.max_length);
+  } else {
+    // Extended, short of 10⁷: time stopped it.
+    EXPECT_LT(tb.best.checked_up_to, kThresholdMaxLength);
+    EXPECT_EQ(why, std::optional<std::string>("time_budget"));
+    EXPECT_GT(tiny.certified_past_cap, 0);
+  }
+  EXPECT_TRUE(tiny.search.stopped_by_time || tb.best.first_disagreement.has_value());
+  const nlohmann::json witness =
+      RawWitnessToJson(o.search, tb.f, tb.g, tb.best, RecheckRaw(o.search, tb.f, tb.g, tb.best));
+  EXPECT_EQ(witness["censored_by"], why ? nlohmann::json(*why) : nlohmann::json(nullptr));
+  std::string report;
+  EXPECT_TRUE(ReplayPair(RawWitnessFromJson(io::Json::parse(witness.dump()), "tiny"), &report))
+      << report;
+}
+
+// An untimed certification run stopped by its evaluation cap (certify_evaluation_cap, here 1
+// statistic: the first window) leaves the pair censored below its target and says so:
+// censored_by threshold_evaluations. A timed run has no evaluation cap: only time stops it, and
+// it reaches the exact T* of an uncapped FindThreshold.
+TEST(RawSearch, CertificationStoppedByItsEvaluationCapStaysCensoredByIt) {
+  RawSearchOptions o = Small();
+  o.cls.width = 5;
+  o.cls.max_lipschitz = 8.0;
+  o.max_length = 2000;
+  o.evaluation_cap = 1;  // censors the search's evaluation after its first window
+  o.certify_evaluation_cap = 1;
+  const auto nested = FamilySeeds(o);
+  bool tried = false;
+  for (const auto& [name, pair] : nested) {
+    const RawEvaluation censored = EvaluateRawPair(o, pair.first, pair.second);
+    if (!censored.separated || censored.first_disagreement) continue;
+    ASSERT_EQ(RawCensoredBy(censored), std::optional<std::string>("threshold_evaluations"));
+    tried = true;
+    RawEvaluation untimed = censored;
+    CertifyPastCap(o, pair.first, pair.second, untimed, kThresholdMaxLength,
+                   std::numeric_limits<double>::max(), 1);
+    EXPECT_FALSE(untimed.first_disagreement.has_value()) << name;
+    EXPECT_LT(untimed.checked_up_to, kThresholdMaxLength) << name;
+    EXPECT_TRUE(untimed.censored_by_cap) << name;
+    EXPECT_FALSE(untimed.stopped_by_time) << name;
+    EXPECT_EQ(RawCensoredBy(untimed), std::optional<std::string>("threshold_evaluations")) << name;
+    RawEvaluation timed = censored;
+    CertifyPastCap(o, pair.first, pair.second, timed, kThresholdMaxLength, 600.0, 1);
+    ThresholdOptions t;
+    t.epsilon = o.eps;
+    t.max_length = kThresholdMaxLength;
+    t.threads = 1;
+    const ThresholdResult exact = FindThreshold(pair.first, pair.second, t);
+    ASSERT_TRUE(exact.first_disagreement.has_value()) << name;
+    ASSERT_TRUE(timed.first_disagreement.has_value()) << name;
+    EXPECT_EQ(*timed.first_disagreement, *exact.first_disagreement) << name;
+    EXPECT_EQ(RawCensoredBy(timed), std::nullopt) << name;
+  }
+  EXPECT_TRUE(tried);
 }
 
 // --starts families starts every climb from a family, random from none.
