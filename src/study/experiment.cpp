@@ -28,7 +28,6 @@ namespace ltsim {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 InputSpec InputOf(const ExperimentOptions& o, int alphabet, int index) {
   InputSpec spec;

@@ -10,6 +10,7 @@
 #include <limits>
 #include <set>
 
+#include "ltsim/core/error.h"
 #include "ltsim/core/seed.h"
 
 namespace ltsim {
@@ -47,6 +48,7 @@ double MeanLog(const std::vector<Sample>& samples) {
 }  // namespace
 
 LineFit FitLine(const std::vector<double>& x, const std::vector<double>& y) {
+  LTSIM_CHECK(x.size() == y.size());
   LineFit line{kNaN, kNaN, 0.0};
   const double m = static_cast<double>(x.size());
   double mx = 0, my = 0;
@@ -54,6 +56,9 @@ LineFit FitLine(const std::vector<double>& x, const std::vector<double>& y) {
     if (!std::isfinite(x[i]) || !std::isfinite(y[i])) return line;
     mx += x[i] / m, my += y[i] / m;
   }
+  // Spread is decided on the values themselves: rounding in Σ x_i/m can leave mean x a hair off
+  // identical x_i, and sxx would then be > 0 without any spread.
+  if (std::all_of(x.begin(), x.end(), [&](double v) { return v == x[0]; })) return line;
   double sxy = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
     line.sxx += (x[i] - mx) * (x[i] - mx);

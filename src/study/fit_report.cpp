@@ -1,6 +1,5 @@
 #include "ltsim/study/fit_report.h"
 
-#include <cmath>
 #include <limits>
 
 #include "ltsim/study/report_format.h"

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <filesystem>
 #include <limits>

@@ -93,6 +93,10 @@ TEST_F(UserFamilyTest, TightnessOfAConstructedFamilyChecksMetaAndIsThreadIndepen
   // T* about doubles with the slope: the lower exponent near 1, censored points none.
   EXPECT_NEAR(row["lower"]["exponent"].get<double>(), 0.98, 0.02);
   EXPECT_EQ(row["lower"]["points_censored"], 0);
+  // The paper's exponent: the members differ only in the slope, and thm4.1-length = L²Δ⁷S⁶τ²/ε²
+  // in them as slope² (L ∝ slope), so the least-squares slope of ln length is 2 up to rounding,
+  // which FitLine's centred sums keep below 1e-15 (1.9999999999999993 here).
+  EXPECT_NEAR(row["paper"].get<double>(), 2.0, 1e-15);
   ASSERT_EQ(Run({"tightness", "--family-dir", family.string(), "--threads", "2", "--out-dir",
                  two.string()})
                 .exit_code,

@@ -11,7 +11,6 @@
 #include "ltsim/core/error.h"
 #include "ltsim/study/experiment.h"
 #include "ltsim/study/fit_report.h"
-#include "ltsim/study/report_format.h"
 #include "number_list.h"
 #include "output.h"
 #include "progress.h"

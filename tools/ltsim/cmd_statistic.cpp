@@ -13,7 +13,6 @@
 #include "ltsim/model/model_file.h"
 #include "ltsim/strings/sources.h"
 #include "ltsim/study/fit_report.h"
-#include "ltsim/study/report_format.h"
 #include "ltsim/study/statistic_attack.h"
 #include "method_options.h"
 #include "output.h"

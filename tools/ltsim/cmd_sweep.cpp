@@ -20,7 +20,6 @@
 #include "ltsim/dist/dist.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/study/fit_report.h"
-#include "ltsim/study/report_format.h"
 #include "ltsim/study/sweep.h"
 #include "number_list.h"
 #include "output.h"

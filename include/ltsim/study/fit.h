@@ -45,7 +45,8 @@ Censoring PointCensoring(const SeriesPoint& point);
 
 /// Ordinary least squares y = a + b·x over the pairs (x_i, y_i): the one line fit of the studies
 /// (FitSeries and its bootstrap, the paper's exponents over a grid of tightness and refute
-/// --exponent). a and b are NaN when x has no spread (sxx = 0) or a value is not finite.
+/// --exponent). a and b are NaN when x has no spread (every x_i equal, compared exactly) or a
+/// value is not finite. x and y have the same size.
 struct LineFit {
   double intercept = 0.0;  ///< a
   double slope = 0.0;      ///< b
@@ -112,7 +113,8 @@ struct JointFit {
 /// coefficient covariance σ²(XᵀX)⁻¹ and Student's t. No interval with fewer than k + 2
 /// uncensored observations or a rank-deficient design.
 JointFit FitJoint(const std::vector<std::string>& names,
-                  const std::vector<JointObservation>& observations, double level = 0.95);
+                  const std::vector<JointObservation>& observations,
+                  double level = FitOptions{}.level);
 
 /// What a series shows about growth (`sweep`, `experiment paper`).
 enum class Trend {

@@ -10,8 +10,8 @@
 
 namespace ltsim {
 
-/// The confidence level of every interval the studies report (FitOptions' default).
-inline constexpr double kReportedLevel = 0.95;
+/// The confidence level of every interval the studies report: FitOptions' default (0.95).
+inline constexpr double kReportedLevel = FitOptions{}.level;
 
 /// A field of an ExponentEstimate as the documents write it.
 enum class EstimateField {

@@ -17,7 +17,7 @@
 #include "ltsim/gen/input_generator.h"
 #include "ltsim/study/attack_witness.h"
 #include "ltsim/study/statistic_attack.h"
-#include "theorem_52.h"
+#include "witness_path.h"
 
 namespace ltsim {
 namespace {

@@ -164,7 +164,7 @@ Json JointJson(const TightnessJoint& j, const std::vector<TightnessRow>& rows) {
           {"intercept", Number(j.fit.intercept)},
           {"families", j.families},
           {"family_intercepts", intercepts},
-          {"level", 0.95},
+          {"level", kReportedLevel},
           {"points_used", j.fit.observations_used},
           {"points_censored", j.fit.observations_censored},
           {"points_dropped", j.dropped},

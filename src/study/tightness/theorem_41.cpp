@@ -26,7 +26,7 @@
 #include "ltsim/study/point_witness.h"
 #include "ltsim/study/sweep.h"
 #include "ltsim/study/user_family.h"
-#include "theorem_52.h"
+#include "witness_path.h"
 
 namespace ltsim {
 

@@ -21,7 +21,7 @@
 #include "ltsim/io/output_file.h"
 #include "ltsim/model/model_file.h"
 #include "ltsim/threshold/average.h"
-#include "theorem_52.h"
+#include "witness_path.h"
 
 namespace ltsim {
 namespace {

@@ -25,6 +25,7 @@
 #include "ltsim/study/experiment.h"
 #include "ltsim/study/point_witness.h"
 #include "ltsim/threshold/threshold.h"
+#include "witness_path.h"
 
 namespace ltsim {
 namespace {

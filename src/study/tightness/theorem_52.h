@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -10,12 +9,6 @@
 #include "ltsim/study/tightness.h"
 
 namespace ltsim {
-
-/// A witness file's name relative to the output directory, as tightness.json records it: the
-/// outputs are then the same bytes wherever the directory is (docs/tightness.md §4).
-inline std::string OutRelative(const TightnessOptions& o, const std::string& path) {
-  return std::filesystem::path(path).lexically_relative(o.out).string();
-}
 
 /// The k row's grid: k = 1 … 4, or 1 … points when --points is given (at most 6).
 std::vector<int> Theorem52KGrid(const TightnessOptions& o);

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+
+#include "ltsim/study/fit_report.h"
 
 namespace ltsim {
 namespace {
@@ -37,6 +40,19 @@ TEST(FitLine, NoSpreadOrANonFiniteValueGivesNaN) {
   EXPECT_TRUE(std::isnan(FitLine({2, 2, 2}, {1, 2, 3}).slope));
   EXPECT_TRUE(std::isnan(FitLine({1, 2}, {1, std::nan("")}).slope));
   EXPECT_TRUE(std::isnan(FitLine({}, {}).slope));
+}
+
+TEST(FitLine, IdenticalXWhoseMeanRoundsOffGiveNaN) {
+  // Six x = 0.1: Σ 0.1/6 rounds to 0.09999999999999999, so Σ (x − mean)² is about 1e-33 > 0;
+  // the x have no spread all the same, and the line is NaN with sxx = 0.
+  const std::vector<double> x(6, 0.1);
+  double mean = 0;
+  for (double v : x) mean += v / 6;
+  ASSERT_NE(mean, 0.1);  // the rounding this test is about
+  const LineFit line = FitLine(x, {1, 2, 3, 4, 5, 6});
+  EXPECT_TRUE(std::isnan(line.slope));
+  EXPECT_TRUE(std::isnan(line.intercept));
+  EXPECT_EQ(line.sxx, 0.0);
 }
 
 TEST(FitSeries, ExactPowerLawHasItsExponentAndANarrowInterval) {
@@ -152,6 +168,38 @@ TEST(DecideTrend, RisesOnlyWhenMonotoneWithinTheSpread) {
   const TrendVerdict v = DecideTrend(s, FitSeries(s, {}));
   EXPECT_FALSE(v.monotone);
   EXPECT_EQ(v.trend, Trend::kNotShown);
+}
+
+TEST(SlopeFitJson, AnEstimateWithAnIntervalIsWrittenAsSlopeAndItsInterval) {
+  // 3·x² with scatter (×1.3 at x = 2, ×0.8 at x = 4): an interval of some width around b.
+  std::vector<SeriesPoint> s = Quadratic();
+  s[1].samples[0].value *= 1.3;
+  s[2].samples[0].value *= 0.8;
+  const ExponentEstimate e = FitSeries(s, {});
+  ASSERT_TRUE(e.ci.has_value());
+  ASSERT_LT(e.ci->first, e.exponent);
+  ASSERT_GT(e.ci->second, e.exponent);
+  const io::Json fit = SlopeFitJson(e);
+  std::vector<std::string> keys;
+  for (const auto& item : fit.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"slope", "intercept", "lower", "upper", "level",
+                                            "standard_error", "points"}));
+  EXPECT_EQ(fit["slope"].get<double>(), e.exponent);
+  EXPECT_EQ(fit["intercept"].get<double>(), e.intercept);
+  EXPECT_EQ(fit["lower"].get<double>(), e.ci->first);
+  EXPECT_EQ(fit["upper"].get<double>(), e.ci->second);
+  EXPECT_EQ(fit["level"].get<double>(), 0.95);
+  EXPECT_TRUE(fit["standard_error"].is_null());
+  EXPECT_EQ(fit["points"], 4);
+  // Two points: an exponent but no interval, so slope, intercept, lower and upper are null.
+  s.resize(2);
+  const ExponentEstimate two = FitSeries(s, {});
+  ASSERT_FALSE(two.ci.has_value());
+  ASSERT_TRUE(std::isfinite(two.exponent));
+  const io::Json none = SlopeFitJson(two);
+  for (const char* key : {"slope", "intercept", "lower", "upper"})
+    EXPECT_TRUE(none[key].is_null()) << key;
+  EXPECT_EQ(none["points"], 2);
 }
 
 }  // namespace
