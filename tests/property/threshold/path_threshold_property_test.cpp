@@ -233,6 +233,31 @@ threshold::PathSet GenSet(const threshold::PathPair& pair, std::uint64_t max_len
   return set;
 }
 
+// The largest gap over a set's paths by brute force: every string of its boxes is enumerated
+// and those whose largest logits lie in its a* intervals are evaluated.
+struct SetGap {
+  double largest = -1.0;    ///< over the finite gaps; −1 when there is none
+  bool non_finite = false;  ///< some path's gap is infinite or NaN
+  bool complete = false;    ///< the enumeration listed every path (at most kSetPaths)
+};
+
+SetGap LargestGapOverSet(const threshold::PathPair& pair, const threshold::PathDag& dag,
+                         const threshold::PathSet& set) {
+  SetGap g;
+  for (const auto& x : threshold::EnumeratePaths(pair, set, kSetPaths, &g.complete)) {
+    const auto nodes = threshold::PathNodes(dag, x);
+    if (!threshold::PathInSet(pair, set, nodes)) continue;
+    Vector a, b;
+    threshold::PathOutputs(pair, nodes, a, b);
+    const double gap = threshold::PathGap(a, b);
+    if (std::isfinite(gap))
+      g.largest = std::max(g.largest, gap);
+    else
+      g.non_finite = true;
+  }
+  return g;
+}
+
 RC_GTEST_PROP(PathThresholdProperty, EveryBoundIsAtLeastTheLargestGapOverItsPaths, ()) {
   const Pair p = GenPair(kSetPaths);
   RC_PRE(p.max_length >= 2);
@@ -242,19 +267,9 @@ RC_GTEST_PROP(PathThresholdProperty, EveryBoundIsAtLeastTheLargestGapOverItsPath
   threshold::PathPair pair(p.f, p.g, dag);
   pair.Extend();
   const threshold::PathSet set = GenSet(pair, p.max_length);
-  // The set's paths: those of its boxes whose largest logits lie in its a* intervals.
-  bool complete = false;
-  const auto strings = threshold::EnumeratePaths(pair, set, kSetPaths, &complete);
-  RC_PRE(complete);
-  double truth = -1.0;
-  for (const auto& x : strings) {
-    const auto nodes = threshold::PathNodes(dag, x);
-    if (!threshold::PathInSet(pair, set, nodes)) continue;
-    Vector a, b;
-    threshold::PathOutputs(pair, nodes, a, b);
-    truth = std::max(truth, threshold::PathGap(a, b));
-  }
-  RC_PRE(truth >= 0 && std::isfinite(truth));
+  const SetGap gap = LargestGapOverSet(pair, dag, set);
+  RC_PRE(gap.complete && gap.largest >= 0);
+  const double truth = gap.largest;
   threshold::BoundOptions bo;
   bo.leaf_paths = 0;  // bound even single paths
   // Just below the largest gap: no certificate may claim the set is within it.
@@ -299,14 +314,7 @@ RC_GTEST_PROP(PathThresholdProperty, FastBoundIsTheReferenceBitForBit, ()) {
   reference.reference = true;
   for (int k = 0; k < 4; ++k) {
     const threshold::PathSet set = GenSet(pair, p.max_length);
-    bool complete = false;
-    double truth = 0.0;
-    for (const auto& x : threshold::EnumeratePaths(pair, set, kSetPaths, &complete)) {
-      Vector a, b;
-      threshold::PathOutputs(pair, threshold::PathNodes(dag, x), a, b);
-      const double gap = threshold::PathGap(a, b);
-      if (std::isfinite(gap)) truth = std::max(truth, gap);
-    }
+    const double truth = std::max(LargestGapOverSet(pair, dag, set).largest, 0.0);
     const double limit = truth * *rc::gen::element(0.5, 0.9, 1.0, 1.05, 1.5, 3.0);
     const threshold::SetBound r = threshold::BoundPathSet(pair, set, limit, reference);
     const threshold::SetBound f = threshold::BoundPathSet(pair, set, limit, fast, &scratch);
@@ -344,21 +352,10 @@ RC_GTEST_PROP(PathThresholdProperty, HugeLogitsAreNeverCertifiedPastABruteForceG
   threshold::PathPair pair(p.f, p.g, dag);
   pair.Extend();
   const threshold::PathSet set = GenSet(pair, p.max_length);
-  bool complete = false;
-  double truth = -1.0;
-  bool infinite = false;
-  for (const auto& x : threshold::EnumeratePaths(pair, set, kSetPaths, &complete)) {
-    const auto nodes = threshold::PathNodes(dag, x);
-    if (!threshold::PathInSet(pair, set, nodes)) continue;
-    Vector a, b;
-    threshold::PathOutputs(pair, nodes, a, b);
-    const double gap = threshold::PathGap(a, b);
-    if (std::isfinite(gap))
-      truth = std::max(truth, gap);
-    else
-      infinite = true;
-  }
-  RC_PRE(complete);
+  const SetGap gap = LargestGapOverSet(pair, dag, set);
+  RC_PRE(gap.complete);
+  const double truth = gap.largest;
+  const bool infinite = gap.non_finite;
   RC_TAG(infinite ? "a non-finite gap" : "finite gaps");
   threshold::BoundOptions fast, reference;
   fast.leaf_paths = reference.leaf_paths = 0;  // bound even single paths
